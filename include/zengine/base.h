@@ -1,0 +1,412 @@
+/* zengine/base.h — the engine's ground floor.
+ *
+ * What: result codes, assert tiers, logger, monotonic clock, hashing, UUIDs,
+ * plain math structs, the allocator interface, a dynamic array and an
+ * open-addressing hash map that take an allocator, and profiler zones with a
+ * Chrome trace-event writer.
+ * Not: memory management (zengine/mem.h implements the allocator interface),
+ * threads (zengine/job.h).
+ * Threads: everything here is thread-safe except containers, which belong to
+ * one thread at a time.
+ * Memory: base never allocates on its own; containers and the profiler use the
+ * allocator they are given. Globals (the documented list): the log
+ * configuration and sink, the profiler hooks.
+ * Errors: recoverable failures return ze_result (0 = ZE_OK).
+ */
+#ifndef ZENGINE_BASE_H
+#define ZENGINE_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- results */
+
+typedef enum ze_result {
+    ZE_OK = 0,
+    ZE_ERR_INVALID_ARG,   /* a parameter is out of its documented range */
+    ZE_ERR_OUT_OF_MEMORY, /* the system refused memory (mmap, malloc) */
+    ZE_ERR_BUDGET,        /* a memory owner's budget would be exceeded */
+    ZE_ERR_FULL,          /* a bounded container or queue is full */
+    ZE_ERR_EMPTY,         /* nothing to take */
+    ZE_ERR_NOT_FOUND,
+    ZE_ERR_EXISTS,
+    ZE_ERR_IO,
+    ZE_ERR_PARSE,       /* malformed input */
+    ZE_ERR_UNSUPPORTED, /* valid but not handled (format version, feature) */
+    ZE_ERR_LIMIT,       /* a documented hard limit was reached */
+    ZE_ERR_STATE,       /* call not allowed in the object's current state */
+    ZE_ERR_DENIED,      /* a policy, hook or permission refused */
+    ZE_ERR_CONFLICT,
+    ZE_ERR_CYCLE,
+    ZE_ERR_TIMEOUT,
+    ZE_ERR_FAULT_INJECTED, /* a test hook made this fail on purpose */
+    ZE_ERR_INTERNAL,
+    ZE_RESULT_COUNT
+} ze_result;
+
+/* Stable, lowercase name of a result ("ok", "budget exceeded"...). */
+const char *ze_result_str(ze_result r);
+
+/* ------------------------------------------------------------ assert tiers */
+
+/* Tier 1, ZE_ASSERT: debug builds only (ZE_DEBUG); programmer errors on hot
+ * paths. Tier 2, ZE_CHECK: always compiled; logs and returns `ret` from the
+ * calling function (define ZE_CHECK_ABORT to abort instead, for death tests
+ * and debugging). Tier 3, ZE_VERIFY: always compiled, aborts with a message;
+ * for states the program cannot continue from. */
+void ze__assert_fail(const char *expr, const char *file, int line, const char *msg);
+void ze__check_fail(const char *expr, const char *file, int line);
+
+#define ZE_VERIFY(cond)                                                                            \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            ze__assert_fail(#cond, __FILE__, __LINE__, NULL);                                      \
+    } while (0)
+#define ZE_VERIFY_MSG(cond, msg)                                                                   \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            ze__assert_fail(#cond, __FILE__, __LINE__, msg);                                       \
+    } while (0)
+#ifdef ZE_DEBUG
+#define ZE_ASSERT(cond) ZE_VERIFY(cond)
+#else
+#define ZE_ASSERT(cond) ((void)0)
+#endif
+#ifdef ZE_CHECK_ABORT
+#define ZE_CHECK(cond, ret) ZE_VERIFY(cond)
+#else
+#define ZE_CHECK(cond, ret)                                                                        \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            ze__check_fail(#cond, __FILE__, __LINE__);                                             \
+            return ret;                                                                            \
+        }                                                                                          \
+    } while (0)
+#endif
+
+#define ZE_UNUSED(x) ((void)(x))
+#define ZE_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+#define ZE_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define ZE_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ZE_ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((__typeof__(x))(a)-1))
+#define ZE_IS_POW2(x) ((x) != 0 && (((x) & ((x)-1)) == 0))
+#define ZE_KIB(x) ((uint64_t)(x) << 10)
+#define ZE_MIB(x) ((uint64_t)(x) << 20)
+#define ZE_GIB(x) ((uint64_t)(x) << 30)
+
+/* Overflow-checked size arithmetic: return false on overflow. */
+static inline bool ze_size_add(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+static inline bool ze_size_mul(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+/* ------------------------------------------------------------------ logger */
+
+typedef enum ze_log_level {
+    ZE_LOG_TRACE = 0,
+    ZE_LOG_DEBUG,
+    ZE_LOG_INFO,
+    ZE_LOG_WARN,
+    ZE_LOG_ERROR,
+    ZE_LOG_FATAL,
+    ZE_LOG_OFF, /* as a threshold: nothing passes */
+    ZE_LOG_LEVEL_COUNT
+} ze_log_level;
+
+enum {
+    ZE_LOG_MESSAGE_MAX = 512, /* longer messages are truncated, marked "..." */
+    ZE_LOG_CHANNEL_MAX = 16,  /* channel names are truncated to 15 chars */
+};
+
+/* One formatted message, as the sink and the ring buffer see it. */
+typedef struct ze_log_record_t {
+    uint64_t seq;     /* 1, 2, 3... process-wide order of emission */
+    uint64_t time_ns; /* ze_time_now_ns() at emission */
+    uint32_t thread;  /* ze_thread_id() of the emitter */
+    ze_log_level level;
+    char channel[ZE_LOG_CHANNEL_MAX];
+    char message[ZE_LOG_MESSAGE_MAX];
+} ze_log_record_t;
+
+typedef void (*ze_log_sink_fn)(void *user, const ze_log_record_t *rec);
+
+typedef struct ze_log_desc_t {
+    ze_log_level level; /* threshold; 0 (TRACE) is taken as "default": INFO,
+                           or ZENGINE_LOG_LEVEL when set */
+    bool explicit_level;         /* use `level` as given, even TRACE */
+    bool quiet;                  /* no stderr output (a sink may still print) */
+    ze_log_sink_fn sink;         /* optional; called under the log lock */
+    void *sink_user;
+    ze_log_record_t *ring;       /* optional storage for the ring buffer */
+    uint32_t ring_capacity;      /* records in `ring`; a power of two */
+} ze_log_desc_t;
+
+/* Configure the process logger (callable any time; the last call wins).
+ * Without a configured ring the logger keeps a small built-in ring of 64
+ * records. ZENGINE_LOG_LEVEL (trace|debug|info|warn|error|fatal|off) sets
+ * the default threshold. */
+void ze_log_configure(const ze_log_desc_t *desc);
+/* Back to defaults; forgets any ring storage the caller supplied. */
+void ze_log_reset(void);
+void ze_log_set_level(ze_log_level level);
+ze_log_level ze_log_get_level(void);
+/* Parse "trace".."off" (case-insensitive); ZE_ERR_PARSE otherwise. */
+ze_result ze_log_level_parse(const char *s, ze_log_level *out);
+const char *ze_log_level_name(ze_log_level level);
+
+void ze_log(ze_log_level level, const char *channel, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void ze_logv(ze_log_level level, const char *channel, const char *fmt, va_list ap);
+/* Copy records with seq > *cursor into out (oldest first); advances *cursor.
+ * Returns the number copied. Records overwritten before being read are
+ * skipped; *dropped (optional) receives how many. */
+uint32_t ze_log_ring_read(uint64_t *cursor, ze_log_record_t *out, uint32_t max, uint64_t *dropped);
+/* Count of records emitted at or above `level` since start (tests use it). */
+uint64_t ze_log_count(ze_log_level level);
+void ze_log_flush(void);
+
+#define ZE_LOG_TRACE(ch, ...) ze_log(ZE_LOG_TRACE, ch, __VA_ARGS__)
+#define ZE_LOG_DEBUG(ch, ...) ze_log(ZE_LOG_DEBUG, ch, __VA_ARGS__)
+#define ZE_LOG_INFO(ch, ...) ze_log(ZE_LOG_INFO, ch, __VA_ARGS__)
+#define ZE_LOG_WARN(ch, ...) ze_log(ZE_LOG_WARN, ch, __VA_ARGS__)
+#define ZE_LOG_ERROR(ch, ...) ze_log(ZE_LOG_ERROR, ch, __VA_ARGS__)
+#define ZE_LOG_FATAL(ch, ...) ze_log(ZE_LOG_FATAL, ch, __VA_ARGS__)
+
+/* ------------------------------------------------------------- time, ids */
+
+uint64_t ze_time_now_ns(void); /* CLOCK_MONOTONIC */
+double ze_time_now_s(void);
+void ze_time_sleep_ns(uint64_t ns);
+/* Small dense id of the calling thread: 1, 2, 3... in order of first call. */
+uint32_t ze_thread_id(void);
+/* Logical CPUs available to the process (sched_getaffinity), at least 1. */
+uint32_t ze_cpu_count(void);
+
+/* ------------------------------------------------------------------ hashing */
+
+/* xxHash3, 64-bit. */
+uint64_t ze_hash64(const void *data, size_t len, uint64_t seed);
+/* A fast bijective mixer for integer keys. */
+static inline uint64_t ze_hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+/* ----------------------------------------------------------------- random */
+
+/* Deterministic PRNG (splitmix64 seeded xoshiro256**), one per user. */
+typedef struct ze_rng_t {
+    uint64_t s[4];
+} ze_rng_t;
+void ze_rng_seed(ze_rng_t *r, uint64_t seed);
+uint64_t ze_rng_next(ze_rng_t *r);
+/* Uniform in [0, bound) without modulo bias; bound > 0. */
+uint64_t ze_rng_below(ze_rng_t *r, uint64_t bound);
+double ze_rng_unit(ze_rng_t *r); /* [0, 1) */
+
+/* -------------------------------------------------------------------- uuid */
+
+typedef struct ze_uuid_t {
+    uint8_t bytes[16];
+} ze_uuid_t;
+
+enum { ZE_UUID_STRING_LEN = 36 }; /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+
+ze_uuid_t ze_uuid_v4(void);
+/* Name-based (SHA-1) UUID of `name` in namespace `ns`: stable forever. */
+ze_uuid_t ze_uuid_v5(ze_uuid_t ns, const void *name, size_t len);
+/* Exactly 36 characters in canonical form (either case); no braces, no
+ * trailing bytes. ZE_ERR_PARSE otherwise, *out untouched. */
+ze_result ze_uuid_parse(const char *s, size_t len, ze_uuid_t *out);
+/* Writes 36 lowercase characters and a NUL into buf[37]. */
+void ze_uuid_format(ze_uuid_t u, char buf[ZE_UUID_STRING_LEN + 1]);
+bool ze_uuid_is_nil(ze_uuid_t u);
+bool ze_uuid_eq(ze_uuid_t a, ze_uuid_t b);
+int ze_uuid_version(ze_uuid_t u);
+/* The engine's namespace for v5 identities of sub-assets and similar. */
+extern const ze_uuid_t ZE_UUID_NAMESPACE_ZENGINE;
+
+/* -------------------------------------------------------------------- math */
+
+/* Plain public structs; cglm does the work behind the functions. Matrices
+ * are column-major (m[column][row]), right-handed, as Vulkan/glTF expect. */
+typedef struct ze_vec2_t {
+    float x, y;
+} ze_vec2_t;
+typedef struct ze_vec3_t {
+    float x, y, z;
+} ze_vec3_t;
+typedef struct ze_vec4_t {
+    float x, y, z, w;
+} ze_vec4_t;
+typedef struct ze_quat_t {
+    float x, y, z, w; /* identity = {0, 0, 0, 1} */
+} ze_quat_t;
+typedef struct ze_mat4_t {
+    float m[4][4];
+} ze_mat4_t;
+
+#define ZE_QUAT_IDENTITY ((ze_quat_t){0.0f, 0.0f, 0.0f, 1.0f})
+
+ze_vec3_t ze_vec3_add(ze_vec3_t a, ze_vec3_t b);
+ze_vec3_t ze_vec3_sub(ze_vec3_t a, ze_vec3_t b);
+ze_vec3_t ze_vec3_scale(ze_vec3_t a, float s);
+float ze_vec3_dot(ze_vec3_t a, ze_vec3_t b);
+ze_vec3_t ze_vec3_cross(ze_vec3_t a, ze_vec3_t b);
+float ze_vec3_length(ze_vec3_t a);
+ze_vec3_t ze_vec3_normalize(ze_vec3_t a); /* zero stays zero */
+ze_vec3_t ze_vec3_lerp(ze_vec3_t a, ze_vec3_t b, float t);
+
+ze_quat_t ze_quat_from_axis_angle(ze_vec3_t axis, float radians);
+ze_quat_t ze_quat_mul(ze_quat_t a, ze_quat_t b);
+ze_quat_t ze_quat_normalize(ze_quat_t q);
+ze_quat_t ze_quat_slerp(ze_quat_t a, ze_quat_t b, float t);
+ze_vec3_t ze_quat_rotate(ze_quat_t q, ze_vec3_t v);
+
+ze_mat4_t ze_mat4_identity(void);
+ze_mat4_t ze_mat4_mul(ze_mat4_t a, ze_mat4_t b); /* a * b */
+ze_mat4_t ze_mat4_from_trs(ze_vec3_t t, ze_quat_t r, ze_vec3_t s);
+/* false when the matrix is singular (out untouched). */
+bool ze_mat4_inverse(ze_mat4_t m, ze_mat4_t *out);
+ze_mat4_t ze_mat4_transpose(ze_mat4_t m);
+ze_vec4_t ze_mat4_mul_vec4(ze_mat4_t m, ze_vec4_t v);
+ze_vec3_t ze_mat4_transform_point(ze_mat4_t m, ze_vec3_t p);
+/* Vulkan clip space: depth 0..1, y down. */
+ze_mat4_t ze_mat4_perspective(float fovy_radians, float aspect, float znear, float zfar);
+ze_mat4_t ze_mat4_look_at(ze_vec3_t eye, ze_vec3_t center, ze_vec3_t up);
+
+/* -------------------------------------------------------------- allocator */
+
+/* The allocator interface: one function and a user pointer. The function is
+ * realloc-shaped: ptr == NULL allocates, new_size == 0 frees, otherwise it
+ * resizes; old_size is the size the block was allocated with (allocators
+ * that need it for accounting rely on it being exact). `align` is a power of
+ * two; blocks are at least 16-byte aligned. Returns NULL on failure (and
+ * leaves ptr valid). zengine/mem.h supplies implementations. */
+typedef void *(*ze_alloc_fn)(void *user, void *ptr, size_t old_size, size_t new_size,
+                             size_t align);
+typedef struct ze_allocator_t {
+    ze_alloc_fn fn;
+    void *user;
+} ze_allocator_t;
+
+static inline void *ze_alloc(ze_allocator_t a, size_t size, size_t align)
+{
+    return size ? a.fn(a.user, NULL, 0, size, align) : NULL;
+}
+static inline void ze_free(ze_allocator_t a, void *ptr, size_t size)
+{
+    if (ptr)
+        a.fn(a.user, ptr, size, 0, 16);
+}
+static inline void *ze_realloc(ze_allocator_t a, void *ptr, size_t old_size, size_t new_size,
+                               size_t align)
+{
+    return a.fn(a.user, ptr, old_size, new_size, align);
+}
+#define ZE_NEW(a, T) ((T *)ze_alloc((a), sizeof(T), _Alignof(T)))
+#define ZE_NEW_ARRAY(a, T, n) ((T *)ze_alloc((a), sizeof(T) * (size_t)(n), _Alignof(T)))
+
+/* ------------------------------------------------------------ dynamic array */
+
+/* A growable array of fixed-size elements. Pointers into it are invalidated
+ * by any call that may grow it. */
+typedef struct ze_array_t {
+    void *data;
+    uint32_t count;
+    uint32_t capacity;
+    uint32_t elem_size;
+    uint32_t elem_align;
+    ze_allocator_t alloc;
+} ze_array_t;
+
+void ze_array_init(ze_array_t *a, ze_allocator_t alloc, uint32_t elem_size, uint32_t elem_align);
+void ze_array_free(ze_array_t *a);
+ze_result ze_array_reserve(ze_array_t *a, uint32_t capacity);
+ze_result ze_array_resize(ze_array_t *a, uint32_t count); /* new elements zeroed */
+/* Appends a copy of *elem (NULL: a zeroed element). */
+ze_result ze_array_push(ze_array_t *a, const void *elem);
+bool ze_array_pop(ze_array_t *a, void *out); /* out may be NULL */
+void ze_array_remove_swap(ze_array_t *a, uint32_t index);
+void ze_array_remove_ordered(ze_array_t *a, uint32_t index);
+void ze_array_clear(ze_array_t *a);
+static inline void *ze_array_at(const ze_array_t *a, uint32_t i)
+{
+    return (char *)a->data + (size_t)i * a->elem_size;
+}
+#define ZE_ARRAY_INIT(a, alloc, T) ze_array_init((a), (alloc), sizeof(T), _Alignof(T))
+#define ZE_ARRAY_AT(a, T, i) (((T *)(a)->data)[(i)])
+
+/* --------------------------------------------------------------- hash map */
+
+/* Open addressing with linear probing and backward-shift deletion (no
+ * tombstones). Keys and values are fixed-size byte blobs compared with
+ * memcmp; keys are hashed with xxHash3. Load factor kept at or below 3/4.
+ * Value pointers are invalidated by put/remove. */
+typedef struct ze_hashmap_t {
+    uint8_t *slots; /* [capacity] of {hash u64, key, value}, hash 0 = empty */
+    uint32_t count;
+    uint32_t capacity; /* power of two, or 0 */
+    uint32_t key_size;
+    uint32_t val_size;
+    uint32_t slot_size;
+    uint32_t val_offset;
+    ze_allocator_t alloc;
+} ze_hashmap_t;
+
+void ze_hashmap_init(ze_hashmap_t *m, ze_allocator_t alloc, uint32_t key_size, uint32_t val_size);
+void ze_hashmap_free(ze_hashmap_t *m);
+ze_result ze_hashmap_reserve(ze_hashmap_t *m, uint32_t count);
+/* Insert or overwrite. */
+ze_result ze_hashmap_put(ze_hashmap_t *m, const void *key, const void *val);
+/* Pointer to the value inside the map, or NULL. */
+void *ze_hashmap_get(const ze_hashmap_t *m, const void *key);
+bool ze_hashmap_remove(ze_hashmap_t *m, const void *key);
+void ze_hashmap_clear(ze_hashmap_t *m);
+/* Iteration: start with *cursor = 0; returns false at the end. */
+bool ze_hashmap_next(const ze_hashmap_t *m, uint32_t *cursor, const void **key, void **val);
+
+/* --------------------------------------------------------- profiler zones */
+
+/* Per-thread begin/end zones written to Chrome trace-event JSON (opens in
+ * Perfetto / chrome://tracing). Off until ze_trace_start; each thread records
+ * into its own buffer of `events_per_thread` events (further events are
+ * dropped and counted). Zone names must be string literals or otherwise
+ * outlive the capture. */
+typedef struct ze_trace_desc_t {
+    ze_allocator_t alloc;       /* required: buffers come from here */
+    uint32_t events_per_thread; /* 0 = 65536 */
+    uint32_t max_threads;       /* 0 = 64 */
+} ze_trace_desc_t;
+
+ze_result ze_trace_start(const ze_trace_desc_t *desc);
+/* Stop recording, write the capture (may be NULL to discard), free buffers.
+ * Call when no other thread is inside a zone. */
+ze_result ze_trace_stop(FILE *out);
+bool ze_trace_active(void);
+void ze_trace_begin(const char *name);
+void ze_trace_end(void);
+uint64_t ze_trace_dropped(void);
+
+#define ZE_ZONE_BEGIN(name) ze_trace_begin(name)
+#define ZE_ZONE_END() ze_trace_end()
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZENGINE_BASE_H */

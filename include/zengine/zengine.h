@@ -1,0 +1,9 @@
+/* zengine/zengine.h — the umbrella header: everything a game includes. */
+#ifndef ZENGINE_ZENGINE_H
+#define ZENGINE_ZENGINE_H
+
+#include "zengine/base.h"
+#include "zengine/mem.h"
+#include "zengine/job.h"
+
+#endif /* ZENGINE_ZENGINE_H */

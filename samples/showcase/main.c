@@ -1,0 +1,5 @@
+#include <zengine/zengine.h>
+int main(void)
+{
+    return 0;
+}

@@ -1,0 +1,1 @@
+int ze__placeholder;
