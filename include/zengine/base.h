@@ -64,15 +64,15 @@ const char *ze_result_str(ze_result r);
 void ze__assert_fail(const char *expr, const char *file, int line, const char *msg);
 void ze__check_fail(const char *expr, const char *file, int line);
 
-#define ZE_VERIFY(cond)                                                                            \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            ze__assert_fail(#cond, __FILE__, __LINE__, NULL);                                      \
+#define ZE_VERIFY(cond)                                       \
+    do {                                                      \
+        if (!(cond))                                          \
+            ze__assert_fail(#cond, __FILE__, __LINE__, NULL); \
     } while (0)
-#define ZE_VERIFY_MSG(cond, msg)                                                                   \
-    do {                                                                                           \
-        if (!(cond))                                                                               \
-            ze__assert_fail(#cond, __FILE__, __LINE__, msg);                                       \
+#define ZE_VERIFY_MSG(cond, msg)                             \
+    do {                                                     \
+        if (!(cond))                                         \
+            ze__assert_fail(#cond, __FILE__, __LINE__, msg); \
     } while (0)
 #ifdef ZE_DEBUG
 #define ZE_ASSERT(cond) ZE_VERIFY(cond)
@@ -82,24 +82,24 @@ void ze__check_fail(const char *expr, const char *file, int line);
 #ifdef ZE_CHECK_ABORT
 #define ZE_CHECK(cond, ret) ZE_VERIFY(cond)
 #else
-#define ZE_CHECK(cond, ret)                                                                        \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            ze__check_fail(#cond, __FILE__, __LINE__);                                             \
-            return ret;                                                                            \
-        }                                                                                          \
+#define ZE_CHECK(cond, ret)                            \
+    do {                                               \
+        if (!(cond)) {                                 \
+            ze__check_fail(#cond, __FILE__, __LINE__); \
+            return ret;                                \
+        }                                              \
     } while (0)
 #endif
 
-#define ZE_UNUSED(x) ((void)(x))
-#define ZE_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
-#define ZE_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define ZE_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ZE_UNUSED(x)      ((void)(x))
+#define ZE_COUNTOF(a)     (sizeof(a) / sizeof((a)[0]))
+#define ZE_MIN(a, b)      ((a) < (b) ? (a) : (b))
+#define ZE_MAX(a, b)      ((a) > (b) ? (a) : (b))
 #define ZE_ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((__typeof__(x))(a)-1))
-#define ZE_IS_POW2(x) ((x) != 0 && (((x) & ((x)-1)) == 0))
-#define ZE_KIB(x) ((uint64_t)(x) << 10)
-#define ZE_MIB(x) ((uint64_t)(x) << 20)
-#define ZE_GIB(x) ((uint64_t)(x) << 30)
+#define ZE_IS_POW2(x)     ((x) != 0 && (((x) & ((x)-1)) == 0))
+#define ZE_KIB(x)         ((uint64_t)(x) << 10)
+#define ZE_MIB(x)         ((uint64_t)(x) << 20)
+#define ZE_GIB(x)         ((uint64_t)(x) << 30)
 
 /* Overflow-checked size arithmetic: return false on overflow. */
 static inline bool ze_size_add(size_t a, size_t b, size_t *out)
@@ -142,14 +142,14 @@ typedef struct ze_log_record_t {
 typedef void (*ze_log_sink_fn)(void *user, const ze_log_record_t *rec);
 
 typedef struct ze_log_desc_t {
-    ze_log_level level; /* threshold; 0 (TRACE) is taken as "default": INFO,
-                           or ZENGINE_LOG_LEVEL when set */
-    bool explicit_level;         /* use `level` as given, even TRACE */
-    bool quiet;                  /* no stderr output (a sink may still print) */
-    ze_log_sink_fn sink;         /* optional; called under the log lock */
+    ze_log_level level;  /* threshold; 0 (TRACE) is taken as "default": INFO,
+                            or ZENGINE_LOG_LEVEL when set */
+    bool explicit_level; /* use `level` as given, even TRACE */
+    bool quiet;          /* no stderr output (a sink may still print) */
+    ze_log_sink_fn sink; /* optional; called under the log lock */
     void *sink_user;
-    ze_log_record_t *ring;       /* optional storage for the ring buffer */
-    uint32_t ring_capacity;      /* records in `ring`; a power of two */
+    ze_log_record_t *ring;  /* optional storage for the ring buffer */
+    uint32_t ring_capacity; /* records in `ring`; a power of two */
 } ze_log_desc_t;
 
 /* Configure the process logger (callable any time; the last call wins).
@@ -178,8 +178,8 @@ void ze_log_flush(void);
 
 #define ZE_LOG_TRACE(ch, ...) ze_log(ZE_LOG_TRACE, ch, __VA_ARGS__)
 #define ZE_LOG_DEBUG(ch, ...) ze_log(ZE_LOG_DEBUG, ch, __VA_ARGS__)
-#define ZE_LOG_INFO(ch, ...) ze_log(ZE_LOG_INFO, ch, __VA_ARGS__)
-#define ZE_LOG_WARN(ch, ...) ze_log(ZE_LOG_WARN, ch, __VA_ARGS__)
+#define ZE_LOG_INFO(ch, ...)  ze_log(ZE_LOG_INFO, ch, __VA_ARGS__)
+#define ZE_LOG_WARN(ch, ...)  ze_log(ZE_LOG_WARN, ch, __VA_ARGS__)
 #define ZE_LOG_ERROR(ch, ...) ze_log(ZE_LOG_ERROR, ch, __VA_ARGS__)
 #define ZE_LOG_FATAL(ch, ...) ze_log(ZE_LOG_FATAL, ch, __VA_ARGS__)
 
@@ -298,8 +298,7 @@ ze_mat4_t ze_mat4_look_at(ze_vec3_t eye, ze_vec3_t center, ze_vec3_t up);
  * that need it for accounting rely on it being exact). `align` is a power of
  * two; blocks are at least 16-byte aligned. Returns NULL on failure (and
  * leaves ptr valid). zengine/mem.h supplies implementations. */
-typedef void *(*ze_alloc_fn)(void *user, void *ptr, size_t old_size, size_t new_size,
-                             size_t align);
+typedef void *(*ze_alloc_fn)(void *user, void *ptr, size_t old_size, size_t new_size, size_t align);
 typedef struct ze_allocator_t {
     ze_alloc_fn fn;
     void *user;
@@ -319,7 +318,7 @@ static inline void *ze_realloc(ze_allocator_t a, void *ptr, size_t old_size, siz
 {
     return a.fn(a.user, ptr, old_size, new_size, align);
 }
-#define ZE_NEW(a, T) ((T *)ze_alloc((a), sizeof(T), _Alignof(T)))
+#define ZE_NEW(a, T)          ((T *)ze_alloc((a), sizeof(T), _Alignof(T)))
 #define ZE_NEW_ARRAY(a, T, n) ((T *)ze_alloc((a), sizeof(T) * (size_t)(n), _Alignof(T)))
 
 /* ------------------------------------------------------------ dynamic array */
@@ -350,7 +349,7 @@ static inline void *ze_array_at(const ze_array_t *a, uint32_t i)
     return (char *)a->data + (size_t)i * a->elem_size;
 }
 #define ZE_ARRAY_INIT(a, alloc, T) ze_array_init((a), (alloc), sizeof(T), _Alignof(T))
-#define ZE_ARRAY_AT(a, T, i) (((T *)(a)->data)[(i)])
+#define ZE_ARRAY_AT(a, T, i)       (((T *)(a)->data)[(i)])
 
 /* --------------------------------------------------------------- hash map */
 
@@ -404,7 +403,7 @@ void ze_trace_end(void);
 uint64_t ze_trace_dropped(void);
 
 #define ZE_ZONE_BEGIN(name) ze_trace_begin(name)
-#define ZE_ZONE_END() ze_trace_end()
+#define ZE_ZONE_END()       ze_trace_end()
 
 #ifdef __cplusplus
 }

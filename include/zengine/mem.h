@@ -77,7 +77,7 @@ typedef struct ze_mem_desc_t {
     const ze_mem_budget_config_t *config; /* explicit budgets */
     float warn_ratio;                     /* 0 = 0.8 */
     uint64_t warn_cooldown_ns;            /* 0 = 1 s */
-    int passthrough; /* 0 = as built (ZE_MEM_PASSTHROUGH), 1 = on, -1 = off */
+    int passthrough;                      /* 0 = as built (ZE_MEM_PASSTHROUGH), 1 = on, -1 = off */
 } ze_mem_desc_t;
 
 /* Reserves every owner's range. ZE_ERR_INVALID_ARG when budgets exceed the
@@ -91,12 +91,12 @@ size_t ze_mem_page_size(void);
 
 typedef struct ze_mem_owner_stats_t {
     uint64_t budget;
-    uint64_t reserved;  /* address space handed out to regions */
-    uint64_t current;   /* committed bytes (pass-through: live block bytes) */
-    uint64_t peak;      /* highest `current` seen */
-    uint64_t allocs;    /* successful allocations through this owner */
-    uint64_t failures;  /* refused allocations (budget, faults) */
-    uint64_t warnings;  /* 80 % warnings emitted */
+    uint64_t reserved; /* address space handed out to regions */
+    uint64_t current;  /* committed bytes (pass-through: live block bytes) */
+    uint64_t peak;     /* highest `current` seen */
+    uint64_t regions;  /* live regions (arenas, pools, heaps, tables) */
+    uint64_t failures; /* refused allocations (budget, faults) */
+    uint64_t warnings; /* 80 % warnings emitted */
 } ze_mem_owner_stats_t;
 
 ze_mem_owner_stats_t ze_mem_owner_stats(ze_mem_t *mm, ze_mem_owner owner);
@@ -150,14 +150,14 @@ typedef struct ze_arena_t {
 } ze_arena_t;
 
 /* An arena of at most max_size bytes (address space reserved now, pages
- * committed as pushes reach them). max_size 0 = 64 MiB. */
+ * committed as pushes reach them). max_size 0 = 16 MiB. */
 ze_result ze_arena_init(ze_arena_t *a, ze_mem_t *mm, ze_mem_owner owner, size_t max_size);
 void ze_arena_release(ze_arena_t *a);
 /* NULL when the arena or the owner's budget is exhausted. align: power of
  * two. Contents are not initialised. */
 void *ze_arena_push(ze_arena_t *a, size_t size, size_t align);
 void *ze_arena_push_zero(ze_arena_t *a, size_t size, size_t align);
-#define ZE_ARENA_NEW(a, T) ((T *)ze_arena_push_zero((a), sizeof(T), _Alignof(T)))
+#define ZE_ARENA_NEW(a, T)          ((T *)ze_arena_push_zero((a), sizeof(T), _Alignof(T)))
 #define ZE_ARENA_NEW_ARRAY(a, T, n) ((T *)ze_arena_push((a), sizeof(T) * (size_t)(n), _Alignof(T)))
 typedef size_t ze_arena_marker_t;
 static inline ze_arena_marker_t ze_arena_marker(const ze_arena_t *a)
@@ -202,7 +202,7 @@ typedef struct ze_heap_t ze_heap_t;
 
 typedef struct ze_heap_desc_t {
     ze_mem_owner owner;
-    size_t max_size;  /* address space for the heap; 0 = 256 MiB */
+    size_t max_size;  /* address space for the heap; 0 = 64 MiB */
     bool thread_safe; /* serialise alloc/free with a lock */
 } ze_heap_desc_t;
 

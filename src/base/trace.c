@@ -1,0 +1,197 @@
+/* Profiler zones: per-thread event buffers, written out as Chrome
+ * trace-event JSON ("B"/"E" duration events), which Perfetto opens.
+ * Global state (the documented profiler hooks): one capture at a time. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "zengine/base.h"
+
+typedef struct trace_event_t {
+    const char *name; /* NULL marks an end event */
+    uint64_t ts_ns;
+} trace_event_t;
+
+typedef struct trace_buffer_t {
+    uint32_t tid;
+    atomic_uint count;
+    trace_event_t *events;
+} trace_buffer_t;
+
+static struct {
+    pthread_mutex_t lock;
+    atomic_bool active;
+    atomic_uint generation; /* bumped by every start; stale TLS detects it */
+    ze_allocator_t alloc;
+    uint32_t events_per_thread;
+    uint32_t max_threads;
+    atomic_uint nbuffers;
+    trace_buffer_t *buffers;
+    atomic_uint_fast64_t dropped;
+    uint64_t start_ns;
+} g_trace = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static _Thread_local trace_buffer_t *t_buffer;
+static _Thread_local unsigned t_generation;
+
+ze_result ze_trace_start(const ze_trace_desc_t *desc)
+{
+    if (!desc || !desc->alloc.fn)
+        return ZE_ERR_INVALID_ARG;
+    pthread_mutex_lock(&g_trace.lock);
+    if (atomic_load(&g_trace.active)) {
+        pthread_mutex_unlock(&g_trace.lock);
+        return ZE_ERR_STATE;
+    }
+    uint32_t per = desc->events_per_thread ? desc->events_per_thread : 65536;
+    uint32_t maxt = desc->max_threads ? desc->max_threads : 64;
+    trace_buffer_t *bufs = ZE_NEW_ARRAY(desc->alloc, trace_buffer_t, maxt);
+    if (!bufs) {
+        pthread_mutex_unlock(&g_trace.lock);
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    memset(bufs, 0, sizeof(trace_buffer_t) * maxt);
+    g_trace.alloc = desc->alloc;
+    g_trace.events_per_thread = per;
+    g_trace.max_threads = maxt;
+    g_trace.buffers = bufs;
+    atomic_store(&g_trace.nbuffers, 0);
+    atomic_store(&g_trace.dropped, 0);
+    g_trace.start_ns = ze_time_now_ns();
+    atomic_fetch_add(&g_trace.generation, 1);
+    atomic_store_explicit(&g_trace.active, true, memory_order_release);
+    pthread_mutex_unlock(&g_trace.lock);
+    return ZE_OK;
+}
+
+bool ze_trace_active(void)
+{
+    return atomic_load_explicit(&g_trace.active, memory_order_acquire);
+}
+
+static trace_buffer_t *thread_buffer(void)
+{
+    unsigned gen = atomic_load_explicit(&g_trace.generation, memory_order_acquire);
+    if (t_buffer && t_generation == gen)
+        return t_buffer;
+    t_buffer = NULL;
+    pthread_mutex_lock(&g_trace.lock);
+    if (atomic_load(&g_trace.active)) {
+        uint32_t i = atomic_load(&g_trace.nbuffers);
+        if (i < g_trace.max_threads) {
+            trace_buffer_t *b = &g_trace.buffers[i];
+            b->events = ZE_NEW_ARRAY(g_trace.alloc, trace_event_t, g_trace.events_per_thread);
+            if (b->events) {
+                b->tid = ze_thread_id();
+                atomic_store(&g_trace.nbuffers, i + 1);
+                t_buffer = b;
+                t_generation = gen;
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_trace.lock);
+    return t_buffer;
+}
+
+static void record(const char *name)
+{
+    if (!ze_trace_active())
+        return;
+    trace_buffer_t *b = thread_buffer();
+    if (!b) {
+        atomic_fetch_add_explicit(&g_trace.dropped, 1, memory_order_relaxed);
+        return;
+    }
+    unsigned n = atomic_load_explicit(&b->count, memory_order_relaxed);
+    if (n >= g_trace.events_per_thread) {
+        atomic_fetch_add_explicit(&g_trace.dropped, 1, memory_order_relaxed);
+        return;
+    }
+    b->events[n] = (trace_event_t){name, ze_time_now_ns()};
+    atomic_store_explicit(&b->count, n + 1, memory_order_release);
+}
+
+void ze_trace_begin(const char *name)
+{
+    record(name ? name : "?");
+}
+
+void ze_trace_end(void)
+{
+    record(NULL);
+}
+
+uint64_t ze_trace_dropped(void)
+{
+    return atomic_load(&g_trace.dropped);
+}
+
+static void write_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+ze_result ze_trace_stop(FILE *out)
+{
+    pthread_mutex_lock(&g_trace.lock);
+    if (!atomic_load(&g_trace.active)) {
+        pthread_mutex_unlock(&g_trace.lock);
+        return ZE_ERR_STATE;
+    }
+    atomic_store_explicit(&g_trace.active, false, memory_order_release);
+    uint32_t nb = atomic_load(&g_trace.nbuffers);
+    ze_result r = ZE_OK;
+    if (out) {
+        fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
+        bool first = true;
+        for (uint32_t i = 0; i < nb; i++) {
+            trace_buffer_t *b = &g_trace.buffers[i];
+            unsigned n = atomic_load_explicit(&b->count, memory_order_acquire);
+            /* Names of end events come from a per-thread stack so the capture
+             * reads well even in viewers that match E events by name. */
+            const char *stack[256];
+            unsigned depth = 0;
+            for (unsigned e = 0; e < n; e++) {
+                const trace_event_t *ev = &b->events[e];
+                const char *name = ev->name;
+                if (name) {
+                    if (depth < ZE_COUNTOF(stack))
+                        stack[depth] = name;
+                    depth++;
+                } else {
+                    if (depth == 0)
+                        continue; /* unmatched end: drop it */
+                    depth--;
+                    name = depth < ZE_COUNTOF(stack) ? stack[depth] : "?";
+                }
+                double us = (double)(ev->ts_ns - g_trace.start_ns) / 1000.0;
+                fprintf(out, "%s{\"name\":", first ? "" : ",\n");
+                write_json_string(out, name);
+                fprintf(out, ",\"ph\":\"%s\",\"ts\":%.3f,\"pid\":1,\"tid\":%u}",
+                        ev->name ? "B" : "E", us, b->tid);
+                first = false;
+            }
+        }
+        fputs("\n]}\n", out);
+        if (ferror(out))
+            r = ZE_ERR_IO;
+    }
+    for (uint32_t i = 0; i < nb; i++)
+        ze_free(g_trace.alloc, g_trace.buffers[i].events,
+                sizeof(trace_event_t) * g_trace.events_per_thread);
+    ze_free(g_trace.alloc, g_trace.buffers, sizeof(trace_buffer_t) * g_trace.max_threads);
+    g_trace.buffers = NULL;
+    atomic_store(&g_trace.nbuffers, 0);
+    pthread_mutex_unlock(&g_trace.lock);
+    return r;
+}

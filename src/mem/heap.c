@@ -1,0 +1,599 @@
+/* General heap: two-level segregated fit (TLSF, Masmano et al.), O(1)
+ * allocate and free. One growable area per heap: the heap's own header sits
+ * at the start of its region and the area behind it is committed as the heap
+ * grows; a zero-size "sentinel" block always ends the area.
+ *
+ * Block layout (16-byte header, payload 16-byte aligned, sizes multiples of
+ * 16): prev_phys (valid only when the previous block is free), size | flags,
+ * then the payload, whose first 16 bytes hold the free-list links of a free
+ * block. The header does not overlap the previous payload: simpler, and it
+ * keeps every payload 16-byte aligned. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem_internal.h"
+
+#define LOG_CH "mem"
+
+enum {
+    ALIGN_LOG2 = 4,
+    ALIGN = 1 << ALIGN_LOG2,
+    SL_LOG2 = 5,
+    SL_COUNT = 1 << SL_LOG2,
+    FL_SHIFT = SL_LOG2 + ALIGN_LOG2,
+    SMALL_BLOCK = 1 << FL_SHIFT, /* below this, one first-level class */
+    FL_MAX = 40,                 /* largest block class: 2^40 bytes */
+    FL_COUNT = FL_MAX - FL_SHIFT + 1,
+    HDR = 16,
+    MIN_PAYLOAD = 16,
+    MAX_ALIGN = 4096,
+    DEFAULT_HEAP = 64 << 20,
+    MIN_GROW = 256 << 10,
+};
+
+#define FLAG_FREE      ((size_t)1)
+#define FLAG_PREV_FREE ((size_t)2)
+#define FLAG_MASK      ((size_t)3)
+
+typedef struct block_t {
+    struct block_t *prev_phys;
+    size_t size;
+    struct block_t *next_free, *prev_free;
+} block_t;
+
+struct ze_heap_t {
+    atomic_flag lock;
+    bool thread_safe;
+    bool passthrough;
+    ze_mem_t *mm;
+    ze_mem_owner owner;
+    ze_mem_region_t region;
+    uint8_t *area; /* first block */
+    block_t *sentinel;
+    uint64_t fl_bitmap;
+    uint32_t sl_bitmap[FL_COUNT];
+    block_t *heads[FL_COUNT][SL_COUNT];
+    size_t used, free_bytes;
+    uint32_t live, free_count;
+};
+
+/* ------------------------------------------------------------- helpers */
+
+static inline size_t bsize(const block_t *b)
+{
+    return b->size & ~FLAG_MASK;
+}
+static inline bool is_free(const block_t *b)
+{
+    return b->size & FLAG_FREE;
+}
+static inline bool prev_free(const block_t *b)
+{
+    return b->size & FLAG_PREV_FREE;
+}
+static inline void *payload(block_t *b)
+{
+    return (uint8_t *)b + HDR;
+}
+static inline block_t *from_payload(const void *p)
+{
+    return (block_t *)((uint8_t *)p - HDR);
+}
+static inline block_t *next_phys(const block_t *b)
+{
+    return (block_t *)((uint8_t *)b + HDR + bsize(b));
+}
+static inline void set_size(block_t *b, size_t s)
+{
+    b->size = s | (b->size & FLAG_MASK);
+}
+static inline int fls_sz(size_t x)
+{
+    return 63 - __builtin_clzll((unsigned long long)x);
+}
+
+static void mapping(size_t size, int *fl, int *sl)
+{
+    if (size < SMALL_BLOCK) {
+        *fl = 0;
+        *sl = (int)(size / (SMALL_BLOCK / SL_COUNT));
+    } else {
+        int f = fls_sz(size);
+        *sl = (int)(size >> (f - SL_LOG2)) ^ SL_COUNT;
+        *fl = f - (FL_SHIFT - 1);
+    }
+}
+
+/* Round up so that any block in the found class is large enough. */
+static void mapping_search(size_t size, int *fl, int *sl)
+{
+    if (size >= SMALL_BLOCK)
+        size += ((size_t)1 << (fls_sz(size) - SL_LOG2)) - 1;
+    mapping(size, fl, sl);
+}
+
+static void list_remove(ze_heap_t *h, block_t *b)
+{
+    int fl, sl;
+    mapping(bsize(b), &fl, &sl);
+    if (b->prev_free)
+        b->prev_free->next_free = b->next_free;
+    else
+        h->heads[fl][sl] = b->next_free;
+    if (b->next_free)
+        b->next_free->prev_free = b->prev_free;
+    if (!h->heads[fl][sl]) {
+        h->sl_bitmap[fl] &= ~(1u << sl);
+        if (!h->sl_bitmap[fl])
+            h->fl_bitmap &= ~(1ull << fl);
+    }
+    h->free_count--;
+    h->free_bytes -= bsize(b);
+}
+
+static void list_insert(ze_heap_t *h, block_t *b)
+{
+    int fl, sl;
+    mapping(bsize(b), &fl, &sl);
+    b->prev_free = NULL;
+    b->next_free = h->heads[fl][sl];
+    if (b->next_free)
+        b->next_free->prev_free = b;
+    h->heads[fl][sl] = b;
+    h->sl_bitmap[fl] |= 1u << sl;
+    h->fl_bitmap |= 1ull << fl;
+    h->free_count++;
+    h->free_bytes += bsize(b);
+}
+
+static block_t *find_free(ze_heap_t *h, size_t size)
+{
+    int fl, sl;
+    mapping_search(size, &fl, &sl);
+    if (fl >= FL_COUNT)
+        return NULL;
+    uint32_t sl_map = h->sl_bitmap[fl] & (~0u << sl);
+    if (!sl_map) {
+        uint64_t fl_map = fl + 1 < 64 ? h->fl_bitmap & (~0ull << (fl + 1)) : 0;
+        if (!fl_map)
+            return NULL;
+        fl = __builtin_ctzll(fl_map);
+        sl_map = h->sl_bitmap[fl];
+    }
+    sl = __builtin_ctz(sl_map);
+    return h->heads[fl][sl];
+}
+
+/* Mark b free, merge with free neighbours, insert. b is not in any list. */
+static block_t *release_block(ze_heap_t *h, block_t *b)
+{
+    b->size |= FLAG_FREE;
+    if (prev_free(b)) {
+        block_t *prev = b->prev_phys;
+        list_remove(h, prev);
+        set_size(prev, bsize(prev) + HDR + bsize(b));
+        b = prev;
+    }
+    block_t *next = next_phys(b);
+    if (is_free(next)) {
+        list_remove(h, next);
+        set_size(b, bsize(b) + HDR + bsize(next));
+        next = next_phys(b);
+    }
+    next->prev_phys = b;
+    next->size |= FLAG_PREV_FREE;
+    list_insert(h, b);
+    return b;
+}
+
+/* b is used and not in a list: cut its tail beyond `size` into a free
+ * block when the remainder can hold a block. */
+static void split_tail(ze_heap_t *h, block_t *b, size_t size)
+{
+    size_t total = bsize(b);
+    if (total < size + HDR + MIN_PAYLOAD)
+        return;
+    set_size(b, size);
+    block_t *rest = next_phys(b);
+    rest->size = (total - size - HDR) & ~FLAG_MASK; /* prev (b) is used */
+    release_block(h, rest);
+}
+
+static bool grow(ze_heap_t *h, size_t need)
+{
+    size_t old_end = h->region.committed;
+    size_t area_bytes = old_end - (size_t)(h->area - h->region.base);
+    size_t step = ZE_MAX(need + HDR, ZE_MAX((size_t)MIN_GROW, area_bytes / 2));
+    size_t want;
+    if (!ze_size_add(old_end, step, &want))
+        return false;
+    if (want > h->region.reserved)
+        want = h->region.reserved;
+    if (want < old_end + need + HDR || ze_mem_region_commit(&h->region, want) != ZE_OK) {
+        /* Retry with the bare minimum when the larger step was refused. */
+        if (!ze_size_add(old_end, need + HDR, &want) || want > h->region.reserved ||
+            ze_mem_region_commit(&h->region, want) != ZE_OK)
+            return false;
+    }
+    size_t new_end = h->region.committed;
+    block_t *b = h->sentinel; /* becomes the new block */
+    b->size = ((new_end - HDR) - ((size_t)((uint8_t *)b - h->region.base) + HDR)) |
+              (b->size & FLAG_PREV_FREE);
+    block_t *s = next_phys(b);
+    s->size = 0;
+    h->sentinel = s;
+    release_block(h, b);
+    return true;
+}
+
+static inline void lock(ze_heap_t *h)
+{
+    if (!h->thread_safe)
+        return;
+    int spins = 0;
+    while (atomic_flag_test_and_set_explicit(&h->lock, memory_order_acquire)) {
+        if (++spins > 64) {
+            sched_yield();
+            spins = 0;
+        }
+    }
+}
+static inline void unlock(ze_heap_t *h)
+{
+    if (h->thread_safe)
+        atomic_flag_clear_explicit(&h->lock, memory_order_release);
+}
+
+/* -------------------------------------------------------- pass-through */
+
+/* Each block comes from the system allocator with a prefix recording its
+ * size and prefix length, so budgets stay exact and ASan sees every block. */
+typedef struct pt_prefix_t {
+    size_t size;
+    size_t prefix;
+} pt_prefix_t;
+
+static void *pt_alloc(ze_heap_t *h, size_t size, size_t align)
+{
+    size_t prefix = align < 16 ? 16 : align;
+    size_t total;
+    if (!ze_size_add(size, prefix, &total))
+        return NULL;
+    if (ze__mem_account(h->mm, h->owner, size) != ZE_OK)
+        return NULL;
+    void *raw = NULL;
+    if (posix_memalign(&raw, prefix, total) != 0) {
+        ze__mem_unaccount(h->mm, h->owner, size);
+        return NULL;
+    }
+    uint8_t *p = (uint8_t *)raw + prefix;
+    ((pt_prefix_t *)p)[-1] = (pt_prefix_t){size, prefix};
+    lock(h);
+    h->live++;
+    h->used += size;
+    unlock(h);
+    return p;
+}
+
+static void pt_free(ze_heap_t *h, void *ptr)
+{
+    pt_prefix_t pre = ((pt_prefix_t *)ptr)[-1];
+    lock(h);
+    h->live--;
+    h->used -= pre.size;
+    unlock(h);
+    ze__mem_unaccount(h->mm, h->owner, pre.size);
+    free((uint8_t *)ptr - pre.prefix);
+}
+
+/* ---------------------------------------------------------------- API */
+
+ze_result ze_heap_create(ze_mem_t *mm, const ze_heap_desc_t *desc, ze_heap_t **out)
+{
+    if (!mm || !desc || !out)
+        return ZE_ERR_INVALID_ARG;
+    *out = NULL;
+    if (mm->passthrough) {
+        ze_result fr = ze__mem_fault(mm, desc->owner); /* counts like a native heap's region */
+        if (fr != ZE_OK)
+            return fr;
+        ze_heap_t *h = calloc(1, sizeof *h);
+        if (!h)
+            return ZE_ERR_OUT_OF_MEMORY;
+        atomic_flag_clear(&h->lock);
+        h->mm = mm;
+        h->owner = desc->owner;
+        h->thread_safe = desc->thread_safe;
+        h->passthrough = true;
+        *out = h;
+        return ZE_OK;
+    }
+    ze_mem_region_t rg;
+    size_t max = desc->max_size ? desc->max_size : DEFAULT_HEAP;
+    if (max > ((size_t)1 << (FL_MAX - 1))) /* largest size class the lists index */
+        max = (size_t)1 << (FL_MAX - 1);
+    ze_result r = ze_mem_region_reserve(mm, desc->owner, max, &rg);
+    if (r != ZE_OK)
+        return r;
+    size_t area_off = ZE_ALIGN_UP(sizeof(ze_heap_t), (size_t)ALIGN);
+    size_t first = ZE_MAX((size_t)MIN_GROW, area_off + 2 * HDR + MIN_PAYLOAD);
+    r = ze_mem_region_commit(&rg, ZE_MIN(first, rg.reserved));
+    if (r == ZE_OK && rg.committed < area_off + 2 * HDR + MIN_PAYLOAD)
+        r = ZE_ERR_LIMIT;
+    if (r != ZE_OK) {
+        ze_mem_region_release(&rg);
+        return r;
+    }
+    ze_heap_t *h = (ze_heap_t *)rg.base;
+    memset(h, 0, sizeof *h);
+    atomic_flag_clear(&h->lock);
+    h->mm = mm;
+    h->owner = desc->owner;
+    h->thread_safe = desc->thread_safe;
+    h->region = rg;
+    h->area = rg.base + area_off;
+    block_t *b = (block_t *)h->area;
+    size_t end = rg.committed;
+    b->size = (end - HDR) - (area_off + HDR); /* used, prev used */
+    h->sentinel = next_phys(b);
+    h->sentinel->size = 0;
+    release_block(h, b);
+    *out = h;
+    return ZE_OK;
+}
+
+void ze_heap_destroy(ze_heap_t *h)
+{
+    if (!h)
+        return;
+    if (h->passthrough) {
+        /* Blocks still live are leaks the caller owns; ASan reports them. */
+        ze__mem_unaccount(h->mm, h->owner, h->used);
+        free(h);
+        return;
+    }
+    ze_mem_region_t rg = h->region; /* h lives inside the region */
+    ze_mem_region_release(&rg);
+}
+
+static void *alloc_locked(ze_heap_t *h, size_t size, size_t align)
+{
+    size_t asize = ZE_ALIGN_UP(ZE_MAX(size, (size_t)MIN_PAYLOAD), (size_t)ALIGN);
+    size_t search = asize;
+    if (align > ALIGN)
+        search = asize + align + HDR + MIN_PAYLOAD; /* room for a leading gap */
+    block_t *b = find_free(h, search);
+    if (!b) {
+        if (!grow(h, search))
+            return NULL;
+        b = find_free(h, search);
+        if (!b)
+            return NULL;
+    }
+    list_remove(h, b);
+    b->size &= ~FLAG_FREE;
+    next_phys(b)->size &= ~FLAG_PREV_FREE;
+    if (align > ALIGN) {
+        uintptr_t p = (uintptr_t)payload(b);
+        uintptr_t aligned = ZE_ALIGN_UP(p, (uintptr_t)align);
+        if (aligned != p && aligned - p < HDR + MIN_PAYLOAD)
+            aligned = ZE_ALIGN_UP(p + HDR + MIN_PAYLOAD, (uintptr_t)align);
+        size_t gap = (size_t)(aligned - p);
+        if (gap) {
+            /* Cut the leading gap off as a free block of its own. */
+            size_t total = bsize(b);
+            block_t *nb = (block_t *)((uint8_t *)b + gap);
+            nb->size = total - gap; /* flags fixed below */
+            set_size(b, gap - HDR);
+            nb->prev_phys = b;
+            nb->size |= FLAG_PREV_FREE;
+            release_block(h, b); /* may merge with a free predecessor; sets nb's link */
+            b = nb;
+        }
+    }
+    split_tail(h, b, asize);
+    h->live++;
+    h->used += bsize(b);
+    return payload(b);
+}
+
+void *ze_heap_alloc(ze_heap_t *h, size_t size, size_t align)
+{
+    if (!size)
+        return NULL;
+    if (align < ALIGN)
+        align = ALIGN;
+    if (!ZE_IS_POW2(align) || align > MAX_ALIGN || size > ((size_t)1 << FL_MAX))
+        return NULL;
+    if (ze__mem_fault(h->mm, h->owner) != ZE_OK)
+        return NULL;
+    if (h->passthrough)
+        return pt_alloc(h, size, align);
+    lock(h);
+    void *p = alloc_locked(h, size, align);
+    unlock(h);
+    if (!p)
+        ze__mem_note_failure(h->mm, h->owner, ZE_ERR_BUDGET, size);
+    return p;
+}
+
+void ze_heap_free(ze_heap_t *h, void *ptr)
+{
+    if (!ptr)
+        return;
+    if (h->passthrough) {
+        pt_free(h, ptr);
+        return;
+    }
+    block_t *b = from_payload(ptr);
+    lock(h); /* before the check: neighbours' frees rewrite headers and the sentinel */
+    ZE_ASSERT((uint8_t *)b >= h->area && b < h->sentinel && !is_free(b));
+    h->live--;
+    h->used -= bsize(b);
+    release_block(h, b);
+    unlock(h);
+}
+
+size_t ze_heap_block_size(ze_heap_t *h, const void *ptr)
+{
+    if (h->passthrough)
+        return ((const pt_prefix_t *)ptr)[-1].size;
+    return bsize(from_payload(ptr));
+}
+
+void *ze_heap_realloc(ze_heap_t *h, void *ptr, size_t new_size, size_t align)
+{
+    if (!ptr)
+        return ze_heap_alloc(h, new_size, align);
+    if (!new_size) {
+        ze_heap_free(h, ptr);
+        return NULL;
+    }
+    size_t old = ze_heap_block_size(h, ptr);
+    if (!h->passthrough && new_size <= old && ((uintptr_t)ptr & (ZE_MAX(align, 16) - 1)) == 0) {
+        lock(h);
+        block_t *b = from_payload(ptr);
+        h->used -= bsize(b);
+        split_tail(h, b, ZE_ALIGN_UP(ZE_MAX(new_size, (size_t)MIN_PAYLOAD), (size_t)ALIGN));
+        h->used += bsize(b);
+        unlock(h);
+        return ptr;
+    }
+    void *p = ze_heap_alloc(h, new_size, align);
+    if (!p)
+        return NULL;
+    memcpy(p, ptr, old < new_size ? old : new_size);
+    ze_heap_free(h, ptr);
+    return p;
+}
+
+static void *heap_alloc_fn(void *user, void *ptr, size_t old_size, size_t new_size, size_t align)
+{
+    (void)old_size;
+    return ze_heap_realloc(user, ptr, new_size, align);
+}
+
+ze_allocator_t ze_heap_allocator(ze_heap_t *h)
+{
+    return (ze_allocator_t){heap_alloc_fn, h};
+}
+
+ze_heap_stats_t ze_heap_stats(ze_heap_t *h)
+{
+    lock(h);
+    ze_heap_stats_t s = {
+        .used = h->used,
+        .free = h->free_bytes,
+        .committed = h->passthrough ? h->used : h->region.committed,
+        .live_blocks = h->live,
+        .free_blocks = h->free_count,
+    };
+    unlock(h);
+    return s;
+}
+
+#define CHECK(cond)                                               \
+    do {                                                          \
+        if (!(cond)) {                                            \
+            ZE_LOG_ERROR(LOG_CH, "heap check failed: %s", #cond); \
+            r = ZE_ERR_INTERNAL;                                  \
+            goto done;                                            \
+        }                                                         \
+    } while (0)
+
+ze_result ze_heap_check(ze_heap_t *h)
+{
+    if (h->passthrough)
+        return ZE_OK;
+    ze_result r = ZE_OK;
+    lock(h);
+    uint32_t walk_free = 0, walk_used = 0;
+    size_t used_bytes = 0;
+    uint8_t *end = h->region.base + h->region.committed;
+    bool prev_was_free = false;
+    block_t *prev = NULL;
+    block_t *b = (block_t *)h->area;
+    while (b != h->sentinel) {
+        CHECK((uint8_t *)b + HDR <= end);
+        CHECK(bsize(b) % ALIGN == 0 && bsize(b) >= MIN_PAYLOAD);
+        CHECK(prev_free(b) == prev_was_free);
+        if (prev_was_free)
+            CHECK(b->prev_phys == prev);
+        if (is_free(b)) {
+            CHECK(!prev_was_free); /* free neighbours are always merged */
+            walk_free++;
+        } else {
+            walk_used++;
+            used_bytes += bsize(b);
+        }
+        prev_was_free = is_free(b);
+        prev = b;
+        b = next_phys(b);
+        CHECK((uint8_t *)b <= end - HDR);
+    }
+    CHECK((uint8_t *)h->sentinel + HDR == end && bsize(h->sentinel) == 0);
+    CHECK(prev_free(h->sentinel) == prev_was_free);
+    CHECK(walk_used == h->live && used_bytes == h->used && walk_free == h->free_count);
+    uint32_t list_free = 0;
+    for (int fl = 0; fl < FL_COUNT; fl++) {
+        CHECK(((h->fl_bitmap >> fl) & 1) == (h->sl_bitmap[fl] != 0));
+        for (int sl = 0; sl < SL_COUNT; sl++) {
+            block_t *f = h->heads[fl][sl];
+            CHECK(((h->sl_bitmap[fl] >> sl) & 1) == (f != NULL));
+            block_t *back = NULL;
+            for (; f; back = f, f = f->next_free) {
+                int cfl, csl;
+                mapping(bsize(f), &cfl, &csl);
+                CHECK(is_free(f) && cfl == fl && csl == sl && f->prev_free == back);
+                CHECK(++list_free <= walk_free);
+            }
+        }
+    }
+    CHECK(list_free == walk_free);
+done:
+    unlock(h);
+    return r;
+}
+
+/* ------------------------------------------------------ owner allocator */
+
+static void *owner_alloc_fn(void *user, void *ptr, size_t old_size, size_t new_size, size_t align)
+{
+    (void)old_size;
+    return ze_heap_realloc(user, ptr, new_size, align);
+}
+
+static void *refuse_alloc_fn(void *user, void *ptr, size_t old_size, size_t new_size, size_t align)
+{
+    (void)user, (void)ptr, (void)old_size, (void)new_size, (void)align;
+    return NULL;
+}
+
+ze_allocator_t ze_mem_owner_allocator(ze_mem_t *mm, ze_mem_owner owner)
+{
+    ze__owner_t *o = &mm->owners[owner];
+    ze_heap_t *h = atomic_load_explicit(&o->heap, memory_order_acquire);
+    if (!h && o->budget) {
+        /* Created outside the owner lock (creation reserves a region, which
+         * takes that lock); the loser of a race destroys its heap. Half the
+         * owner's range: arenas and tables take the rest. */
+        ze_heap_t *fresh = NULL;
+        size_t max = ZE_ALIGN_UP((size_t)(o->budget / 2), ze_mem_page_size());
+        if (ze_heap_create(mm,
+                           &(ze_heap_desc_t){.owner = owner, .max_size = max, .thread_safe = true},
+                           &fresh) == ZE_OK) {
+            ze_heap_t *expected = NULL;
+            if (atomic_compare_exchange_strong_explicit(&o->heap, &expected, fresh,
+                                                        memory_order_acq_rel, memory_order_acquire))
+                h = fresh;
+            else {
+                ze_heap_destroy(fresh);
+                h = expected;
+            }
+        }
+    }
+    if (!h)
+        return (ze_allocator_t){refuse_alloc_fn, NULL};
+    return (ze_allocator_t){owner_alloc_fn, h};
+}
