@@ -121,7 +121,7 @@ typedef struct ze_mailbox_t ze_mailbox_t;
 typedef struct ze_mailbox_desc_t {
     ze_mem_t *mem;          /* required */
     ze_mem_owner owner;     /* 0 = BOOTSTRAP; the render state uses RENDER */
-    size_t slot_arena_size; /* per slot, reserved address space; 0 = 16 MiB */
+    size_t slot_arena_size; /* per slot, reserved address space; 0 = 4 MiB */
 } ze_mailbox_desc_t;
 
 ze_result ze_mailbox_create(const ze_mailbox_desc_t *desc, ze_mailbox_t **out);

@@ -220,12 +220,17 @@ ze_allocator_t ze_heap_allocator(ze_heap_t *h);
 ze_result ze_heap_check(ze_heap_t *h);
 typedef struct ze_heap_stats_t {
     size_t used;      /* bytes in live blocks (usable sizes) */
-    size_t free;      /* bytes in free blocks */
+    size_t free;      /* bytes in free and cached blocks */
     size_t committed; /* bytes committed for the heap */
     uint32_t live_blocks;
-    uint32_t free_blocks;
+    uint32_t free_blocks;   /* includes cached ones */
+    uint32_t cached_blocks; /* small freed blocks kept for reuse of their size */
 } ze_heap_stats_t;
 ze_heap_stats_t ze_heap_stats(ze_heap_t *h);
+/* Release the cached small blocks into the general free lists, where they
+ * merge with their neighbours. (Allocation does this by itself before the
+ * heap would grow.) */
+void ze_heap_trim(ze_heap_t *h);
 
 /* The general-purpose allocator of an owner: a thread-safe heap created on
  * first use. Modules pass it to their containers. */

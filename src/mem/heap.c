@@ -7,7 +7,15 @@
  * 16): prev_phys (valid only when the previous block is free), size | flags,
  * then the payload, whose first 16 bytes hold the free-list links of a free
  * block. The header does not overlap the previous payload: simpler, and it
- * keeps every payload 16-byte aligned. */
+ * keeps every payload 16-byte aligned.
+ *
+ * Small blocks (payload < 512 bytes) freed while their exact size class has
+ * fewer than QUICK_CAP cached blocks go onto a per-class "quick" list instead
+ * of being merged: the next allocation of that size pops one without touching
+ * neighbours or free lists (the same trick as glibc's tcache, and the reason
+ * the heap beats malloc on mixed sizes). Quick blocks stay marked used, so
+ * nothing merges into them; when the heap would otherwise have to grow, all
+ * quick blocks are released into the general lists first. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +38,14 @@ enum {
     MAX_ALIGN = 4096,
     DEFAULT_HEAP = 64 << 20,
     MIN_GROW = 256 << 10,
+    QUICK_CLASSES = SMALL_BLOCK / ALIGN, /* exact 16-byte classes below 512 */
+    QUICK_CAP = 32,                      /* cached blocks per class */
 };
 
 #define FLAG_FREE      ((size_t)1)
 #define FLAG_PREV_FREE ((size_t)2)
-#define FLAG_MASK      ((size_t)3)
+#define FLAG_QUICK     ((size_t)4) /* used block parked on a quick list */
+#define FLAG_MASK      ((size_t)15)
 
 typedef struct block_t {
     struct block_t *prev_phys;
@@ -56,6 +67,10 @@ struct ze_heap_t {
     block_t *heads[FL_COUNT][SL_COUNT];
     size_t used, free_bytes;
     uint32_t live, free_count;
+    block_t *quick[QUICK_CLASSES];
+    uint32_t quick_count[QUICK_CLASSES];
+    uint32_t quick_total;
+    size_t quick_bytes;
 };
 
 /* ------------------------------------------------------------- helpers */
@@ -357,15 +372,61 @@ void ze_heap_destroy(ze_heap_t *h)
     ze_mem_region_release(&rg);
 }
 
+static size_t class_round(size_t size)
+{
+    if (size < SMALL_BLOCK)
+        return size;
+    size_t r = ((size_t)1 << (fls_sz(size) - SL_LOG2)) - 1;
+    return (size + r) & ~r;
+}
+
+static void flush_quick(ze_heap_t *h)
+{
+    for (uint32_t c = 0; c < QUICK_CLASSES; c++) {
+        block_t *q = h->quick[c];
+        while (q) {
+            block_t *next = q->next_free;
+            q->size &= ~FLAG_QUICK;
+            release_block(h, q);
+            q = next;
+        }
+        h->quick[c] = NULL;
+        h->quick_count[c] = 0;
+    }
+    h->quick_total = 0;
+    h->quick_bytes = 0;
+}
+
 static void *alloc_locked(ze_heap_t *h, size_t size, size_t align)
 {
     size_t asize = ZE_ALIGN_UP(ZE_MAX(size, (size_t)MIN_PAYLOAD), (size_t)ALIGN);
     size_t search = asize;
     if (align > ALIGN)
         search = asize + align + HDR + MIN_PAYLOAD; /* room for a leading gap */
+    if (align <= ALIGN && asize < SMALL_BLOCK) {
+        uint32_t c = (uint32_t)(asize / ALIGN);
+        block_t *q = h->quick[c];
+        if (q) {
+            h->quick[c] = q->next_free;
+            h->quick_count[c]--;
+            h->quick_total--;
+            h->quick_bytes -= asize;
+            q->size &= ~FLAG_QUICK;
+            h->live++;
+            h->used += asize;
+            return payload(q);
+        }
+    }
     block_t *b = find_free(h, search);
+    if (!b && h->quick_total) {
+        flush_quick(h); /* cached blocks may merge into what we need */
+        b = find_free(h, search);
+    }
     if (!b) {
-        if (!grow(h, search))
+        /* Grow by the rounded-up class size: find_free looks one class
+         * above `search`, so a block of exactly `search` bytes would not
+         * be found again. */
+        if (!grow(h, class_round(search)))
             return NULL;
         b = find_free(h, search);
         if (!b)
@@ -428,10 +489,21 @@ void ze_heap_free(ze_heap_t *h, void *ptr)
     }
     block_t *b = from_payload(ptr);
     lock(h); /* before the check: neighbours' frees rewrite headers and the sentinel */
-    ZE_ASSERT((uint8_t *)b >= h->area && b < h->sentinel && !is_free(b));
+    ZE_ASSERT((uint8_t *)b >= h->area && b < h->sentinel && !is_free(b) && !(b->size & FLAG_QUICK));
+    size_t sz = bsize(b);
     h->live--;
-    h->used -= bsize(b);
-    release_block(h, b);
+    h->used -= sz;
+    uint32_t c = (uint32_t)(sz / ALIGN);
+    if (sz < SMALL_BLOCK && h->quick_count[c] < QUICK_CAP) {
+        b->size |= FLAG_QUICK;
+        b->next_free = h->quick[c];
+        h->quick[c] = b;
+        h->quick_count[c]++;
+        h->quick_total++;
+        h->quick_bytes += sz;
+    } else {
+        release_block(h, b);
+    }
     unlock(h);
 }
 
@@ -479,15 +551,25 @@ ze_allocator_t ze_heap_allocator(ze_heap_t *h)
     return (ze_allocator_t){heap_alloc_fn, h};
 }
 
+void ze_heap_trim(ze_heap_t *h)
+{
+    if (h->passthrough)
+        return;
+    lock(h);
+    flush_quick(h);
+    unlock(h);
+}
+
 ze_heap_stats_t ze_heap_stats(ze_heap_t *h)
 {
     lock(h);
     ze_heap_stats_t s = {
         .used = h->used,
-        .free = h->free_bytes,
+        .free = h->free_bytes + h->quick_bytes,
         .committed = h->passthrough ? h->used : h->region.committed,
         .live_blocks = h->live,
-        .free_blocks = h->free_count,
+        .free_blocks = h->free_count + h->quick_total,
+        .cached_blocks = h->quick_total,
     };
     unlock(h);
     return s;
@@ -508,7 +590,7 @@ ze_result ze_heap_check(ze_heap_t *h)
         return ZE_OK;
     ze_result r = ZE_OK;
     lock(h);
-    uint32_t walk_free = 0, walk_used = 0;
+    uint32_t walk_free = 0, walk_used = 0, walk_quick = 0;
     size_t used_bytes = 0;
     uint8_t *end = h->region.base + h->region.committed;
     bool prev_was_free = false;
@@ -522,7 +604,10 @@ ze_result ze_heap_check(ze_heap_t *h)
             CHECK(b->prev_phys == prev);
         if (is_free(b)) {
             CHECK(!prev_was_free); /* free neighbours are always merged */
+            CHECK(!(b->size & FLAG_QUICK));
             walk_free++;
+        } else if (b->size & FLAG_QUICK) {
+            walk_quick++;
         } else {
             walk_used++;
             used_bytes += bsize(b);
@@ -551,6 +636,17 @@ ze_result ze_heap_check(ze_heap_t *h)
         }
     }
     CHECK(list_free == walk_free);
+    uint32_t list_quick = 0;
+    for (uint32_t c = 0; c < QUICK_CLASSES; c++) {
+        uint32_t n = 0;
+        for (block_t *q = h->quick[c]; q; q = q->next_free) {
+            CHECK((q->size & FLAG_QUICK) && !is_free(q) && bsize(q) == (size_t)c * ALIGN);
+            CHECK(++n <= QUICK_CAP);
+        }
+        CHECK(n == h->quick_count[c]);
+        list_quick += n;
+    }
+    CHECK(list_quick == walk_quick && list_quick == h->quick_total);
 done:
     unlock(h);
     return r;
@@ -576,10 +672,10 @@ ze_allocator_t ze_mem_owner_allocator(ze_mem_t *mm, ze_mem_owner owner)
     ze_heap_t *h = atomic_load_explicit(&o->heap, memory_order_acquire);
     if (!h && o->budget) {
         /* Created outside the owner lock (creation reserves a region, which
-         * takes that lock); the loser of a race destroys its heap. Half the
-         * owner's range: arenas and tables take the rest. */
+         * takes that lock); the loser of a race destroys its heap. A quarter
+         * of the owner's range: arenas, pools and tables take the rest. */
         ze_heap_t *fresh = NULL;
-        size_t max = ZE_ALIGN_UP((size_t)(o->budget / 2), ze_mem_page_size());
+        size_t max = ZE_ALIGN_UP((size_t)(o->budget / 4), ze_mem_page_size());
         if (ze_heap_create(mm,
                            &(ze_heap_desc_t){.owner = owner, .max_size = max, .thread_safe = true},
                            &fresh) == ZE_OK) {

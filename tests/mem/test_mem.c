@@ -304,8 +304,14 @@ static void heap_random_ops(ze_mem_t *mm, bool thread_safe, uint64_t seed)
     st = ze_heap_stats(h);
     assert_int_equal(st.live_blocks, 0);
     assert_int_equal(st.used, 0);
-    if (!ze_mem_is_passthrough(mm))
+    if (!ze_mem_is_passthrough(mm)) {
+        assert_true(st.cached_blocks > 0); /* small frees were cached */
+        ze_heap_trim(h);
+        assert_int_equal(ze_heap_check(h), ZE_OK);
+        st = ze_heap_stats(h);
+        assert_int_equal(st.cached_blocks, 0);
         assert_int_equal(st.free_blocks, 1); /* everything merged back */
+    }
     ze_heap_destroy(h);
 }
 
@@ -396,6 +402,30 @@ static void test_owner_allocator(void **state)
     /* An owner without a budget refuses, cleanly. */
     ze_allocator_t none = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_EDITOR);
     assert_null(ze_alloc(none, 16, 16));
+}
+
+/* Regression: a fresh heap grew by exactly the request, then searched one
+ * size class higher and failed for large first allocations. */
+static void test_heap_large_first_allocation(void **state)
+{
+    ze_mem_t *mm = *state;
+    const size_t sizes[] = {20000000, 32000000, 16u << 20, 33554432, 1000000};
+    for (size_t i = 0; i < ZE_COUNTOF(sizes); i++) {
+        ze_heap_t *h;
+        assert_int_equal(
+            ze_heap_create(
+                mm, &(ze_heap_desc_t){.owner = ZE_MEM_OWNER_GAME, .max_size = ZE_MIB(48)}, &h),
+            ZE_OK);
+        void *p = ze_heap_alloc(h, sizes[i], 16);
+        assert_non_null(p);
+        memset(p, 1, sizes[i]);
+        ze_heap_free(h, p);
+        assert_int_equal(ze_heap_check(h), ZE_OK);
+        ze_heap_destroy(h);
+    }
+    void *q = ze_alloc(ze_mem_owner_allocator(mm, ZE_MEM_OWNER_GAME), 20000000, 16);
+    assert_non_null(q);
+    ze_free(ze_mem_owner_allocator(mm, ZE_MEM_OWNER_GAME), q, 20000000);
 }
 
 static void test_scratch_nests(void **state)
@@ -538,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_heap_native_and_passthrough),
         cmocka_unit_test_setup_teardown(test_heap_thread_safe_concurrent, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_owner_allocator, setup_mm, teardown_mm),
+        cmocka_unit_test_setup_teardown(test_heap_large_first_allocation, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_scratch_nests, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_fault_injection_nth, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_fault_injection_owner, setup_mm, teardown_mm),
