@@ -5,5 +5,6 @@
 #include "zengine/base.h"
 #include "zengine/mem.h"
 #include "zengine/job.h"
+#include "zengine/ecs.h"
 
 #endif /* ZENGINE_ZENGINE_H */

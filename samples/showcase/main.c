@@ -10,6 +10,8 @@
 
 #include <zengine/zengine.h>
 
+#include "showcase.h"
+
 /* ---- job system: a CPU-bound parallel_for ---------------------------- */
 
 typedef struct sum_job_t {
@@ -47,8 +49,12 @@ static void loader_job(void *ctx)
 {
     loader_t *l = ctx;
     /* A real loader would decode a file here; then hand the result back. */
-    while (ze_main_scheduler_post(l->sched, on_main_thread, l) == ZE_ERR_FULL)
+    /* A full ring is an error the poster handles: here, wait a little (the
+     * main thread drains once per frame) and try again. */
+    while (ze_main_scheduler_post(l->sched, on_main_thread, l) == ZE_ERR_FULL) {
         l->rejected++;
+        ze_time_sleep_ns(20000);
+    }
 }
 
 /* ---- main -> render: latest-state mailbox ----------------------------- */
@@ -201,6 +207,8 @@ int main(int argc, char **argv)
            (unsigned long long)rt.instances_drawn, (unsigned long long)rt.last_frame,
            (unsigned long long)ms.replaced);
 
+    bool ecs_ok = showcase_ecs(mm, js);
+
     ze_job_stats_t jst = ze_job_system_stats(js);
     printf("job stats: %llu submitted, %llu run by workers, %llu by waiting threads, %llu inline\n",
            (unsigned long long)jst.submitted, (unsigned long long)jst.executed_by_workers,
@@ -229,7 +237,8 @@ int main(int argc, char **argv)
         }
     }
     ze_mem_destroy(mm);
-    bool ok = atomic_load(&sum.total) == expect && completed == LOADS && rt.last_frame == 600;
+    bool ok =
+        atomic_load(&sum.total) == expect && completed == LOADS && rt.last_frame == 600 && ecs_ok;
     printf("== showcase %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }

@@ -103,15 +103,29 @@ ze_mat4_t ze_mat4_mul(ze_mat4_t a, ze_mat4_t b)
     glm_mat4_mul(a.m, b.m, r.m);
     return r;
 }
-ze_mat4_t ze_mat4_from_trs(ze_vec3_t t, ze_quat_t rq, ze_vec3_t s)
+/* Written out rather than through cglm: glm_quat_mat4 assumes a unit
+ * quaternion (it scales by 2/|q| where 2/|q|^2 is needed), and composing
+ * T * R * S by hand is several times faster than three matrix products. */
+ze_mat4_t ze_mat4_from_trs(ze_vec3_t t, ze_quat_t q, ze_vec3_t s)
 {
+    float n = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    float k = n > 0.0f ? 2.0f / n : 0.0f;
+    float xx = q.x * q.x * k, yy = q.y * q.y * k, zz = q.z * q.z * k;
+    float xy = q.x * q.y * k, xz = q.x * q.z * k, yz = q.y * q.z * k;
+    float wx = q.w * q.x * k, wy = q.w * q.y * k, wz = q.w * q.z * k;
     ze_mat4_t r;
-    glm_quat_mat4(Q(rq), r.m);
-    for (int i = 0; i < 3; i++) {
-        r.m[0][i] *= s.x;
-        r.m[1][i] *= s.y;
-        r.m[2][i] *= s.z;
-    }
+    r.m[0][0] = (1.0f - yy - zz) * s.x;
+    r.m[0][1] = (xy + wz) * s.x;
+    r.m[0][2] = (xz - wy) * s.x;
+    r.m[0][3] = 0.0f;
+    r.m[1][0] = (xy - wz) * s.y;
+    r.m[1][1] = (1.0f - xx - zz) * s.y;
+    r.m[1][2] = (yz + wx) * s.y;
+    r.m[1][3] = 0.0f;
+    r.m[2][0] = (xz + wy) * s.z;
+    r.m[2][1] = (yz - wx) * s.z;
+    r.m[2][2] = (1.0f - xx - yy) * s.z;
+    r.m[2][3] = 0.0f;
     r.m[3][0] = t.x;
     r.m[3][1] = t.y;
     r.m[3][2] = t.z;

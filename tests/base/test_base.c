@@ -197,6 +197,12 @@ static void test_math(void **state)
     ze_mat4_t m = ze_mat4_from_trs((ze_vec3_t){1, 2, 3}, r, (ze_vec3_t){2, 2, 2});
     ze_vec3_t p = ze_mat4_transform_point(m, (ze_vec3_t){1, 0, 0});
     assert_true(near(p.x, 1) && near(p.y, 4) && near(p.z, 3));
+    /* A non-unit quaternion means the same rotation. */
+    ze_quat_t r3 = {r.x * 3, r.y * 3, r.z * 3, r.w * 3};
+    ze_mat4_t m3 = ze_mat4_from_trs((ze_vec3_t){1, 2, 3}, r3, (ze_vec3_t){2, 2, 2});
+    for (int c = 0; c < 4; c++)
+        for (int k = 0; k < 4; k++)
+            assert_true(near(m3.m[c][k], m.m[c][k]));
     ze_mat4_t inv;
     assert_true(ze_mat4_inverse(m, &inv));
     ze_mat4_t id = ze_mat4_mul(m, inv);

@@ -1,0 +1,560 @@
+/* WorldCommands: deferred structural changes recorded into a linear buffer
+ * and applied, in recording order, through the public API.
+ *
+ * Layout. The buffer is one growable block (64-byte aligned) of records: a
+ * 16-byte header {kind, pad, component, value size, entity}, `pad` bytes, then
+ * the value rounded up to 16 bytes. Records start on 16-byte boundaries;
+ * `pad` puts a value whose alignment is above 16 (at most CMD_ALIGN) on its
+ * boundary, and merge keeps offsets modulo CMD_ALIGN (it pads the destination
+ * with a NOP record first), so values never need re-aligning. Values are
+ * relocated bytewise when the buffer grows or merges, as realloc would.
+ *
+ * Pending handles. ze_cmd_spawn returns {generation = ZE__GEN_DEAD, index =
+ * spawn ordinal in this buffer}. Real handles never carry the top bit, and a
+ * dead slot's word is ZE__GEN_DEAD | generation with generation >= 1, so a
+ * pending handle is never alive and never equal to a real one. Flush resolves
+ * ordinals to the entities it creates; merge renumbers the source's ordinals
+ * after the destination's. Pending handles are resolved as command targets
+ * only, not inside component values.
+ *
+ * Values of components with hooks: set records a copy made by the copy hook
+ * (into zeroed memory, as storage does) so the caller may drop its value at
+ * once; flush sets the component
+ * from it (the copy hook runs again, into storage) and destroys the buffered
+ * copy (dtor), as does clear for commands never applied.
+ *
+ * Skips, not failures: a command whose target is not alive when it applies
+ * (a dead id, an entity destroyed earlier in the buffer, a spawn that
+ * failed), a second destroy, removing an absent component. They are counted
+ * in ze_commands_last_skipped.
+ *
+ * Re-entrancy. Applying a command runs user code (spawn callbacks, hooks),
+ * which may record into the buffer being flushed (for the world's own buffer
+ * this is how structural calls made while a callback iterates a query come
+ * back). Flush walks by offset up to the current end, so those commands are
+ * applied in the same flush; a nested flush of a buffer already flushing
+ * returns at once (the outer loop applies what was added); a block replaced
+ * by growth during a flush is freed only when the flush ends.
+ *
+ * Threads: a buffer belongs to one thread at a time (WorldTick gives each
+ * system of a parallel wave its own); recording never touches the world.
+ * Flush runs on the world's thread, never inside a parallel wave.
+ */
+#include <string.h>
+
+#include "ecs/ecs_internal.h"
+
+enum {
+    CMD_NOP = 0, /* padding (merge) */
+    CMD_SPAWN,
+    CMD_DESTROY,
+    CMD_ADD,
+    CMD_SET,
+    CMD_REMOVE,
+};
+
+enum {
+    CMD_ALIGN = 64,     /* block alignment and the largest value alignment */
+    CMD_MIN_CAP = 4096, /* first block */
+    CMD_HDR = 16,
+};
+
+typedef struct cmd_hdr_t {
+    uint8_t kind;
+    uint8_t pad;   /* bytes between the header and the value */
+    uint16_t comp; /* component id (< ZE_MAX_COMPONENTS) */
+    uint32_t size; /* value bytes (before rounding) */
+    uint64_t entity;
+} cmd_hdr_t;
+_Static_assert(sizeof(cmd_hdr_t) == CMD_HDR, "command header is 16 bytes");
+
+typedef struct cmd_spawn_t {
+    ze_spawn_fn fn;
+    void *user;
+} cmd_spawn_t;
+
+/* A block replaced while flushing, freed when the flush ends. Written into
+ * the first bytes of the old block itself. */
+typedef struct cmd_retired_t {
+    struct cmd_retired_t *next;
+    size_t size;
+} cmd_retired_t;
+
+struct ze_commands_t {
+    ze_world_t *world;
+    ze_allocator_t alloc;
+    uint8_t *data;
+    size_t size, cap;
+    uint32_t count;       /* commands recorded (NOPs excluded) */
+    uint32_t spawn_count; /* spawns recorded: the next pending ordinal */
+    uint32_t last_skipped;
+    bool flushing;
+    /* Flush state: ordinal -> created entity (NULL when the spawn failed). */
+    ze_entity_t *resolved;
+    uint32_t resolved_cap;
+    cmd_retired_t *retired;
+};
+
+static inline size_t round16(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+static inline bool is_pending(ze_entity_t e)
+{
+    return (ze_entity_generation(e) & ZE__GEN_DEAD) != 0;
+}
+
+static inline ze_entity_t pending_handle(uint32_t ordinal)
+{
+    return (ze_entity_t){((uint64_t)ZE__GEN_DEAD << 32) | ordinal};
+}
+
+/* ----------------------------------------------------------- the buffer */
+
+static void retire(ze_commands_t *c, uint8_t *block, size_t size)
+{
+    cmd_retired_t *r = (cmd_retired_t *)(void *)block;
+    r->next = c->retired;
+    r->size = size;
+    c->retired = r;
+}
+
+static void free_retired(ze_commands_t *c)
+{
+    while (c->retired) {
+        cmd_retired_t *r = c->retired;
+        c->retired = r->next;
+        ze_free(c->alloc, r, r->size);
+    }
+}
+
+static bool reserve(ze_commands_t *c, size_t extra)
+{
+    size_t need;
+    if (!ze_size_add(c->size, extra, &need))
+        return false;
+    if (need <= c->cap)
+        return true;
+    size_t cap = c->cap ? c->cap : CMD_MIN_CAP;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    /* alloc + copy + free rather than ze_realloc: the heap's realloc reads
+     * the block header without its lock, which races (formally) with a
+     * neighbour block being freed by another thread, and staging buffers
+     * grow on pool threads. */
+    uint8_t *data = ze_alloc(c->alloc, cap, CMD_ALIGN);
+    if (!data)
+        return false;
+    if (c->data) {
+        memcpy(data, c->data, c->size);
+        if (c->flushing) /* the flush may hold a pointer into the old block */
+            retire(c, c->data, c->cap);
+        else
+            ze_free(c->alloc, c->data, c->cap);
+    }
+    c->data = data;
+    c->cap = cap;
+    return true;
+}
+
+/* Appends a record and returns its value area (`size` bytes aligned to
+ * `align`), or NULL when memory ran out (logged). */
+static void *push(ze_commands_t *c, uint8_t kind, uint32_t comp, ze_entity_t e, size_t size,
+                  size_t align)
+{
+    size_t pad = 0;
+    if (align > 16) {
+        size_t value_at = c->size + CMD_HDR;
+        pad = ZE_ALIGN_UP(value_at, align) - value_at;
+    }
+    size_t total = CMD_HDR + pad + round16(size);
+    if (size > UINT32_MAX || !reserve(c, total)) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "commands: out of memory recording a %zu-byte value", size);
+        return NULL;
+    }
+    cmd_hdr_t *h = (cmd_hdr_t *)(void *)(c->data + c->size);
+    h->kind = kind;
+    h->pad = (uint8_t)pad;
+    h->comp = (uint16_t)comp;
+    h->size = (uint32_t)size;
+    h->entity = e.id;
+    uint8_t *value = c->data + c->size + CMD_HDR + pad;
+    c->size += total;
+    if (kind != CMD_NOP)
+        c->count++;
+    return value;
+}
+
+static inline size_t record_size(const cmd_hdr_t *h)
+{
+    return CMD_HDR + h->pad + round16(h->size);
+}
+
+static inline void *record_value(cmd_hdr_t *h)
+{
+    return (uint8_t *)h + CMD_HDR + h->pad;
+}
+
+/* Destroys the buffered copy of a SET value (a no-op without a dtor). */
+static void drop_value(ze_commands_t *c, cmd_hdr_t *h)
+{
+    if (h->kind != CMD_SET)
+        return;
+    const ze_component_info_t *info =
+        ze_component_info(ze_world_kernel(c->world), (ze_component_t){h->comp});
+    if (info && info->hooks.dtor)
+        info->hooks.dtor(record_value(h), 1, info->hooks.user);
+}
+
+static void reset(ze_commands_t *c)
+{
+    c->size = 0;
+    c->count = 0;
+    c->spawn_count = 0;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+ze_commands_t *ze_commands_create(ze_world_t *w)
+{
+    ZE_CHECK(w, NULL);
+    ze_commands_t *c = ZE_NEW(w->alloc, ze_commands_t);
+    if (!c) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "commands: out of memory");
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    c->world = w;
+    c->alloc = w->alloc;
+    return c;
+}
+
+void ze_commands_clear(ze_commands_t *c)
+{
+    if (!c)
+        return;
+    /* Called by user code while this buffer flushes: the flush clears it when
+     * done; clearing now would destroy values it already applied. */
+    ZE_CHECK(!c->flushing, );
+    for (size_t at = 0; at < c->size;) {
+        cmd_hdr_t *h = (cmd_hdr_t *)(void *)(c->data + at);
+        drop_value(c, h);
+        at += record_size(h);
+    }
+    reset(c);
+}
+
+void ze_commands_destroy(ze_commands_t *c)
+{
+    if (!c)
+        return;
+    ZE_VERIFY_MSG(!c->flushing, "ze_commands_destroy on a buffer that is being flushed");
+    ze_commands_clear(c);
+    ze_free(c->alloc, c->data, c->cap);
+    ze_free(c->alloc, c->resolved, (size_t)c->resolved_cap * sizeof(ze_entity_t));
+    ze_free(c->alloc, c, sizeof *c);
+}
+
+uint32_t ze_commands_count(const ze_commands_t *c)
+{
+    return c ? c->count : 0;
+}
+
+uint32_t ze_commands_last_skipped(const ze_commands_t *c)
+{
+    return c ? c->last_skipped : 0;
+}
+
+/* ------------------------------------------------------------ recording */
+
+/* Null is refused; a pending handle must come from this buffer (an ordinal
+ * it has handed out); any other handle is accepted, alive or not (checked
+ * when the command applies). */
+static ze_result check_target(const ze_commands_t *c, ze_entity_t e)
+{
+    if (ze_entity_is_null(e))
+        return ZE_ERR_INVALID_ARG;
+    if (is_pending(e) &&
+        (ze_entity_generation(e) != ZE__GEN_DEAD || ze_entity_index(e) >= c->spawn_count))
+        return ZE_ERR_INVALID_ARG;
+    return ZE_OK;
+}
+
+static const ze_component_info_t *check_component(const ze_commands_t *c, ze_component_t comp)
+{
+    const ze_component_info_t *info = ze_component_info(ze_world_kernel(c->world), comp);
+    if (!info) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "commands: unknown component id %u", comp.id);
+        return NULL;
+    }
+    return info;
+}
+
+ze_entity_t ze_cmd_spawn(ze_commands_t *c, ze_spawn_fn fn, void *user)
+{
+    ZE_CHECK(c, ZE_ENTITY_NULL);
+    if (c->spawn_count == UINT32_MAX) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "commands: too many spawns in one buffer");
+        return ZE_ENTITY_NULL;
+    }
+    ze_entity_t pending = pending_handle(c->spawn_count);
+    cmd_spawn_t *s = push(c, CMD_SPAWN, 0, pending, sizeof(cmd_spawn_t), 16);
+    if (!s)
+        return ZE_ENTITY_NULL;
+    s->fn = fn;
+    s->user = user;
+    c->spawn_count++;
+    return pending;
+}
+
+ze_result ze_cmd_destroy(ze_commands_t *c, ze_entity_t e)
+{
+    ZE_CHECK(c, ZE_ERR_INVALID_ARG);
+    ze_result r = check_target(c, e);
+    if (r != ZE_OK)
+        return r;
+    return push(c, CMD_DESTROY, 0, e, 0, 16) ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+}
+
+ze_result ze_cmd_add(ze_commands_t *c, ze_entity_t e, ze_component_t comp)
+{
+    ZE_CHECK(c, ZE_ERR_INVALID_ARG);
+    ze_result r = check_target(c, e);
+    if (r != ZE_OK)
+        return r;
+    if (!check_component(c, comp))
+        return ZE_ERR_INVALID_ARG;
+    return push(c, CMD_ADD, comp.id, e, 0, 16) ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+}
+
+ze_result ze_cmd_set(ze_commands_t *c, ze_entity_t e, ze_component_t comp, const void *value)
+{
+    ZE_CHECK(c, ZE_ERR_INVALID_ARG);
+    ze_result r = check_target(c, e);
+    if (r != ZE_OK)
+        return r;
+    const ze_component_info_t *info = check_component(c, comp);
+    if (!info)
+        return ZE_ERR_INVALID_ARG;
+    if (info->size == 0) /* a tag: setting it is adding it */
+        return push(c, CMD_ADD, comp.id, e, 0, 16) ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+    if (!value)
+        return ZE_ERR_INVALID_ARG;
+    if (info->align > CMD_ALIGN) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "commands: component %s is aligned to %u bytes; commands hold values "
+                     "aligned to at most %d",
+                     info->name, info->align, CMD_ALIGN);
+        return ZE_ERR_UNSUPPORTED;
+    }
+    void *dst = push(c, CMD_SET, comp.id, e, info->size, info->align);
+    if (!dst)
+        return ZE_ERR_OUT_OF_MEMORY;
+    const ze_component_hooks_t *hk = &info->hooks;
+    if (hk->copy) {
+        /* Storage copies into fresh memory too (no ctor first); zeroed, so a
+         * hook written as an assignment finds no garbage to release. */
+        memset(dst, 0, info->size);
+        hk->copy(dst, value, 1, hk->user);
+    } else {
+        memcpy(dst, value, info->size);
+    }
+    return ZE_OK;
+}
+
+ze_result ze_cmd_remove(ze_commands_t *c, ze_entity_t e, ze_component_t comp)
+{
+    ZE_CHECK(c, ZE_ERR_INVALID_ARG);
+    ze_result r = check_target(c, e);
+    if (r != ZE_OK)
+        return r;
+    if (!check_component(c, comp))
+        return ZE_ERR_INVALID_ARG;
+    return push(c, CMD_REMOVE, comp.id, e, 0, 16) ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+}
+
+/* ---------------------------------------------------------------- merge */
+
+ze_result ze_commands_merge(ze_commands_t *dst, ze_commands_t *src)
+{
+    ZE_CHECK(dst && src && dst != src, ZE_ERR_INVALID_ARG);
+    ZE_CHECK(dst->world == src->world, ZE_ERR_INVALID_ARG);
+    if (src->flushing)
+        return ZE_ERR_STATE;
+    if (src->size == 0) {
+        reset(src);
+        return ZE_OK;
+    }
+    if ((uint64_t)dst->spawn_count + src->spawn_count > UINT32_MAX)
+        return ZE_ERR_LIMIT;
+    /* Keep src's offsets modulo CMD_ALIGN: its padded values stay aligned. */
+    size_t gap = ZE_ALIGN_UP(dst->size, (size_t)CMD_ALIGN) - dst->size;
+    size_t total;
+    if (!ze_size_add(gap, src->size, &total) || !reserve(dst, total)) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "commands: out of memory merging %zu bytes", src->size);
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    if (gap) {
+        /* A NOP record covering the gap: header plus gap-16 bytes of "value". */
+        push(dst, CMD_NOP, 0, ZE_ENTITY_NULL, gap - CMD_HDR, 16);
+    }
+    uint8_t *base = dst->data + dst->size;
+    memcpy(base, src->data, src->size);
+    uint32_t shift = dst->spawn_count;
+    if (shift) {
+        for (size_t at = 0; at < src->size;) {
+            cmd_hdr_t *h = (cmd_hdr_t *)(void *)(base + at);
+            ze_entity_t e = {h->entity};
+            if (h->kind != CMD_NOP && is_pending(e))
+                h->entity = pending_handle(ze_entity_index(e) + shift).id;
+            at += record_size(h);
+        }
+    }
+    dst->size += src->size;
+    dst->count += src->count;
+    dst->spawn_count += src->spawn_count;
+    reset(src); /* the values moved: no dtor */
+    return ZE_OK;
+}
+
+/* ---------------------------------------------------------------- flush */
+
+static bool resolve_reserve(ze_commands_t *c, uint32_t n)
+{
+    if (n <= c->resolved_cap)
+        return true;
+    uint32_t cap = c->resolved_cap ? c->resolved_cap : 64;
+    while (cap < n)
+        cap = cap > UINT32_MAX / 2 ? n : cap * 2;
+    ze_entity_t *r = ze_alloc(c->alloc, (size_t)cap * sizeof *r, _Alignof(ze_entity_t));
+    if (!r)
+        return false;
+    if (c->resolved) {
+        memcpy(r, c->resolved, (size_t)c->resolved_cap * sizeof *r);
+        ze_free(c->alloc, c->resolved, (size_t)c->resolved_cap * sizeof *r);
+    }
+    c->resolved = r;
+    c->resolved_cap = cap;
+    return true;
+}
+
+/* The entity a command targets now: a pending handle becomes the entity its
+ * spawn created (NULL when that failed). Every spawn record stores its slot
+ * before any later command can name it, so no stale entry is ever read. */
+static ze_entity_t resolve(const ze_commands_t *c, ze_entity_t e)
+{
+    if (!is_pending(e))
+        return e;
+    uint32_t ordinal = ze_entity_index(e);
+    return ordinal < c->resolved_cap ? c->resolved[ordinal] : ZE_ENTITY_NULL;
+}
+
+static inline void keep_first(ze_result *first, ze_result r)
+{
+    if (*first == ZE_OK && r != ZE_OK)
+        *first = r;
+}
+
+ze_result ze_commands_flush(ze_commands_t *c)
+{
+    ZE_CHECK(c, ZE_ERR_INVALID_ARG);
+    if (c->flushing)
+        return ZE_OK; /* re-entered from a callback: the outer loop applies it */
+    ze_world_t *w = c->world;
+    switch (ze__world_gate(w)) {
+    case ZE__GATE_NOW:
+        break;
+    case ZE__GATE_REFUSE:
+        ZE_LOG_ERROR(ZE__LOG_CH, "commands: flush refused inside a parallel wave");
+        return ZE_ERR_STATE;
+    case ZE__GATE_DEFER:
+        /* An iteration is open on the world: hand the commands to the world's
+         * buffer, which is flushed when the last iteration ends. */
+        if (c == ze_world_commands(w))
+            return ZE_OK;
+        return ze_commands_merge(ze_world_commands(w), c);
+    }
+
+    c->flushing = true;
+    ze_result first = ZE_OK;
+    uint32_t skipped = 0;
+    ze_kernel_t *k = ze_world_kernel(w);
+    /* c->size and c->data are re-read every step: user code run by a command
+     * may append to this buffer (and so move it). */
+    for (size_t at = 0; at < c->size;) {
+        cmd_hdr_t h = *(cmd_hdr_t *)(void *)(c->data + at);
+        size_t value_at = at + CMD_HDR + h.pad;
+        at += record_size(&h);
+        if (h.kind == CMD_NOP)
+            continue;
+        if (h.kind == CMD_SPAWN) {
+            cmd_spawn_t s = *(cmd_spawn_t *)(void *)(c->data + value_at);
+            uint32_t ordinal = ze_entity_index((ze_entity_t){h.entity});
+            if (!resolve_reserve(c, ordinal + 1)) {
+                /* Not created; later commands on it resolve to nothing. */
+                ZE_LOG_ERROR(ZE__LOG_CH, "commands: out of memory resolving spawns");
+                keep_first(&first, ZE_ERR_OUT_OF_MEMORY);
+                continue;
+            }
+            ze_entity_t e = ze_entity_create(w);
+            c->resolved[ordinal] = e;
+            if (ze_entity_is_null(e)) {
+                keep_first(&first, ZE_ERR_LIMIT); /* create logged why */
+                continue;
+            }
+            if (s.fn)
+                s.fn(w, e, s.user);
+            continue;
+        }
+        ze_entity_t e = resolve(c, (ze_entity_t){h.entity});
+        ze_component_t comp = {h.comp};
+        if (!ze_entity_alive(w, e)) {
+            skipped++;
+            if (h.kind == CMD_SET)
+                drop_value(c, (cmd_hdr_t *)(void *)(c->data + value_at - h.pad - CMD_HDR));
+            continue;
+        }
+        ze_result r = ZE_OK;
+        switch (h.kind) {
+        case CMD_DESTROY:
+            r = ze_entity_destroy(w, e);
+            break;
+        case CMD_ADD:
+            if (!ze_component_add(w, e, comp) && !ze_component_has(w, e, comp))
+                r = ZE_ERR_STATE;
+            break;
+        case CMD_SET:
+            r = ze_component_set(w, e, comp, c->data + value_at);
+            /* c->data re-read: the set may have run user code that grew the
+             * buffer (the old block stays valid until the flush ends). */
+            drop_value(c, (cmd_hdr_t *)(void *)(c->data + value_at - h.pad - CMD_HDR));
+            break;
+        case CMD_REMOVE:
+            r = ze_component_remove(w, e, comp);
+            if (r == ZE_ERR_NOT_FOUND) { /* absent: a no-op that says so */
+                skipped++;
+                r = ZE_OK;
+            }
+            break;
+        default:
+            ZE_VERIFY_MSG(false, "corrupt command buffer");
+        }
+        if (r != ZE_OK) {
+            const ze_component_info_t *info = ze_component_info(k, comp);
+            ZE_LOG_ERROR(ZE__LOG_CH, "commands: %s of %s on entity %u:%u failed: %s",
+                         h.kind == CMD_DESTROY ? "destroy"
+                         : h.kind == CMD_ADD   ? "add"
+                         : h.kind == CMD_SET   ? "set"
+                                               : "remove",
+                         h.kind == CMD_DESTROY ? "entity" : (info ? info->name : "?"),
+                         ze_entity_index(e), ze_entity_generation(e), ze_result_str(r));
+            keep_first(&first, r);
+        }
+    }
+    c->flushing = false;
+    c->last_skipped = skipped;
+    reset(c);
+    free_retired(c);
+    return first;
+}

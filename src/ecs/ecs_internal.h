@@ -1,0 +1,147 @@
+/* Internals shared by the ecs module's files. Not a public header. */
+#ifndef ZE_ECS_INTERNAL_H
+#define ZE_ECS_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "zengine/ecs.h"
+
+#define ZE__LOG_CH "ecs"
+
+/* Storage pages: 4096 entries. Sparse pages map entity index -> dense
+ * position + 1 (0 = absent, so fresh zeroed pages need no init); dense pages
+ * hold entity indices and component data at the same dense position. */
+enum { ZE__PAGE_BITS = 12, ZE__PAGE = 1u << ZE__PAGE_BITS, ZE__PAGE_MASK = ZE__PAGE - 1 };
+
+/* Generation word of a slot: low 31 bits the generation (1..2^31-1), the
+ * top bit set while the slot is dead. Handles never carry the top bit, so a
+ * dead slot never matches a handle. */
+#define ZE__GEN_DEAD 0x80000000u
+#define ZE__GEN_MAX  0x7fffffffu
+
+typedef struct ze__pool_t {
+    uint32_t id;
+    uint32_t size; /* 0 for tags */
+    uint32_t align;
+    uint32_t count; /* dense entries */
+    ze_component_hooks_t hooks;
+    bool has_hooks;
+    uint32_t page_count; /* entries of each page table (capacity / ZE__PAGE) */
+    uint32_t **sparse;   /* [page_count] -> u32[ZE__PAGE] */
+    uint32_t **dense;    /* [page_count] -> u32[ZE__PAGE] entity indices */
+    uint8_t **data;      /* [page_count] -> size * ZE__PAGE bytes */
+    ze_mask_t groups;    /* bit g: group g owns this pool */
+} ze__pool_t;
+
+enum { ZE__MAX_GROUPS = 32 };
+
+typedef struct ze__group_t {
+    ze_mask_t owned;
+    uint32_t len;
+    uint32_t first_pool; /* lowest component id owned (membership test) */
+} ze__group_t;
+
+typedef struct ze__query_t {
+    ze_query_desc_t desc;
+    int32_t group; /* group whose set is within desc.with (largest), or -1 */
+} ze__query_t;
+
+struct ze_kernel_t {
+    char name[64];
+    ze_mem_t *mem;
+    ze_job_system_t *jobs;
+    bool owns_mem, owns_jobs;
+    ze_heap_t *heap;      /* the kernel's own, in the ECS owner */
+    ze_allocator_t alloc; /* over `heap` */
+    ze_component_info_t components[ZE_MAX_COMPONENTS];
+    char component_names[ZE_MAX_COMPONENTS][ZE_COMPONENT_NAME_MAX];
+    uint32_t component_count;
+    ze_world_t **worlds;
+    uint32_t world_count, world_cap;
+};
+
+typedef struct ze__actor_manager_t ze__actor_manager_t;
+
+struct ze_world_t {
+    ze_kernel_t *kernel;
+    char name[64];
+    ze_allocator_t alloc;
+    uint32_t capacity;
+
+    /* entity table */
+    ze_mem_region_t gen_region, mask_region;
+    uint32_t *gen;      /* [capacity] */
+    ze_mask_t *mask;    /* [capacity]; dead slots: next free index */
+    uint32_t fresh;     /* slots ever handed out */
+    uint32_t free_head; /* UINT32_MAX = empty */
+    uint32_t alive;
+    uint32_t retired;
+
+    ze__pool_t *pools[ZE_MAX_COMPONENTS];
+
+    ze__group_t groups[ZE__MAX_GROUPS];
+    uint32_t group_count;
+    bool auto_groups;
+
+    ze__query_t *queries; /* [query_count + 1], index 0 unused */
+    uint32_t query_count, query_cap;
+    ze_hashmap_t query_map; /* ze_query_desc_t -> uint32_t id */
+
+    /* Structural calls are deferred while iter_depth > 0 and refused while
+     * in_parallel (a WorldTick wave on the pool). */
+    atomic_int iter_depth;
+    atomic_bool in_parallel;
+    ze_commands_t *deferred;
+    bool flushing_deferred;
+
+    ze__actor_manager_t *actors;
+    uint32_t actor_capacity;
+};
+
+/* storage.c */
+ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id); /* creates on first use */
+void ze__pool_free(ze_world_t *w, ze__pool_t *p);
+static inline uint32_t ze__sparse_get(const ze__pool_t *p, uint32_t index)
+{
+    const uint32_t *page = p->sparse[index >> ZE__PAGE_BITS];
+    return page ? page[index & ZE__PAGE_MASK] : 0;
+}
+static inline void *ze__pool_data(const ze__pool_t *p, uint32_t dense)
+{
+    return p->data[dense >> ZE__PAGE_BITS] + (size_t)(dense & ZE__PAGE_MASK) * p->size;
+}
+static inline uint32_t ze__pool_entity(const ze__pool_t *p, uint32_t dense)
+{
+    return p->dense[dense >> ZE__PAGE_BITS][dense & ZE__PAGE_MASK];
+}
+static inline bool ze__alive(const ze_world_t *w, ze_entity_t e)
+{
+    uint32_t idx = ze_entity_index(e);
+    return idx < w->fresh && w->gen[idx] == ze_entity_generation(e) && e.id != 0;
+}
+
+/* world.c: structural gate. ZE_OK to go ahead now, ZE_ERR_STATE when refused
+ * (parallel wave), or a positive "deferred" marker when recorded. */
+typedef enum ze__gate_t { ZE__GATE_NOW = 0, ZE__GATE_DEFER, ZE__GATE_REFUSE } ze__gate_t;
+ze__gate_t ze__world_gate(ze_world_t *w);
+void ze__world_iter_begin(ze_world_t *w);
+void ze__world_iter_end(ze_world_t *w);
+/* WorldTick brackets a parallel wave with these. */
+void ze__world_parallel_begin(ze_world_t *w);
+void ze__world_parallel_end(ze_world_t *w);
+
+/* query.c */
+void ze__queries_free(ze_world_t *w);
+void ze__query_groups_changed(ze_world_t *w);
+
+/* groups.c: keep owning groups packed around adds and removes. */
+void ze__groups_after_add(ze_world_t *w, uint32_t index, ze__pool_t *p);
+void ze__groups_before_remove(ze_world_t *w, uint32_t index, ze__pool_t *p);
+
+/* builtins.c */
+ze_result ze__builtins_register(ze_kernel_t *k);
+
+/* actors.c (NULL-safe: no manager yet = nothing to do) */
+void ze__actors_fini(ze_world_t *w);
+
+#endif

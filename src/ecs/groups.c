@@ -1,0 +1,183 @@
+/* Owning groups. Group g owns a set of component types; the entities that
+ * have all of them sit at dense positions [0, len) of every owned pool, in
+ * the same order, so a query over the set is a loop over packed arrays.
+ * Groups nest (sets contained in one another) and are kept sorted by set
+ * size, smallest first: a bigger group's range is a prefix of a smaller
+ * one's in the pools they share. */
+#include <string.h>
+
+#include "ecs_internal.h"
+
+static void swap_positions(ze__pool_t *p, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return;
+    uint32_t ea = ze__pool_entity(p, a), eb = ze__pool_entity(p, b);
+    p->dense[a >> ZE__PAGE_BITS][a & ZE__PAGE_MASK] = eb;
+    p->dense[b >> ZE__PAGE_BITS][b & ZE__PAGE_MASK] = ea;
+    p->sparse[ea >> ZE__PAGE_BITS][ea & ZE__PAGE_MASK] = b + 1;
+    p->sparse[eb >> ZE__PAGE_BITS][eb & ZE__PAGE_MASK] = a + 1;
+    if (!p->size)
+        return;
+    /* Swapping values is a relocation: both stay constructed, so no hooks. */
+    uint8_t *x = ze__pool_data(p, a), *y = ze__pool_data(p, b);
+    uint8_t tmp[256];
+    for (uint32_t off = 0; off < p->size; off += sizeof tmp) {
+        uint32_t n = ZE_MIN((uint32_t)sizeof tmp, p->size - off);
+        memcpy(tmp, x + off, n);
+        memcpy(x + off, y + off, n);
+        memcpy(y + off, tmp, n);
+    }
+}
+
+/* Move entity `index` to position `to` in every pool of `owned`. */
+static void move_to(ze_world_t *w, ze_mask_t owned, uint32_t index, uint32_t to)
+{
+    ze_mask_t m = owned;
+    while (m) {
+        uint32_t c = (uint32_t)__builtin_ctzll(m);
+        m &= m - 1;
+        ze__pool_t *p = w->pools[c];
+        swap_positions(p, ze__sparse_get(p, index) - 1, to);
+    }
+}
+
+static inline bool in_group(const ze_world_t *w, const ze__group_t *g, uint32_t index)
+{
+    const ze__pool_t *p = w->pools[g->first_pool];
+    uint32_t d = ze__sparse_get(p, index);
+    return d && d - 1 < g->len;
+}
+
+void ze__groups_after_add(ze_world_t *w, uint32_t index, ze__pool_t *p)
+{
+    ze_mask_t gm = p->groups;
+    while (gm) { /* ascending: smaller (outer) groups first */
+        ze__group_t *g = &w->groups[__builtin_ctzll(gm)];
+        gm &= gm - 1;
+        if ((w->mask[index] & g->owned) != g->owned || in_group(w, g, index))
+            continue;
+        move_to(w, g->owned, index, g->len);
+        g->len++;
+    }
+}
+
+void ze__groups_before_remove(ze_world_t *w, uint32_t index, ze__pool_t *p)
+{
+    ze_mask_t gm = p->groups;
+    while (gm) { /* descending: bigger (inner) groups first */
+        uint32_t gi = 63 - (uint32_t)__builtin_clzll(gm);
+        gm &= ~((ze_mask_t)1 << gi);
+        ze__group_t *g = &w->groups[gi];
+        if (!in_group(w, g, index))
+            continue;
+        move_to(w, g->owned, index, g->len - 1);
+        g->len--;
+    }
+}
+
+static void rebuild_pool_bits(ze_world_t *w)
+{
+    for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
+        ze__pool_t *p = w->pools[c];
+        if (!p)
+            continue;
+        p->groups = 0;
+        for (uint32_t g = 0; g < w->group_count; g++)
+            if (w->groups[g].owned & ((ze_mask_t)1 << c))
+                p->groups |= (ze_mask_t)1 << g;
+    }
+}
+
+static ze_result group_create(ze_world_t *w, ze_mask_t owned, bool quiet)
+{
+    if (__builtin_popcountll(owned) < 2) {
+        if (!quiet)
+            ZE_LOG_ERROR(ZE__LOG_CH, "a group owns at least two component types");
+        return ZE_ERR_INVALID_ARG;
+    }
+    if (owned >> w->kernel->component_count && w->kernel->component_count < 64)
+        return ZE_ERR_INVALID_ARG;
+    if (ze__world_gate(w) != ZE__GATE_NOW) {
+        if (!quiet)
+            ZE_LOG_ERROR(ZE__LOG_CH, "groups cannot be created during iteration");
+        return ZE_ERR_STATE;
+    }
+    uint32_t insert_at = w->group_count;
+    uint32_t start_len = 0;
+    for (uint32_t i = 0; i < w->group_count; i++) {
+        ze_mask_t other = w->groups[i].owned;
+        if (other == owned)
+            return ZE_OK;
+        bool nested = (other & owned) == 0 || (other & owned) == other || (other & owned) == owned;
+        if (!nested) {
+            if (!quiet)
+                ZE_LOG_ERROR(ZE__LOG_CH,
+                             "group %016llx overlaps group %016llx without nesting in it",
+                             (unsigned long long)owned, (unsigned long long)other);
+            return ZE_ERR_CONFLICT;
+        }
+        if ((other & owned) == owned && w->groups[i].len > start_len)
+            start_len = w->groups[i].len; /* a bigger set: its members qualify already */
+    }
+    if (w->group_count == ZE__MAX_GROUPS) {
+        if (!quiet)
+            ZE_LOG_ERROR(ZE__LOG_CH, "at most %d groups per world", ZE__MAX_GROUPS);
+        return ZE_ERR_LIMIT;
+    }
+    /* Every owned pool must exist (an empty one is fine). */
+    for (ze_mask_t m = owned; m; m &= m - 1)
+        if (!ze__pool_get(w, (uint32_t)__builtin_ctzll(m)))
+            return ZE_ERR_OUT_OF_MEMORY;
+    int pop = __builtin_popcountll(owned);
+    for (uint32_t i = 0; i < w->group_count; i++) {
+        if (__builtin_popcountll(w->groups[i].owned) > pop) {
+            insert_at = i;
+            break;
+        }
+    }
+    memmove(&w->groups[insert_at + 1], &w->groups[insert_at],
+            (w->group_count - insert_at) * sizeof(ze__group_t));
+    ze__group_t *g = &w->groups[insert_at];
+    *g = (ze__group_t){
+        .owned = owned, .len = start_len, .first_pool = (uint32_t)__builtin_ctzll(owned)};
+    w->group_count++;
+    rebuild_pool_bits(w);
+
+    /* Sort existing members in: walk the smallest owned pool past the
+     * members already in place. */
+    ze__pool_t *walk = NULL;
+    for (ze_mask_t m = owned; m; m &= m - 1) {
+        ze__pool_t *p = w->pools[__builtin_ctzll(m)];
+        if (!walk || p->count < walk->count)
+            walk = p;
+    }
+    for (uint32_t q = 0; q < walk->count; q++) {
+        uint32_t index = ze__pool_entity(walk, q);
+        if ((w->mask[index] & owned) != owned || in_group(w, g, index))
+            continue;
+        move_to(w, owned, index, g->len);
+        g->len++;
+    }
+    ze__query_groups_changed(w);
+    return ZE_OK;
+}
+
+ze_result ze_group_create(ze_world_t *w, ze_mask_t owned)
+{
+    return group_create(w, owned, false);
+}
+
+ze_result ze__group_try_create(ze_world_t *w, ze_mask_t owned);
+ze_result ze__group_try_create(ze_world_t *w, ze_mask_t owned)
+{
+    return group_create(w, owned, true);
+}
+
+uint32_t ze_group_size(const ze_world_t *w, ze_mask_t owned)
+{
+    for (uint32_t i = 0; i < w->group_count; i++)
+        if (w->groups[i].owned == owned)
+            return w->groups[i].len;
+    return 0;
+}

@@ -1,0 +1,276 @@
+/* HierarchySystem and transform helpers.
+ *
+ * ze_hierarchy_update derives every Transform's world matrix from its local
+ * TRS and its parent's world matrix. The order (parents before children) is
+ * computed afresh on each update, in O(n) for n Transform holders:
+ *   1. one query walk lists the entities, their Parent links and pointers to
+ *      their Transforms (borrows: no structural change happens meanwhile);
+ *   2. each entity's link is resolved to the parent's position in that list
+ *      through a map indexed by entity slot (a sparse-set style map that needs
+ *      no clearing: an entry counts only when the list points back at it);
+ *   3. a walk up the links from every entity not placed yet appends the
+ *      unplaced part of its ancestor chain, root end first, so every node is
+ *      visited once; meeting a node of the chain being walked is a cycle,
+ *      broken by treating the entity whose link closes it as a root;
+ *   4. world = parent.world * TRS(local) in that order.
+ * Temporaries (33 bytes per Transform, plus 4 per entity slot up to the
+ * highest one seen) come from the thread's scratch arena when they fit, else
+ * from the world's heap.
+ *
+ * Entities and components are reached through the public API only, so the
+ * update does not depend on how storage is laid out. */
+#include <string.h>
+
+#include "ecs_internal.h"
+
+#define NONE UINT32_MAX
+
+enum { MAX_TEMP_BLOCKS = 8 };
+
+/* Temporaries: scratch when it has room, else the world's allocator. */
+typedef struct temp_t {
+    ze_scratch_t scratch;
+    ze_allocator_t heap;
+    void *blocks[MAX_TEMP_BLOCKS];
+    size_t sizes[MAX_TEMP_BLOCKS];
+    uint32_t block_count;
+} temp_t;
+
+static void *temp_alloc(temp_t *t, size_t size)
+{
+    ze_arena_t *a = t->scratch.arena;
+    /* Room for alignment and the arena's redzone in sanitizer builds: a push
+     * that fails would be logged as a budget failure, so ask only when it
+     * fits. */
+    if (a && a->region.reserved - a->pos > size + 64) {
+        void *p = ze_arena_push(a, size, 16);
+        if (p)
+            return p;
+    }
+    if (t->block_count == MAX_TEMP_BLOCKS)
+        return NULL;
+    void *p = ze_alloc(t->heap, size, 16);
+    if (p) {
+        t->blocks[t->block_count] = p;
+        t->sizes[t->block_count++] = size;
+    }
+    return p;
+}
+
+static void temp_release(temp_t *t)
+{
+    for (uint32_t i = 0; i < t->block_count; i++)
+        ze_free(t->heap, t->blocks[i], t->sizes[i]);
+    ze_scratch_end(t->scratch);
+}
+
+ze_transform_t ze_transform_identity(void)
+{
+    return (ze_transform_t){
+        .position = {0, 0, 0},
+        .rotation = ZE_QUAT_IDENTITY,
+        .scale = {1, 1, 1},
+        .previous_position = {0, 0, 0},
+        .world = ze_mat4_identity(),
+    };
+}
+
+/* parent * TRS(t), written to *out. The same as
+ * ze_mat4_mul(*parent, ze_mat4_from_trs(...)) up to rounding, inlined and
+ * without building the local matrix: this loop is most of an update, and the
+ * two calls cost four times as much. The rotation is that of the normalized
+ * quaternion (s = 2 / |q|^2); a zero quaternion gives no rotation. */
+static inline void compose(const ze_mat4_t *parent, const ze_transform_t *t, ze_mat4_t *out)
+{
+    float x = t->rotation.x, y = t->rotation.y, z = t->rotation.z, w = t->rotation.w;
+    float n = x * x + y * y + z * z + w * w;
+    float s = n > 0.0f ? 2.0f / n : 0.0f;
+    float xx = s * x * x, yy = s * y * y, zz = s * z * z;
+    float xy = s * x * y, xz = s * x * z, yz = s * y * z;
+    float wx = s * w * x, wy = s * w * y, wz = s * w * z;
+    const float l[4][3] = {
+        {(1.0f - yy - zz) * t->scale.x, (xy + wz) * t->scale.x, (xz - wy) * t->scale.x},
+        {(xy - wz) * t->scale.y, (1.0f - xx - zz) * t->scale.y, (yz + wx) * t->scale.y},
+        {(xz + wy) * t->scale.z, (yz - wx) * t->scale.z, (1.0f - xx - yy) * t->scale.z},
+        {t->position.x, t->position.y, t->position.z},
+    };
+    ze_mat4_t r;
+    if (!parent) {
+        for (int c = 0; c < 4; c++) {
+            r.m[c][0] = l[c][0];
+            r.m[c][1] = l[c][1];
+            r.m[c][2] = l[c][2];
+            r.m[c][3] = c == 3 ? 1.0f : 0.0f;
+        }
+    } else {
+        const float(*p)[4] = parent->m;
+        for (int c = 0; c < 4; c++)
+            for (int row = 0; row < 4; row++)
+                r.m[c][row] = p[0][row] * l[c][0] + p[1][row] * l[c][1] + p[2][row] * l[c][2] +
+                              (c == 3 ? p[3][row] : 0.0f);
+    }
+    *out = r;
+}
+
+static ze_query_desc_t transform_query_desc(void)
+{
+    /* Transform alone: no filter, no auto group, whole-page runs. */
+    return (ze_query_desc_t){.with = ZE_MASK(ze_transform_t), .write = ZE_MASK(ze_transform_t)};
+}
+
+static ze_result hierarchy_run(ze_world_t *w, ze_query_t q)
+{
+    uint32_t cap = ze_component_population(w, ZE_ID(ze_transform_t));
+    if (!cap)
+        return ZE_OK;
+    temp_t t = {.scratch = ze_scratch_begin(ze_kernel_mem(ze_world_kernel(w))), .heap = w->alloc};
+    ze_result result = ZE_OK;
+
+    /* 1. Entities, links, Transform pointers. Allocated before the walk: the
+     * iterator pops its own scratch use at the end of every run. */
+    ze_entity_t *ent = temp_alloc(&t, (size_t)cap * sizeof *ent);
+    ze_entity_t *link = temp_alloc(&t, (size_t)cap * sizeof *link);
+    ze_transform_t **tf = temp_alloc(&t, (size_t)cap * sizeof *tf);
+    if (!ent || !link || !tf) {
+        result = ZE_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    uint32_t n = 0, max_index = 0;
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+        if (n + it.count > cap) { /* cannot happen: the query is every holder */
+            ze_iter_fini(&it);
+            break;
+        }
+        for (uint32_t i = 0; i < it.count; i++, n++) {
+            ze_entity_t e = ze_iter_entity(&it, i);
+            const ze_parent_t *p = ze_get(w, e, ze_parent_t);
+            ent[n] = e;
+            link[n] = p ? p->parent : ZE_ENTITY_NULL;
+            tf[n] = ze_get(w, e, ze_transform_t);
+            max_index = ZE_MAX(max_index, ze_entity_index(e));
+        }
+    }
+
+    /* 2. Links to list positions. */
+    uint32_t *map = temp_alloc(&t, ((size_t)max_index + 1) * sizeof *map);
+    uint32_t *parent = temp_alloc(&t, (size_t)n * sizeof *parent + 1);
+    uint32_t *order = temp_alloc(&t, (size_t)n * sizeof *order + 1);
+    uint8_t *state = temp_alloc(&t, (size_t)n + 1);
+    if (!map || !parent || !order || !state) {
+        result = ZE_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        map[ze_entity_index(ent[k])] = k;
+    for (uint32_t k = 0; k < n; k++) {
+        ze_entity_t p = link[k];
+        uint32_t pi = ze_entity_index(p);
+        uint32_t pk = pi <= max_index && !ze_entity_is_null(p) ? map[pi] : NONE;
+        /* A dead parent, or one without a Transform, fails this check. */
+        parent[k] = pk < n && ze_entity_eq(ent[pk], p) ? pk : NONE;
+    }
+
+    /* 3. Parents before children. state: 0 unplaced, 1 on the chain being
+     * walked, 2 placed. */
+    memset(state, 0, n);
+    uint32_t placed = 0, cycles = 0;
+    ze_entity_t cycle_at = ZE_ENTITY_NULL, cycle_parent = ZE_ENTITY_NULL;
+    for (uint32_t k = 0; k < n; k++) {
+        if (state[k])
+            continue;
+        uint32_t first = placed, cur = k;
+        for (;;) {
+            state[cur] = 1;
+            order[placed++] = cur; /* child end first; reversed below */
+            uint32_t p = parent[cur];
+            if (p == NONE || state[p] == 2)
+                break;
+            if (state[p] == 1) {
+                if (!cycles++) {
+                    cycle_at = ent[cur];
+                    cycle_parent = ent[p];
+                }
+                parent[cur] = NONE; /* the link that closes the cycle is ignored */
+                break;
+            }
+            cur = p;
+        }
+        for (uint32_t a = first, b = placed - 1; a < b; a++, b--) {
+            uint32_t tmp = order[a];
+            order[a] = order[b];
+            order[b] = tmp;
+        }
+        for (uint32_t i = first; i < placed; i++)
+            state[order[i]] = 2;
+    }
+
+    /* 4. World matrices, in that order: a child usually follows its parent
+     * closely, so the parent's matrix is still in cache. (Level by level in
+     * storage order was measured too: 1.6 times slower at 100k entities.) */
+    for (uint32_t i = 0; i < placed; i++) {
+        uint32_t k = order[i];
+        compose(parent[k] == NONE ? NULL : &tf[parent[k]]->world, tf[k], &tf[k]->world);
+    }
+
+    if (cycles) {
+        ZE_LOG_WARN(ZE__LOG_CH,
+                    "world '%s': %u Parent cycle(s) broken this update; the first at entity "
+                    "%u:%u, whose parent %u:%u is also its descendant (treated as a root)",
+                    w->name, cycles, ze_entity_index(cycle_at), ze_entity_generation(cycle_at),
+                    ze_entity_index(cycle_parent), ze_entity_generation(cycle_parent));
+        result = ZE_ERR_CYCLE;
+    }
+done:
+    if (result == ZE_ERR_OUT_OF_MEMORY)
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': hierarchy update out of memory for %u transforms",
+                     w->name, cap);
+    temp_release(&t);
+    return result;
+}
+
+ze_result ze_hierarchy_update(ze_world_t *w)
+{
+    ZE_CHECK(w, ZE_ERR_INVALID_ARG);
+    ze_query_desc_t d = transform_query_desc();
+    ze_query_t q = ze_query_create(w, &d);
+    if (!q.id)
+        return ZE_ERR_INTERNAL;
+    return hierarchy_run(w, q);
+}
+
+static void hierarchy_system(ze_world_t *w, const ze_tick_t *t)
+{
+    /* The system's own query is the update's: no query creation (a cache
+     * insert) from inside a possibly parallel wave. */
+    if (t->query.id)
+        hierarchy_run(w, t->query);
+    else
+        ze_hierarchy_update(w);
+}
+
+ze_system_desc_t ze_hierarchy_system_desc(void)
+{
+    return (ze_system_desc_t){
+        .name = "hierarchy",
+        .fn = hierarchy_system,
+        .reads = ZE_MASK(ze_parent_t),
+        .writes = ZE_MASK(ze_transform_t),
+        /* Transform alone, not {Transform, Parent}: that would make an auto
+         * group which could clash with the application's own groups. */
+        .query = transform_query_desc(),
+    };
+}
+
+void ze_transforms_snapshot(ze_world_t *w)
+{
+    ZE_CHECK(w, );
+    ze_query_desc_t d = transform_query_desc();
+    ze_query_t q = ze_query_create(w, &d);
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+        ze_transform_t *t = ze_field(&it, ze_transform_t);
+        for (uint32_t i = 0; i < it.count; i++)
+            t[i].previous_position = t[i].position;
+    }
+}

@@ -1,0 +1,227 @@
+/* The kernel: component registry, memory manager and job system, worlds. */
+#include <string.h>
+
+#include "ecs_internal.h"
+
+ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
+{
+    ze_kernel_desc_t d = desc ? *desc : (ze_kernel_desc_t){0};
+    ze_mem_t *mem = d.mem;
+    bool owns_mem = false, owns_jobs = false;
+    if (!mem) {
+        if (ze_mem_create(&(ze_mem_desc_t){0}, &mem) != ZE_OK) {
+            ZE_LOG_ERROR(ZE__LOG_CH, "kernel: cannot create a memory manager");
+            return NULL;
+        }
+        owns_mem = true;
+    }
+    /* The kernel's own heap for storage pages and tables: half the ECS
+     * owner's range (entity tables are regions in the rest). Thread-safe:
+     * parallel systems record commands from pool threads. */
+    ze_heap_t *heap = NULL;
+    uint64_t budget = ze_mem_owner_stats(mem, ZE_MEM_OWNER_ECS).budget;
+    size_t heap_size = ZE_ALIGN_UP((size_t)(budget / 2), ze_mem_page_size());
+    if (!heap_size ||
+        ze_heap_create(mem,
+                       &(ze_heap_desc_t){
+                           .owner = ZE_MEM_OWNER_ECS, .max_size = heap_size, .thread_safe = true},
+                       &heap) != ZE_OK) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "kernel: cannot create the ECS heap (ECS budget %llu MiB)",
+                     (unsigned long long)(budget >> 20));
+        if (owns_mem)
+            ze_mem_destroy(mem);
+        return NULL;
+    }
+    ze_allocator_t alloc = ze_heap_allocator(heap);
+    ze_kernel_t *k = ze_alloc(alloc, sizeof *k, _Alignof(ze_kernel_t));
+    if (!k) {
+        ze_heap_destroy(heap);
+        if (owns_mem)
+            ze_mem_destroy(mem);
+        return NULL;
+    }
+    memset(k, 0, sizeof *k);
+    k->mem = mem;
+    k->owns_mem = owns_mem;
+    k->heap = heap;
+    k->alloc = alloc;
+    snprintf(k->name, sizeof k->name, "%s", d.name ? d.name : "kernel");
+    k->jobs = d.jobs;
+    if (!k->jobs) {
+        if (ze_job_system_create(&(ze_job_system_desc_t){.mem = mem}, &k->jobs) != ZE_OK) {
+            ZE_LOG_ERROR(ZE__LOG_CH, "kernel: cannot create a job system");
+            ze_kernel_destroy(k);
+            return NULL;
+        }
+        owns_jobs = true;
+    }
+    k->owns_jobs = owns_jobs;
+    if (ze__builtins_register(k) != ZE_OK) {
+        ze_kernel_destroy(k);
+        return NULL;
+    }
+    return k;
+}
+
+void ze__kernel_forget_world(ze_kernel_t *k, ze_world_t *w);
+void ze__kernel_forget_world(ze_kernel_t *k, ze_world_t *w)
+{
+    for (uint32_t i = 0; i < k->world_count; i++) {
+        if (k->worlds[i] == w) {
+            memmove(&k->worlds[i], &k->worlds[i + 1],
+                    (k->world_count - i - 1) * sizeof(*k->worlds));
+            k->world_count--;
+            return;
+        }
+    }
+}
+
+ze_result ze__kernel_add_world(ze_kernel_t *k, ze_world_t *w);
+ze_result ze__kernel_add_world(ze_kernel_t *k, ze_world_t *w)
+{
+    if (k->world_count == k->world_cap) {
+        uint32_t cap = k->world_cap ? k->world_cap * 2 : 4;
+        ze_world_t **p =
+            ze_realloc(k->alloc, k->worlds, sizeof(*p) * k->world_cap, sizeof(*p) * cap, 16);
+        if (!p)
+            return ZE_ERR_OUT_OF_MEMORY;
+        k->worlds = p;
+        k->world_cap = cap;
+    }
+    k->worlds[k->world_count++] = w;
+    return ZE_OK;
+}
+
+void ze_kernel_destroy(ze_kernel_t *k)
+{
+    if (!k)
+        return;
+    while (k->world_count)
+        ze_world_destroy(k->worlds[k->world_count - 1]);
+    ze_free(k->alloc, k->worlds, sizeof(*k->worlds) * k->world_cap);
+    ze_mem_t *mem = k->mem;
+    bool owns_mem = k->owns_mem;
+    ze_heap_t *heap = k->heap;
+    if (k->owns_jobs)
+        ze_job_system_destroy(k->jobs);
+    ze_free(k->alloc, k, sizeof *k);
+    ze_heap_destroy(heap);
+    if (owns_mem)
+        ze_mem_destroy(mem);
+}
+
+ze_mem_t *ze_kernel_mem(const ze_kernel_t *k)
+{
+    return k->mem;
+}
+
+ze_job_system_t *ze_kernel_jobs(const ze_kernel_t *k)
+{
+    return k->jobs;
+}
+
+/* ------------------------------------------------------------ registry */
+
+/* Default alignment: the largest power of two dividing the size, at most 16
+ * (what a struct of that size can need). */
+static uint32_t default_align(size_t size)
+{
+    if (!size)
+        return 1;
+    size_t low = size & (~size + 1);
+    return low > 16 ? 16u : (uint32_t)low;
+}
+
+ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
+                                ze_component_t *out)
+{
+    if (!k || !desc || !desc->name || !desc->name[0] || !out)
+        return ZE_ERR_INVALID_ARG;
+    size_t name_len = strlen(desc->name);
+    if (name_len >= ZE_COMPONENT_NAME_MAX) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "component name '%.40s...' is longer than %d characters",
+                     desc->name, ZE_COMPONENT_NAME_MAX - 1);
+        return ZE_ERR_INVALID_ARG;
+    }
+    uint32_t align = desc->align ? (uint32_t)desc->align : default_align(desc->size);
+    for (uint32_t i = 0; i < k->component_count; i++) {
+        ze_component_info_t *c = &k->components[i];
+        if (strcmp(c->name, desc->name) != 0)
+            continue;
+        if (c->size != desc->size || c->align != align) {
+            ZE_LOG_ERROR(ZE__LOG_CH,
+                         "component '%s' registered again with a different layout "
+                         "(%u/%u, now %zu/%u)",
+                         desc->name, c->size, c->align, desc->size, align);
+            return ZE_ERR_CONFLICT;
+        }
+        *out = (ze_component_t){i};
+        return ZE_OK;
+    }
+    if (!ZE_IS_POW2(align) || align > 4096 || desc->size > (1u << 20) ||
+        (desc->size && desc->size % align)) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "component '%s': size %zu / alignment %u not supported",
+                     desc->name, desc->size, align);
+        return ZE_ERR_INVALID_ARG;
+    }
+    if (k->component_count >= ZE_MAX_COMPONENTS) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "cannot register component '%s': the kernel already has %d component "
+                     "types, the limit (one bit each in the 64-bit mask)",
+                     desc->name, ZE_MAX_COMPONENTS);
+        return ZE_ERR_LIMIT;
+    }
+    uint32_t id = k->component_count;
+    uint64_t stable = desc->stable_id ? desc->stable_id : ze_hash64(desc->name, name_len, 0);
+    for (uint32_t i = 0; i < k->component_count; i++) {
+        if (k->components[i].stable_id == stable) {
+            ZE_LOG_ERROR(ZE__LOG_CH, "component '%s': stable id %016llx already used by '%s'",
+                         desc->name, (unsigned long long)stable, k->components[i].name);
+            return ZE_ERR_CONFLICT;
+        }
+    }
+    memcpy(k->component_names[id], desc->name, name_len + 1);
+    k->components[id] = (ze_component_info_t){
+        .name = k->component_names[id],
+        .size = (uint32_t)desc->size,
+        .align = align,
+        .stable_id = stable,
+        .schema_version = desc->schema_version ? desc->schema_version : 1,
+        .flags = desc->flags,
+        .hooks = desc->hooks,
+        .fields = desc->fields,
+        .field_count = desc->field_count,
+    };
+    k->component_count++;
+    *out = (ze_component_t){id};
+    return ZE_OK;
+}
+
+ze_component_t ze__component_register_or_invalid(ze_kernel_t *k, const ze_component_desc_t *d)
+{
+    ze_component_t c = ZE_COMPONENT_INVALID;
+    if (ze_component_register(k, d, &c) != ZE_OK)
+        return ZE_COMPONENT_INVALID;
+    return c;
+}
+
+ze_result ze_component_find(const ze_kernel_t *k, const char *name, ze_component_t *out)
+{
+    for (uint32_t i = 0; name && i < k->component_count; i++) {
+        if (strcmp(k->components[i].name, name) == 0) {
+            *out = (ze_component_t){i};
+            return ZE_OK;
+        }
+    }
+    return ZE_ERR_NOT_FOUND;
+}
+
+const ze_component_info_t *ze_component_info(const ze_kernel_t *k, ze_component_t c)
+{
+    return c.id < k->component_count ? &k->components[c.id] : NULL;
+}
+
+uint32_t ze_component_count(const ze_kernel_t *k)
+{
+    return k->component_count;
+}

@@ -1,0 +1,285 @@
+/* Component storage: one sparse set per type. Sparse pages map an entity
+ * index to its dense position + 1; dense pages hold entity indices and data
+ * at the same position. Pages are ZE__PAGE entries and never move, so
+ * pointers stay valid until that type's next structural change, and there is
+ * no copy on growth (and no doubling slack in memory). */
+#include <string.h>
+
+#include "ecs_internal.h"
+
+ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id)
+{
+    ze__pool_t *p = w->pools[id];
+    if (p)
+        return p;
+    const ze_component_info_t *info = &w->kernel->components[id];
+    p = ze_alloc(w->alloc, sizeof *p, _Alignof(ze__pool_t));
+    if (!p)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->id = id;
+    p->size = info->size;
+    p->align = info->align;
+    p->hooks = info->hooks;
+    p->has_hooks = info->hooks.ctor || info->hooks.dtor || info->hooks.copy || info->hooks.move;
+    p->page_count = w->capacity >> ZE__PAGE_BITS;
+    size_t table = sizeof(void *) * p->page_count;
+    p->sparse = ze_alloc(w->alloc, table, 16);
+    p->dense = ze_alloc(w->alloc, table, 16);
+    p->data = p->size ? ze_alloc(w->alloc, table, 16) : NULL;
+    if (!p->sparse || !p->dense || (p->size && !p->data)) {
+        ze__pool_free(w, p);
+        return NULL;
+    }
+    memset(p->sparse, 0, table);
+    memset(p->dense, 0, table);
+    if (p->data)
+        memset(p->data, 0, table);
+    /* Groups created before this pool existed may own its type. */
+    for (uint32_t g = 0; g < w->group_count; g++)
+        if (w->groups[g].owned & ((ze_mask_t)1 << id))
+            p->groups |= (ze_mask_t)1 << g;
+    w->pools[id] = p;
+    return p;
+}
+
+void ze__pool_free(ze_world_t *w, ze__pool_t *p)
+{
+    if (!p)
+        return;
+    size_t table = sizeof(void *) * p->page_count;
+    for (uint32_t i = 0; i < p->page_count; i++) {
+        if (p->sparse && p->sparse[i])
+            ze_free(w->alloc, p->sparse[i], sizeof(uint32_t) * ZE__PAGE);
+        if (p->dense && p->dense[i])
+            ze_free(w->alloc, p->dense[i], sizeof(uint32_t) * ZE__PAGE);
+        if (p->data && p->data[i])
+            ze_free(w->alloc, p->data[i], (size_t)p->size * ZE__PAGE);
+    }
+    ze_free(w->alloc, p->sparse, table);
+    ze_free(w->alloc, p->dense, table);
+    ze_free(w->alloc, p->data, table);
+    ze_free(w->alloc, p, sizeof *p);
+}
+
+static bool valid_component(const ze_world_t *w, ze_component_t c)
+{
+    return c.id < w->kernel->component_count;
+}
+
+/* Make room for dense position `d` and sparse slot `index`. */
+static bool pool_reserve(ze_world_t *w, ze__pool_t *p, uint32_t d, uint32_t index)
+{
+    uint32_t page = d >> ZE__PAGE_BITS;
+    if (!p->dense[page]) {
+        p->dense[page] = ze_alloc(w->alloc, sizeof(uint32_t) * ZE__PAGE, 64);
+        if (!p->dense[page])
+            return false;
+    }
+    if (p->size && !p->data[page]) {
+        p->data[page] = ze_alloc(w->alloc, (size_t)p->size * ZE__PAGE, ZE_MAX(p->align, 64u));
+        if (!p->data[page])
+            return false;
+    }
+    uint32_t sp = index >> ZE__PAGE_BITS;
+    if (!p->sparse[sp]) {
+        p->sparse[sp] = ze_alloc(w->alloc, sizeof(uint32_t) * ZE__PAGE, 64);
+        if (!p->sparse[sp])
+            return false;
+        memset(p->sparse[sp], 0, sizeof(uint32_t) * ZE__PAGE);
+    }
+    return true;
+}
+
+static inline void copy_value(void *dst, const void *src, uint32_t size)
+{
+    /* Constant-size copies for the common sizes: memcpy with a run-time
+     * size is a library call, and adds are hot. */
+    switch (size) {
+    case 4:
+        memcpy(dst, src, 4);
+        break;
+    case 8:
+        memcpy(dst, src, 8);
+        break;
+    case 12:
+        memcpy(dst, src, 12);
+        break;
+    case 16:
+        memcpy(dst, src, 16);
+        break;
+    default:
+        memcpy(dst, src, size);
+        break;
+    }
+}
+
+/* Insert index into p (absent), value from `value` (copy) or default.
+ * Returns the data pointer (NULL for tags or on failure via *ok). */
+static void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, const void *value, bool *ok)
+{
+    uint32_t d = p->count;
+    if (!pool_reserve(w, p, d, index)) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of ECS memory adding '%s'", w->name,
+                     w->kernel->components[p->id].name);
+        *ok = false;
+        return NULL;
+    }
+    p->dense[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK] = index;
+    p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK] = d + 1;
+    p->count = d + 1;
+    w->mask[index] |= (ze_mask_t)1 << p->id;
+    if (p->size) {
+        void *dst = ze__pool_data(p, d);
+        if (value) {
+            if (p->hooks.copy)
+                p->hooks.copy(dst, value, 1, p->hooks.user);
+            else
+                copy_value(dst, value, p->size);
+        } else if (p->hooks.ctor) {
+            p->hooks.ctor(dst, 1, p->hooks.user);
+        } else {
+            memset(dst, 0, p->size);
+        }
+    }
+    if (p->groups)
+        ze__groups_after_add(w, index, p);
+    *ok = true;
+    return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : NULL;
+}
+
+void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp);
+void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp)
+{
+    ze__pool_t *p = w->pools[comp];
+    if (p->groups)
+        ze__groups_before_remove(w, index, p);
+    uint32_t d = ze__sparse_get(p, index) - 1;
+    uint32_t last = p->count - 1;
+    if (p->size) {
+        void *dst = ze__pool_data(p, d);
+        if (p->hooks.dtor)
+            p->hooks.dtor(dst, 1, p->hooks.user);
+        if (d != last) {
+            void *src = ze__pool_data(p, last);
+            if (p->hooks.move)
+                p->hooks.move(dst, src, 1, p->hooks.user);
+            else
+                copy_value(dst, src, p->size);
+        }
+    }
+    if (d != last) {
+        uint32_t moved = ze__pool_entity(p, last);
+        p->dense[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK] = moved;
+        p->sparse[moved >> ZE__PAGE_BITS][moved & ZE__PAGE_MASK] = d + 1;
+    }
+    p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK] = 0;
+    p->count = last;
+    w->mask[index] &= ~((ze_mask_t)1 << comp);
+}
+
+void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    if (!valid_component(w, c) || !ze__alive(w, e))
+        return NULL;
+    uint32_t index = ze_entity_index(e);
+    if (w->mask[index] & ((ze_mask_t)1 << c.id)) {
+        const ze__pool_t *p = w->pools[c.id];
+        return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : NULL;
+    }
+    switch (ze__world_gate(w)) {
+    case ZE__GATE_REFUSE:
+        return NULL;
+    case ZE__GATE_DEFER:
+        ze_cmd_add(w->deferred, e, c);
+        return NULL;
+    case ZE__GATE_NOW:
+        break;
+    }
+    ze__pool_t *p = ze__pool_get(w, c.id);
+    if (!p)
+        return NULL;
+    bool ok;
+    return pool_insert(w, p, index, NULL, &ok);
+}
+
+ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const void *value)
+{
+    if (!valid_component(w, c) || !value)
+        return ZE_ERR_INVALID_ARG;
+    if (!ze__alive(w, e))
+        return ZE_ERR_NOT_FOUND;
+    uint32_t index = ze_entity_index(e);
+    if (w->mask[index] & ((ze_mask_t)1 << c.id)) {
+        /* A value write, not a structural change: allowed anywhere. */
+        ze__pool_t *p = w->pools[c.id];
+        if (p->size) {
+            void *dst = ze__pool_data(p, ze__sparse_get(p, index) - 1);
+            if (p->hooks.copy)
+                p->hooks.copy(dst, value, 1, p->hooks.user);
+            else
+                copy_value(dst, value, p->size);
+        }
+        return ZE_OK;
+    }
+    switch (ze__world_gate(w)) {
+    case ZE__GATE_REFUSE:
+        return ZE_ERR_STATE;
+    case ZE__GATE_DEFER:
+        return ze_cmd_set(w->deferred, e, c, value);
+    case ZE__GATE_NOW:
+        break;
+    }
+    ze__pool_t *p = ze__pool_get(w, c.id);
+    if (!p)
+        return ZE_ERR_OUT_OF_MEMORY;
+    bool ok;
+    pool_insert(w, p, index, value, &ok);
+    return ok ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+}
+
+void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    if (c.id >= ZE_MAX_COMPONENTS)
+        return NULL;
+    uint32_t index = ze_entity_index(e);
+    /* The generation and the sparse entry are independent loads, so the CPU
+     * overlaps their cache misses. */
+    const ze__pool_t *p = w->pools[c.id];
+    if (!p || !ze__alive(w, e) || !p->size)
+        return NULL;
+    uint32_t d = ze__sparse_get(p, index);
+    return d ? ze__pool_data(p, d - 1) : NULL;
+}
+
+bool ze_component_has(const ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    return c.id < ZE_MAX_COMPONENTS && ze__alive(w, e) &&
+           (w->mask[ze_entity_index(e)] & ((ze_mask_t)1 << c.id));
+}
+
+ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    if (!valid_component(w, c))
+        return ZE_ERR_INVALID_ARG;
+    if (!ze__alive(w, e))
+        return ZE_ERR_NOT_FOUND;
+    uint32_t index = ze_entity_index(e);
+    if (!(w->mask[index] & ((ze_mask_t)1 << c.id)))
+        return ZE_ERR_NOT_FOUND;
+    switch (ze__world_gate(w)) {
+    case ZE__GATE_REFUSE:
+        return ZE_ERR_STATE;
+    case ZE__GATE_DEFER:
+        return ze_cmd_remove(w->deferred, e, c);
+    case ZE__GATE_NOW:
+        break;
+    }
+    ze__component_remove_now(w, index, c.id);
+    return ZE_OK;
+}
+
+uint32_t ze_component_population(const ze_world_t *w, ze_component_t c)
+{
+    return c.id < ZE_MAX_COMPONENTS && w->pools[c.id] ? w->pools[c.id]->count : 0;
+}

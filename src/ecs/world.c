@@ -1,0 +1,291 @@
+/* Worlds: the entity table (generations, masks, free list), entity create
+ * and destroy, the structural gate (defer during iteration, refuse during a
+ * parallel wave) and the world hash. */
+#include <string.h>
+
+#include "ecs_internal.h"
+
+#define NO_SLOT UINT32_MAX
+
+ze_result ze__kernel_add_world(ze_kernel_t *k, ze_world_t *w);
+void ze__kernel_forget_world(ze_kernel_t *k, ze_world_t *w);
+void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp);
+
+ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
+{
+    ze_world_desc_t d = desc ? *desc : (ze_world_desc_t){0};
+    if (!k)
+        return NULL;
+    uint32_t cap = d.capacity ? d.capacity : ZE_DEFAULT_WORLD_CAPACITY;
+    if (cap > ZE_MAX_WORLD_CAPACITY) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world capacity %u above the limit of %u", cap,
+                     (unsigned)ZE_MAX_WORLD_CAPACITY);
+        return NULL;
+    }
+    cap = ZE_ALIGN_UP(cap, (uint32_t)ZE__PAGE);
+    ze_world_t *w = ze_alloc(k->alloc, sizeof *w, _Alignof(ze_world_t));
+    if (!w)
+        return NULL;
+    memset(w, 0, sizeof *w);
+    w->kernel = k;
+    w->alloc = k->alloc;
+    w->capacity = cap;
+    w->free_head = NO_SLOT;
+    w->auto_groups = !d.no_auto_groups;
+    w->actor_capacity = d.actor_capacity ? d.actor_capacity : ZE_DEFAULT_ACTOR_CAPACITY;
+    snprintf(w->name, sizeof w->name, "%s", d.name ? d.name : "world");
+    atomic_init(&w->iter_depth, 0);
+    atomic_init(&w->in_parallel, false);
+    ze_hashmap_init(&w->query_map, w->alloc, sizeof(ze_query_desc_t), sizeof(uint32_t));
+    ze_mem_t *mm = k->mem;
+    if (ze_mem_region_reserve(mm, ZE_MEM_OWNER_ECS, (size_t)cap * sizeof(uint32_t),
+                              &w->gen_region) != ZE_OK ||
+        ze_mem_region_reserve(mm, ZE_MEM_OWNER_ECS, (size_t)cap * sizeof(ze_mask_t),
+                              &w->mask_region) != ZE_OK) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': cannot reserve the entity table for %u entities",
+                     w->name, cap);
+        ze_world_destroy(w);
+        return NULL;
+    }
+    w->gen = (uint32_t *)w->gen_region.base;
+    w->mask = (ze_mask_t *)w->mask_region.base;
+    w->deferred = ze_commands_create(w);
+    if (!w->deferred || ze__kernel_add_world(k, w) != ZE_OK) {
+        ze_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+void ze_world_destroy(ze_world_t *w)
+{
+    if (!w)
+        return;
+    ze__actors_fini(w);
+    /* Components with destructors get them run. */
+    for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
+        ze__pool_t *p = w->pools[c];
+        if (!p)
+            continue;
+        if (p->hooks.dtor) {
+            for (uint32_t d = 0; d < p->count; d++)
+                p->hooks.dtor(ze__pool_data(p, d), 1, p->hooks.user);
+        }
+        ze__pool_free(w, p);
+        w->pools[c] = NULL;
+    }
+    ze__queries_free(w);
+    ze_hashmap_free(&w->query_map);
+    if (w->deferred)
+        ze_commands_destroy(w->deferred);
+    ze_mem_region_release(&w->gen_region);
+    ze_mem_region_release(&w->mask_region);
+    ze__kernel_forget_world(w->kernel, w);
+    ze_free(w->alloc, w, sizeof *w);
+}
+
+ze_kernel_t *ze_world_kernel(const ze_world_t *w)
+{
+    return w->kernel;
+}
+const char *ze_world_name(const ze_world_t *w)
+{
+    return w->name;
+}
+uint32_t ze_world_entity_count(const ze_world_t *w)
+{
+    return w->alive;
+}
+uint32_t ze_world_capacity(const ze_world_t *w)
+{
+    return w->capacity;
+}
+ze_commands_t *ze_world_commands(ze_world_t *w)
+{
+    return w->deferred;
+}
+
+/* ---------------------------------------------------------------- gate */
+
+ze__gate_t ze__world_gate(ze_world_t *w)
+{
+    if (atomic_load_explicit(&w->in_parallel, memory_order_acquire))
+        return ZE__GATE_REFUSE;
+    if (atomic_load_explicit(&w->iter_depth, memory_order_acquire) > 0)
+        return ZE__GATE_DEFER;
+    return ZE__GATE_NOW;
+}
+
+void ze__world_iter_begin(ze_world_t *w)
+{
+    atomic_fetch_add_explicit(&w->iter_depth, 1, memory_order_acq_rel);
+}
+
+void ze__world_iter_end(ze_world_t *w)
+{
+    int left = atomic_fetch_sub_explicit(&w->iter_depth, 1, memory_order_acq_rel) - 1;
+    /* The last iteration on the owning thread applies what was deferred.
+     * Inside a parallel wave the WorldTick flushes after the wave. */
+    if (left == 0 && !atomic_load_explicit(&w->in_parallel, memory_order_acquire) &&
+        !w->flushing_deferred && ze_commands_count(w->deferred)) {
+        w->flushing_deferred = true;
+        ze_commands_flush(w->deferred);
+        w->flushing_deferred = false;
+    }
+}
+
+void ze__world_parallel_begin(ze_world_t *w)
+{
+    atomic_store_explicit(&w->in_parallel, true, memory_order_release);
+}
+
+void ze__world_parallel_end(ze_world_t *w)
+{
+    atomic_store_explicit(&w->in_parallel, false, memory_order_release);
+}
+
+/* ------------------------------------------------------------ entities */
+
+static bool ensure_committed(ze_world_t *w, uint32_t slots)
+{
+    return ze_mem_region_commit(&w->gen_region, (size_t)slots * sizeof(uint32_t)) == ZE_OK &&
+           ze_mem_region_commit(&w->mask_region, (size_t)slots * sizeof(ze_mask_t)) == ZE_OK;
+}
+
+ze_entity_t ze_entity_create(ze_world_t *w)
+{
+    /* A new entity has no components, so making one never disturbs an open
+     * iteration; only parallel waves are refused. */
+    if (atomic_load_explicit(&w->in_parallel, memory_order_acquire)) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "world '%s': entity_create inside a parallel wave (use the "
+                     "system's command buffer)",
+                     w->name);
+        return ZE_ENTITY_NULL;
+    }
+    uint32_t idx;
+    if (w->free_head != NO_SLOT) {
+        idx = w->free_head;
+        w->free_head = (uint32_t)w->mask[idx];
+        w->gen[idx] &= ~ZE__GEN_DEAD;
+    } else {
+        if (w->fresh == w->capacity) {
+            ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': all %u entity slots are in use or retired",
+                         w->name, w->capacity);
+            return ZE_ENTITY_NULL;
+        }
+        idx = w->fresh;
+        if ((size_t)(idx + 1) * sizeof(ze_mask_t) > w->mask_region.committed &&
+            !ensure_committed(w, idx + 1)) {
+            ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of ECS memory for the entity table", w->name);
+            return ZE_ENTITY_NULL;
+        }
+        w->fresh++;
+        w->gen[idx] = 1;
+    }
+    w->mask[idx] = 0;
+    w->alive++;
+    return (ze_entity_t){(uint64_t)w->gen[idx] << 32 | idx};
+}
+
+ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e)
+{
+    if (!ze__alive(w, e))
+        return ZE_ERR_NOT_FOUND;
+    switch (ze__world_gate(w)) {
+    case ZE__GATE_REFUSE:
+        return ZE_ERR_STATE;
+    case ZE__GATE_DEFER:
+        return ze_cmd_destroy(w->deferred, e);
+    case ZE__GATE_NOW:
+        break;
+    }
+    uint32_t idx = ze_entity_index(e);
+    ze_mask_t m;
+    while ((m = w->mask[idx]) != 0)
+        ze__component_remove_now(w, idx, (uint32_t)__builtin_ctzll(m));
+    uint32_t g = w->gen[idx];
+    w->alive--;
+    if (g >= ZE__GEN_MAX) {
+        /* The next generation would wrap to one a stale handle may hold:
+         * retire the slot for good. */
+        w->gen[idx] = g | ZE__GEN_DEAD;
+        w->retired++;
+        return ZE_OK;
+    }
+    w->gen[idx] = (g + 1) | ZE__GEN_DEAD;
+    w->mask[idx] = w->free_head;
+    w->free_head = idx;
+    return ZE_OK;
+}
+
+bool ze_entity_alive(const ze_world_t *w, ze_entity_t e)
+{
+    return ze__alive(w, e);
+}
+
+ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index)
+{
+    if (index >= w->fresh || (w->gen[index] & ZE__GEN_DEAD))
+        return ZE_ENTITY_NULL;
+    return (ze_entity_t){(uint64_t)w->gen[index] << 32 | index};
+}
+
+ze_mask_t ze_entity_mask(const ze_world_t *w, ze_entity_t e)
+{
+    return ze__alive(w, e) ? w->mask[ze_entity_index(e)] : 0;
+}
+
+/* -------------------------------------------------------------- hashing */
+
+static uint64_t hash_component(const ze_component_info_t *info, const void *data)
+{
+    if (!info->size)
+        return 0x7a9;
+    if (!info->field_count) /* plain data: its bytes */
+        return ze_hash64(data, info->size, 0);
+    /* Reflected: hash the fields only, so padding and derived members
+     * (never saved) do not make equal worlds differ. */
+    uint64_t h = 0;
+    static const uint32_t type_size[ZE_FIELD_TYPE_COUNT] = {
+        [ZE_FIELD_BOOL] = 1,  [ZE_FIELD_U8] = 1,    [ZE_FIELD_I32] = 4,    [ZE_FIELD_U32] = 4,
+        [ZE_FIELD_I64] = 8,   [ZE_FIELD_U64] = 8,   [ZE_FIELD_F32] = 4,    [ZE_FIELD_F64] = 8,
+        [ZE_FIELD_VEC2] = 8,  [ZE_FIELD_VEC3] = 12, [ZE_FIELD_VEC4] = 16,  [ZE_FIELD_QUAT] = 16,
+        [ZE_FIELD_MAT4] = 64, [ZE_FIELD_UUID] = 16, [ZE_FIELD_ENTITY] = 8, [ZE_FIELD_CHARS] = 1,
+    };
+    for (uint32_t f = 0; f < info->field_count; f++) {
+        const ze_field_desc_t *fd = &info->fields[f];
+        uint32_t n = fd->count ? fd->count : 1;
+        uint32_t ts = (unsigned)fd->type < ZE_FIELD_TYPE_COUNT ? type_size[fd->type] : 0;
+        const uint8_t *p = (const uint8_t *)data + fd->offset;
+        size_t len = (size_t)ts * n;
+        if (fd->type == ZE_FIELD_CHARS)
+            len = strnlen((const char *)p, n);
+        h = ze_hash64(p, len, h ^ f);
+    }
+    return h;
+}
+
+uint64_t ze_world_hash(const ze_world_t *w)
+{
+    uint64_t total = ze_hash_u64(w->alive + 0x1234567ull);
+    for (uint32_t idx = 0; idx < w->fresh; idx++) {
+        if (w->gen[idx] & ZE__GEN_DEAD)
+            continue;
+        uint64_t h = ze_hash_u64(((uint64_t)w->gen[idx] << 32 | idx) + 0x9e3779b97f4a7c15ull);
+        ze_mask_t m = w->mask[idx];
+        while (m) {
+            uint32_t c = (uint32_t)__builtin_ctzll(m);
+            m &= m - 1;
+            const ze_component_info_t *info = &w->kernel->components[c];
+            if (info->flags & ZE_COMPONENT_TRANSIENT)
+                continue;
+            const ze__pool_t *p = w->pools[c];
+            const void *data = info->size ? ze__pool_data(p, ze__sparse_get(p, idx) - 1) : NULL;
+            uint64_t ch = hash_component(info, data);
+            h = ze_hash_u64(h ^ (ch + c));
+        }
+        total += ze_hash_u64(h); /* commutative: the order of entities does not matter */
+    }
+    return total;
+}

@@ -1,0 +1,355 @@
+/* Queries and owning groups: packing whatever the add order, nesting and
+ * conflicts, filters, optional fields, gather and write-back, deferral of
+ * structural changes during iteration. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "ecs/ecs_internal.h"
+
+typedef struct Position {
+    float x, y;
+} Position;
+typedef struct Velocity {
+    float x, y;
+} Velocity;
+typedef struct Mass {
+    float m;
+} Mass;
+typedef struct Frozen {
+    int unused;
+} Frozen;
+
+typedef struct fx_t {
+    ze_kernel_t *k;
+    ze_world_t *w;
+    ze_component_t pos, vel, mass, frozen;
+} fx_t;
+
+static int setup_impl(void **state, bool auto_groups)
+{
+    static fx_t f;
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
+    f.k = ze_kernel_create(&(ze_kernel_desc_t){0});
+    f.w = ze_world_create(f.k,
+                          &(ze_world_desc_t){.capacity = 100000, .no_auto_groups = !auto_groups});
+    ZE_COMPONENT(f.k, Position);
+    ZE_COMPONENT(f.k, Velocity);
+    ZE_COMPONENT(f.k, Mass);
+    ZE_TAG(f.k, Frozen);
+    f.pos = ZE_ID(Position);
+    f.vel = ZE_ID(Velocity);
+    f.mass = ZE_ID(Mass);
+    f.frozen = ZE_ID(Frozen);
+    *state = &f;
+    return 0;
+}
+static int setup(void **state)
+{
+    return setup_impl(state, true);
+}
+static int setup_manual(void **state)
+{
+    return setup_impl(state, false);
+}
+static int teardown(void **state)
+{
+    fx_t *f = *state;
+    ze_kernel_destroy(f->k);
+    ze_log_reset();
+    return 0;
+}
+
+#define M(f, x) ze_mask_of((f)->x)
+
+/* n entities with Position; Velocity added to a random 3/4 in random
+ * order; Mass to a random half; Frozen to every 10th. */
+static void populate(fx_t *f, uint32_t n, ze_entity_t *out)
+{
+    ze_world_t *w = f->w;
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 99);
+    for (uint32_t i = 0; i < n; i++) {
+        out[i] = ze_entity_create(w);
+        ze_component_set(w, out[i], f->pos, &(Position){(float)i, 0});
+    }
+    uint32_t *order = ze_mem_sys_alloc(sizeof(uint32_t) * n);
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    for (uint32_t i = n - 1; i > 0; i--) {
+        uint32_t j = (uint32_t)ze_rng_below(&rng, i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = order[k];
+        if (i % 4 != 3)
+            ze_component_set(w, out[i], f->vel, &(Velocity){1, (float)i});
+        if ((i * 2654435761u) % 2 == 0)
+            ze_component_set(w, out[i], f->mass, &(Mass){(float)i});
+        if (i % 10 == 0)
+            ze_component_add(w, out[i], f->frozen);
+    }
+    ze_mem_sys_free(order);
+}
+
+static void test_group_packs_random_order(void **state)
+{
+    fx_t *f = *state;
+    enum { N = 20000 };
+    static ze_entity_t es[N];
+    populate(f, N, es);
+    ze_query_t q = ze_query_create(
+        f->w, &(ze_query_desc_t){.with = M(f, pos) | M(f, vel), .write = M(f, pos)});
+    assert_int_not_equal(q.id, 0);
+    /* The auto group sorted existing entities in. */
+    assert_int_equal(ze_group_size(f->w, M(f, pos) | M(f, vel)), N - N / 4);
+    uint32_t seen = 0, runs = 0;
+    ze_iter_t it = ze_query_iter(f->w, q);
+    while (ze_query_next(&it)) {
+        Position *p = it.fields[f->pos.id];
+        Velocity *v = it.fields[f->vel.id];
+        assert_non_null(p);
+        assert_non_null(v);
+        /* packed: pointers into storage, no gathering */
+        assert_int_equal(it.gathered, 0);
+        for (uint32_t i = 0; i < it.count; i++) {
+            uint32_t idx = it.indices[i];
+            assert_true(p[i].x == (float)idx && v[i].y == (float)idx);
+            p[i].y += v[i].x;
+        }
+        seen += it.count;
+        runs++;
+    }
+    assert_int_equal(seen, N - N / 4);
+    assert_true(runs <= (N + ZE__PAGE - 1) / ZE__PAGE + 1);
+    for (uint32_t i = 0; i < N; i++)
+        assert_true(((Position *)ze_component_get(f->w, es[i], f->pos))->y ==
+                    (i % 4 != 3 ? 1.0f : 0.0f));
+    assert_int_equal(ze_query_count(f->w, q), N - N / 4);
+}
+
+static void test_group_maintained_by_add_remove(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    assert_int_equal(ze_group_create(w, M(f, pos) | M(f, vel)), ZE_OK);
+    enum { N = 3000 };
+    static ze_entity_t es[N];
+    populate(f, N, es);
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 5);
+    for (int step = 0; step < 20000; step++) {
+        uint32_t i = (uint32_t)ze_rng_below(&rng, N);
+        if (!ze_entity_alive(w, es[i]))
+            continue;
+        switch (ze_rng_below(&rng, 4)) {
+        case 0:
+            ze_component_remove(w, es[i], f->vel);
+            break;
+        case 1:
+            ze_component_set(w, es[i], f->vel, &(Velocity){1, (float)i});
+            break;
+        case 2:
+            ze_component_remove(w, es[i], f->pos);
+            break;
+        default:
+            ze_component_set(w, es[i], f->pos, &(Position){(float)i, 0});
+            break;
+        }
+        if (step % 997 == 0) {
+            ze_entity_destroy(w, es[i]);
+        }
+    }
+    /* Invariant: [0, len) of both pools = exactly the entities with both,
+     * same order, and every value still belongs to its entity. */
+    uint32_t len = ze_group_size(w, M(f, pos) | M(f, vel));
+    const ze__pool_t *pp = w->pools[f->pos.id], *vp = w->pools[f->vel.id];
+    uint32_t both = 0;
+    for (uint32_t i = 0; i < N; i++)
+        both += ze_component_has(w, es[i], f->pos) && ze_component_has(w, es[i], f->vel);
+    assert_int_equal(len, both);
+    for (uint32_t d = 0; d < len; d++) {
+        uint32_t idx = ze__pool_entity(pp, d);
+        assert_int_equal(ze__pool_entity(vp, d), idx);
+        assert_true(((Position *)ze__pool_data(pp, d))->x == (float)idx);
+        assert_true(((Velocity *)ze__pool_data(vp, d))->y == (float)idx);
+    }
+}
+
+static void test_nested_groups_and_conflicts(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    enum { N = 5000 };
+    static ze_entity_t es[N];
+    populate(f, N, es);
+    ze_mask_t pv = M(f, pos) | M(f, vel), pvm = pv | M(f, mass);
+    assert_int_equal(ze_group_create(w, pvm), ZE_OK); /* bigger first */
+    assert_int_equal(ze_group_create(w, pv), ZE_OK);  /* then the one containing it */
+    assert_int_equal(ze_group_create(w, pv), ZE_OK);  /* idempotent */
+    /* {Velocity, Mass} overlaps {Position, Velocity} without nesting. */
+    assert_int_equal(ze_group_create(w, M(f, vel) | M(f, mass)), ZE_ERR_CONFLICT);
+    assert_int_equal(ze_group_create(w, M(f, pos)), ZE_ERR_INVALID_ARG);
+    uint32_t n_pv = 0, n_pvm = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        ze_mask_t m = ze_entity_mask(w, es[i]);
+        n_pv += (m & pv) == pv;
+        n_pvm += (m & pvm) == pvm;
+    }
+    assert_int_equal(ze_group_size(w, pv), n_pv);
+    assert_int_equal(ze_group_size(w, pvm), n_pvm);
+    /* The three-component query is packed too. */
+    ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = pvm});
+    uint32_t seen = 0;
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+        assert_int_equal(it.gathered, 0);
+        Mass *m = it.fields[f->mass.id];
+        for (uint32_t i = 0; i < it.count; i++)
+            assert_true(m[i].m == (float)it.indices[i]);
+        seen += it.count;
+    }
+    assert_int_equal(seen, n_pvm);
+    /* Removing Mass keeps both ranges consistent. */
+    for (uint32_t i = 0; i < N; i += 3)
+        ze_component_remove(w, es[i], f->mass);
+    n_pvm = 0;
+    for (uint32_t i = 0; i < N; i++)
+        n_pvm += (ze_entity_mask(w, es[i]) & pvm) == pvm;
+    assert_int_equal(ze_group_size(w, pvm), n_pvm);
+    assert_int_equal(ze_query_count(w, q), n_pvm);
+}
+
+static void test_filters_optional_and_gather(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    enum { N = 6000 };
+    static ze_entity_t es[N];
+    populate(f, N, es);
+    /* Not packed (manual world, no groups): Velocity is gathered and, being
+     * writable, scattered back. Frozen entities are excluded; Mass optional. */
+    ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = M(f, pos) | M(f, vel),
+                                                         .without = M(f, frozen),
+                                                         .optional = M(f, mass),
+                                                         .write = M(f, vel)});
+    assert_int_equal(ze_group_size(w, M(f, pos) | M(f, vel)), 0);
+    uint32_t seen = 0, with_mass = 0, gathered_runs = 0;
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+        Position *p = it.fields[f->pos.id];
+        Velocity *v = it.fields[f->vel.id];
+        Mass *m = it.fields[f->mass.id];
+        gathered_runs += it.gathered != 0;
+        for (uint32_t i = 0; i < it.count; i++) {
+            uint32_t idx = it.indices[i];
+            assert_true(idx % 10 != 0 && idx % 4 != 3);
+            assert_true(p[i].x == (float)idx && v[i].y == (float)idx);
+            bool has_mass = (idx * 2654435761u) % 2 == 0;
+            assert_int_equal(m != NULL, has_mass); /* runs split by presence */
+            if (m)
+                assert_true(m[i].m == (float)idx);
+            v[i].x = 42;
+        }
+        seen += it.count;
+        with_mass += m ? it.count : 0;
+    }
+    assert_true(gathered_runs > 0);
+    uint32_t expect = 0, expect_mass = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        bool match = i % 10 != 0 && i % 4 != 3;
+        expect += match;
+        expect_mass += match && (i * 2654435761u) % 2 == 0;
+        Velocity *v = ze_component_get(w, es[i], f->vel);
+        if (v)
+            assert_true(v->x == (match ? 42.0f : 1.0f)); /* written back */
+    }
+    assert_int_equal(seen, expect);
+    assert_int_equal(with_mass, expect_mass);
+    assert_int_equal(ze_query_count(w, q), expect);
+}
+
+static void test_query_cache_and_validation(void **state)
+{
+    fx_t *f = *state;
+    ze_query_desc_t d = {.with = M(f, pos), .without = M(f, frozen)};
+    ze_query_t a = ze_query_create(f->w, &d), b = ze_query_create(f->w, &d);
+    assert_int_equal(a.id, b.id);
+    d.optional = M(f, mass);
+    assert_int_not_equal(ze_query_create(f->w, &d).id, a.id); /* keyed by the full sets */
+    assert_int_equal(ze_query_create(f->w, &(ze_query_desc_t){0}).id, 0);
+    assert_int_equal(
+        ze_query_create(f->w, &(ze_query_desc_t){.with = M(f, pos), .without = M(f, pos)}).id, 0);
+    assert_int_equal(
+        ze_query_create(f->w, &(ze_query_desc_t){.with = M(f, pos), .write = M(f, vel)}).id, 0);
+    assert_int_equal(ze_query_create(f->w, &(ze_query_desc_t){.with = (ze_mask_t)1 << 60}).id, 0);
+    /* Nothing matches: no run, and the world is not left locked. */
+    ze_iter_t it = ze_query_iter(f->w, a);
+    assert_false(ze_query_next(&it));
+    assert_int_equal(atomic_load(&f->w->iter_depth), 0);
+}
+
+static void test_structural_changes_deferred_during_iteration(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    enum { N = 1000 };
+    static ze_entity_t es[N];
+    for (int i = 0; i < N; i++) {
+        es[i] = ze_entity_create(w);
+        ze_component_set(w, es[i], f->pos, &(Position){(float)i, 0});
+        ze_component_set(w, es[i], f->vel, &(Velocity){0, 0});
+    }
+    ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = M(f, pos) | M(f, vel)});
+    uint32_t visited = 0;
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+        for (uint32_t i = 0; i < it.count; i++) {
+            ze_entity_t e = ze_iter_entity(&it, i);
+            if (it.indices[i] % 2)
+                assert_int_equal(ze_entity_destroy(w, e), ZE_OK); /* deferred */
+            else
+                assert_null(ze_component_add(w, e, f->mass));           /* deferred */
+            assert_int_equal(ze_component_remove(w, e, f->vel), ZE_OK); /* deferred */
+            visited++;
+        }
+        /* Nothing moved while iterating. */
+        assert_int_equal(ze_world_entity_count(w), N);
+    }
+    assert_int_equal(visited, N);
+    /* Applied when the iteration ended. */
+    assert_int_equal(ze_world_entity_count(w), N / 2);
+    for (int i = 0; i < N; i++) {
+        if (i % 2) {
+            assert_false(ze_entity_alive(w, es[i]));
+        } else {
+            assert_true(ze_component_has(w, es[i], f->mass));
+            assert_false(ze_component_has(w, es[i], f->vel));
+        }
+    }
+    /* ze_iter_fini ends an iteration early and releases the world. */
+    it = ze_query_iter(w, ze_query_create(w, &(ze_query_desc_t){.with = M(f, pos)}));
+    assert_true(ze_query_next(&it));
+    ze_entity_destroy(w, ze_iter_entity(&it, 0));
+    ze_iter_fini(&it);
+    assert_int_equal(ze_world_entity_count(w), N / 2 - 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_group_packs_random_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_group_maintained_by_add_remove, setup_manual,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_nested_groups_and_conflicts, setup_manual, teardown),
+        cmocka_unit_test_setup_teardown(test_filters_optional_and_gather, setup_manual, teardown),
+        cmocka_unit_test_setup_teardown(test_query_cache_and_validation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_structural_changes_deferred_during_iteration, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
