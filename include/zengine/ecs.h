@@ -113,7 +113,9 @@ typedef struct ze_field_desc_t {
     }
 
 /* Lifecycle hooks, all optional; they act on `count` consecutive elements.
- * Without `ctor` new components are zeroed; without `copy`/`move`, memcpy. */
+ * Without `ctor` new components are zeroed; without `copy`/`move`, memcpy.
+ * `copy` and `move` construct into uninitialised memory (a set over an
+ * existing value runs `dtor` on it first); `move` leaves the source dead. */
 typedef struct ze_component_hooks_t {
     void (*ctor)(void *ptr, uint32_t count, void *user);
     void (*dtor)(void *ptr, uint32_t count, void *user);
@@ -355,7 +357,9 @@ ze_result ze_cmd_remove(ze_commands_t *c, ze_entity_t e, ze_component_t comp);
 ze_result ze_commands_merge(ze_commands_t *dst, ze_commands_t *src);
 uint32_t ze_commands_count(const ze_commands_t *c);
 /* Apply and clear. Returns ZE_OK, or the first failure (the remaining
- * commands are still applied; ze_commands_last_skipped counts skips). */
+ * commands are still applied; ze_commands_last_skipped counts skips).
+ * Called while an iteration of the world is open, it hands the commands to
+ * the world's buffer, applied when the iteration ends. */
 ze_result ze_commands_flush(ze_commands_t *c);
 uint32_t ze_commands_last_skipped(const ze_commands_t *c);
 void ze_commands_clear(ze_commands_t *c);
@@ -366,7 +370,8 @@ ze_commands_t *ze_world_commands(ze_world_t *w);
 
 typedef struct ze_tick_t {
     float dt;
-    ze_commands_t *cmds; /* this system's buffer (staging in parallel waves) */
+    ze_commands_t *cmds; /* this system's buffer (staging in parallel waves);
+                            NULL unless the system set uses_commands */
     ze_query_t query;    /* the system's query */
     void *user;
     uint32_t system; /* index of the system in its tick */

@@ -89,9 +89,11 @@ struct ze_commands_t {
     uint32_t spawn_count; /* spawns recorded: the next pending ordinal */
     uint32_t last_skipped;
     bool flushing;
-    /* Flush state: ordinal -> created entity (NULL when the spawn failed). */
+    /* Flush state: ordinal -> created entity (NULL when the spawn failed),
+     * valid below resolved_count. Spawn records come in ordinal order. */
     ze_entity_t *resolved;
     uint32_t resolved_cap;
+    uint32_t resolved_count;
     cmd_retired_t *retired;
 };
 
@@ -103,6 +105,14 @@ static inline size_t round16(size_t n)
 static inline bool is_pending(ze_entity_t e)
 {
     return (ze_entity_generation(e) & ZE__GEN_DEAD) != 0;
+}
+
+/* The registry entry of a component (NULL if unregistered). Inline rather
+ * than ze_component_info: it is on the per-command path. */
+static inline const ze_component_info_t *info_of(const ze_world_t *w, uint32_t id)
+{
+    const ze_kernel_t *k = w->kernel;
+    return id < k->component_count ? &k->components[id] : NULL;
 }
 
 static inline ze_entity_t pending_handle(uint32_t ordinal)
@@ -201,8 +211,7 @@ static void drop_value(ze_commands_t *c, cmd_hdr_t *h)
 {
     if (h->kind != CMD_SET)
         return;
-    const ze_component_info_t *info =
-        ze_component_info(ze_world_kernel(c->world), (ze_component_t){h->comp});
+    const ze_component_info_t *info = info_of(c->world, h->comp);
     if (info && info->hooks.dtor)
         info->hooks.dtor(record_value(h), 1, info->hooks.user);
 }
@@ -283,7 +292,7 @@ static ze_result check_target(const ze_commands_t *c, ze_entity_t e)
 
 static const ze_component_info_t *check_component(const ze_commands_t *c, ze_component_t comp)
 {
-    const ze_component_info_t *info = ze_component_info(ze_world_kernel(c->world), comp);
+    const ze_component_info_t *info = info_of(c->world, comp.id);
     if (!info) {
         ZE_LOG_ERROR(ZE__LOG_CH, "commands: unknown component id %u", comp.id);
         return NULL;
@@ -440,14 +449,13 @@ static bool resolve_reserve(ze_commands_t *c, uint32_t n)
 }
 
 /* The entity a command targets now: a pending handle becomes the entity its
- * spawn created (NULL when that failed). Every spawn record stores its slot
- * before any later command can name it, so no stale entry is ever read. */
+ * spawn created (NULL when that failed or never ran). */
 static ze_entity_t resolve(const ze_commands_t *c, ze_entity_t e)
 {
     if (!is_pending(e))
         return e;
     uint32_t ordinal = ze_entity_index(e);
-    return ordinal < c->resolved_cap ? c->resolved[ordinal] : ZE_ENTITY_NULL;
+    return ordinal < c->resolved_count ? c->resolved[ordinal] : ZE_ENTITY_NULL;
 }
 
 static inline void keep_first(ze_result *first, ze_result r)
@@ -477,9 +485,9 @@ ze_result ze_commands_flush(ze_commands_t *c)
     }
 
     c->flushing = true;
+    c->resolved_count = 0;
     ze_result first = ZE_OK;
     uint32_t skipped = 0;
-    ze_kernel_t *k = ze_world_kernel(w);
     /* c->size and c->data are re-read every step: user code run by a command
      * may append to this buffer (and so move it). */
     for (size_t at = 0; at < c->size;) {
@@ -491,14 +499,15 @@ ze_result ze_commands_flush(ze_commands_t *c)
         if (h.kind == CMD_SPAWN) {
             cmd_spawn_t s = *(cmd_spawn_t *)(void *)(c->data + value_at);
             uint32_t ordinal = ze_entity_index((ze_entity_t){h.entity});
-            if (!resolve_reserve(c, ordinal + 1)) {
-                /* Not created; later commands on it resolve to nothing. */
+            if (ordinal != c->resolved_count || !resolve_reserve(c, ordinal + 1)) {
+                /* Not created, nor any later spawn of this flush (their
+                 * slots cannot be recorded): commands on them are skipped. */
                 ZE_LOG_ERROR(ZE__LOG_CH, "commands: out of memory resolving spawns");
                 keep_first(&first, ZE_ERR_OUT_OF_MEMORY);
                 continue;
             }
             ze_entity_t e = ze_entity_create(w);
-            c->resolved[ordinal] = e;
+            c->resolved[c->resolved_count++] = e;
             if (ze_entity_is_null(e)) {
                 keep_first(&first, ZE_ERR_LIMIT); /* create logged why */
                 continue;
@@ -509,7 +518,7 @@ ze_result ze_commands_flush(ze_commands_t *c)
         }
         ze_entity_t e = resolve(c, (ze_entity_t){h.entity});
         ze_component_t comp = {h.comp};
-        if (!ze_entity_alive(w, e)) {
+        if (!ze__alive(w, e)) {
             skipped++;
             if (h.kind == CMD_SET)
                 drop_value(c, (cmd_hdr_t *)(void *)(c->data + value_at - h.pad - CMD_HDR));
@@ -541,7 +550,7 @@ ze_result ze_commands_flush(ze_commands_t *c)
             ZE_VERIFY_MSG(false, "corrupt command buffer");
         }
         if (r != ZE_OK) {
-            const ze_component_info_t *info = ze_component_info(k, comp);
+            const ze_component_info_t *info = info_of(w, comp.id);
             ZE_LOG_ERROR(ZE__LOG_CH, "commands: %s of %s on entity %u:%u failed: %s",
                          h.kind == CMD_DESTROY ? "destroy"
                          : h.kind == CMD_ADD   ? "add"

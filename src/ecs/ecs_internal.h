@@ -29,7 +29,8 @@ typedef struct ze__pool_t {
     uint32_t page_count; /* entries of each page table (capacity / ZE__PAGE) */
     uint32_t **sparse;   /* [page_count] -> u32[ZE__PAGE] */
     uint32_t **dense;    /* [page_count] -> u32[ZE__PAGE] entity indices */
-    uint8_t **data;      /* [page_count] -> size * ZE__PAGE bytes */
+    uint8_t **data;      /* [page_count] -> size * ZE__PAGE bytes (page 0: page0_cap) */
+    uint32_t page0_cap;  /* entries allocated in data page 0 (it grows) */
     ze_mask_t groups;    /* bit g: group g owns this pool */
 } ze__pool_t;
 

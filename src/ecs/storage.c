@@ -54,7 +54,7 @@ void ze__pool_free(ze_world_t *w, ze__pool_t *p)
         if (p->dense && p->dense[i])
             ze_free(w->alloc, p->dense[i], sizeof(uint32_t) * ZE__PAGE);
         if (p->data && p->data[i])
-            ze_free(w->alloc, p->data[i], (size_t)p->size * ZE__PAGE);
+            ze_free(w->alloc, p->data[i], (size_t)p->size * (i ? ZE__PAGE : p->page0_cap));
     }
     ze_free(w->alloc, p->sparse, table);
     ze_free(w->alloc, p->dense, table);
@@ -76,7 +76,17 @@ static bool pool_reserve(ze_world_t *w, ze__pool_t *p, uint32_t d, uint32_t inde
         if (!p->dense[page])
             return false;
     }
-    if (p->size && !p->data[page]) {
+    if (p->size && page == 0 && d >= p->page0_cap) {
+        /* The first data page grows (x4 from 16 entries) so that a type with
+         * few, large values does not take size x 4096 bytes at once. */
+        uint32_t cap = p->page0_cap ? ZE_MIN(p->page0_cap * 4, (uint32_t)ZE__PAGE) : 16;
+        void *np = ze_realloc(w->alloc, p->data[0], (size_t)p->size * p->page0_cap,
+                              (size_t)p->size * cap, ZE_MAX(p->align, 64u));
+        if (!np)
+            return false;
+        p->data[0] = np;
+        p->page0_cap = cap;
+    } else if (p->size && page != 0 && !p->data[page]) {
         p->data[page] = ze_alloc(w->alloc, (size_t)p->size * ZE__PAGE, ZE_MAX(p->align, 64u));
         if (!p->data[page])
             return false;
@@ -215,10 +225,14 @@ ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const
         ze__pool_t *p = w->pools[c.id];
         if (p->size) {
             void *dst = ze__pool_data(p, ze__sparse_get(p, index) - 1);
-            if (p->hooks.copy)
+            if (p->hooks.copy) {
+                /* copy constructs: the old value is destroyed first */
+                if (p->hooks.dtor)
+                    p->hooks.dtor(dst, 1, p->hooks.user);
                 p->hooks.copy(dst, value, 1, p->hooks.user);
-            else
+            } else {
                 copy_value(dst, value, p->size);
+            }
         }
         return ZE_OK;
     }

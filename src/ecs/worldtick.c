@@ -236,11 +236,9 @@ static void err_reset(ze_worldtick_t *t)
     t->error_len = 0;
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-err_append(ze_worldtick_t *t, const char *fmt, ...)
+static void err_append(ze_worldtick_t *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void err_append(ze_worldtick_t *t, const char *fmt, ...)
 {
     size_t room = sizeof t->error - t->error_len;
     if (room <= 1)
@@ -275,9 +273,9 @@ static inline ze_mask_t conflict_mask(const wt_system_t *a, const wt_system_t *b
 typedef struct wt_graph_t {
     uint32_t *succ_off, *succ; /* CSR successors: [n + 1], [edges] */
     uint32_t *pred_off, *pred; /* CSR predecessors */
-    uint32_t *indeg;           /* [n], then path marks for the cycle walk */
-    uint32_t *queue;           /* [n] */
-    uint32_t *stamp;           /* [n] graph-walk marks */
+    uint32_t *indeg;           /* [n] predecessors not yet placed */
+    uint32_t *queue;           /* [n] Kahn's queue; later walk queue, cycle path */
+    uint32_t *stamp;           /* [n] walk marks; path positions in the cycle walk */
     size_t bytes;
     void *block;
 } wt_graph_t;

@@ -511,7 +511,10 @@ size_t ze_heap_block_size(ze_heap_t *h, const void *ptr)
 {
     if (h->passthrough)
         return ((const pt_prefix_t *)ptr)[-1].size;
-    return bsize(from_payload(ptr));
+    lock(h);
+    size_t n = bsize(from_payload(ptr));
+    unlock(h);
+    return n;
 }
 
 void *ze_heap_realloc(ze_heap_t *h, void *ptr, size_t new_size, size_t align)
@@ -522,15 +525,23 @@ void *ze_heap_realloc(ze_heap_t *h, void *ptr, size_t new_size, size_t align)
         ze_heap_free(h, ptr);
         return NULL;
     }
-    size_t old = ze_heap_block_size(h, ptr);
-    if (!h->passthrough && new_size <= old && ((uintptr_t)ptr & (ZE_MAX(align, 16) - 1)) == 0) {
+    size_t old;
+    if (h->passthrough) {
+        old = ze_heap_block_size(h, ptr);
+    } else {
+        /* The header is read under the lock: a neighbour's free rewrites its
+         * flag bits concurrently. */
         lock(h);
         block_t *b = from_payload(ptr);
-        h->used -= bsize(b);
-        split_tail(h, b, ZE_ALIGN_UP(ZE_MAX(new_size, (size_t)MIN_PAYLOAD), (size_t)ALIGN));
-        h->used += bsize(b);
+        old = bsize(b);
+        if (new_size <= old && ((uintptr_t)ptr & (ZE_MAX(align, 16) - 1)) == 0) {
+            h->used -= old;
+            split_tail(h, b, ZE_ALIGN_UP(ZE_MAX(new_size, (size_t)MIN_PAYLOAD), (size_t)ALIGN));
+            h->used += bsize(b);
+            unlock(h);
+            return ptr;
+        }
         unlock(h);
-        return ptr;
     }
     void *p = ze_heap_alloc(h, new_size, align);
     if (!p)

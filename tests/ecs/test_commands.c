@@ -369,6 +369,8 @@ static void test_merge_renumbers_pending(void **state)
     ze_entity_t d1 = ze_cmd_spawn(f->c, on_spawn, &args[3]);
     assert_int_equal(ze_entity_index(d1), 3);
     ze_cmd_set_t(f->c, d1, Health, {11});
+    /* dst's own pending handles still name dst's spawns. */
+    assert_int_equal(ze_cmd_add(f->c, d0, ZE_ID(Velocity)), ZE_OK);
     /* src is empty and reusable; its old pending handles are void. */
     assert_int_equal(ze_cmd_set_t(src, s0, Health, {0}), ZE_ERR_INVALID_ARG);
     assert_int_equal(ze_commands_merge(f->c, src), ZE_OK); /* empty: no-op */
@@ -381,6 +383,7 @@ static void test_merge_renumbers_pending(void **state)
         Health *h = ze_get(w, log.entities[i], Health);
         assert_non_null(h);
         assert_int_equal(h->hp, expect[i]);
+        assert_int_equal(ze_has(w, log.entities[i], Velocity), i == 0);
     }
     ze_commands_destroy(src);
 }

@@ -118,6 +118,19 @@ static void test_write_write_conflict_and_transitive_order(void **state)
     assert_int_equal(ze_worldtick_wave_count(f->t), 3);
 }
 
+static void test_conflict_across_waves(void **state)
+{
+    fx_t *f = *state;
+    /* "late" lands in wave 1 (after "early"), "solo" in wave 0: different
+     * waves, yet nothing orders them. */
+    add(f->t, "solo", 0, ZE_MASK(Health));
+    ze_system_t early = add(f->t, "early", ZE_MASK(Position), 0);
+    ze_system_t late = add(f->t, "late", ZE_MASK(Health), 0);
+    ze_worldtick_order(f->t, early, late);
+    assert_int_equal(ze_worldtick_commit(f->t), ZE_ERR_CONFLICT);
+    assert_non_null(strstr(ze_worldtick_error(f->t), "\"solo\" and \"late\""));
+}
+
 static void test_reverse_order_also_counts(void **state)
 {
     fx_t *f = *state;
@@ -453,6 +466,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_conflict_names_both_systems, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_write_conflict_and_transitive_order, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_conflict_across_waves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reverse_order_also_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_masks_count_as_access, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cycle_names_the_cycle, setup, teardown),
