@@ -202,10 +202,20 @@ static inline ze_mask_t ze_mask_of(ze_component_t c)
 
 /* ------------------------------------------------------------- kernel */
 
+/* Monotonic time in nanoseconds, as a service (tests and replays supply
+ * their own). */
+typedef uint64_t (*ze_clock_fn)(void *user);
+
 typedef struct ze_kernel_desc_t {
     ze_mem_t *mem;         /* NULL: the kernel creates (and owns) one */
     ze_job_system_t *jobs; /* NULL: the kernel creates (and owns) one */
     const char *name;
+    double fixed_dt;       /* seconds per fixed step; 0 = 1/60; < 0 rejected */
+    uint32_t max_substeps; /* fixed steps per frame at most; 0 = 5 */
+    ze_clock_fn clock;     /* NULL: ze_time_now_ns */
+    void *clock_user;
+    ze_log_sink_fn log; /* NULL: the process logger; else worlds log here */
+    void *log_user;
 } ze_kernel_desc_t;
 
 /* NULL on failure (reason logged). Built-in components (ecs builtins below)
@@ -223,6 +233,8 @@ typedef struct ze_world_desc_t {
     uint32_t capacity;       /* entity slots (address space reserved); 0 = 1 Mi */
     uint32_t actor_capacity; /* 0 = 1024 */
     bool no_auto_groups;     /* see ze_query_create */
+    const char *const *tags; /* optional, `tag_count` strings (copied) */
+    uint32_t tag_count;
 } ze_world_desc_t;
 
 ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc);
@@ -265,8 +277,51 @@ ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* Number of entities that have c. */
 uint32_t ze_component_population(const ze_world_t *w, ze_component_t c);
 
+/* ze_component_get, inlined: the same checks, but the caller's loop can
+ * overlap the cache misses of consecutive lookups. It reads the first fields
+ * of the world and pool structs (declared here, kept in sync with the
+ * library by static asserts in src/ecs/storage.c). */
+typedef struct ze__pool_prefix_t {
+    uint32_t size, id;
+    uint32_t *const *sparse;
+    uint8_t *const *data;
+} ze__pool_prefix_t;
+typedef struct ze__world_prefix_t {
+    const uint32_t *gen;
+    uint32_t fresh, pad;
+    const ze__pool_prefix_t *pools[ZE_MAX_COMPONENTS];
+} ze__world_prefix_t;
+
+/* `size` is the component's size (a constant at typed call sites). */
+static inline void *ze__get_sized(const ze_world_t *w, ze_entity_t e, ze_component_t c, size_t size)
+{
+    const ze__world_prefix_t *wp = (const ze__world_prefix_t *)(const void *)w;
+    uint32_t index = (uint32_t)e.id;
+    if (c.id >= ZE_MAX_COMPONENTS || index >= wp->fresh)
+        return NULL;
+    const ze__pool_prefix_t *p = wp->pools[c.id];
+    if (!p || !size || size != p->size)
+        return NULL;
+    /* Both loads depend only on `index`: their misses overlap. Handle 0
+     * has generation 0, which no live slot has. */
+    uint32_t gen = wp->gen[index];
+    const uint32_t *page = p->sparse[index >> 12];
+    uint32_t d = page ? page[index & 4095] : 0;
+    if (gen != (uint32_t)(e.id >> 32) || !d)
+        return NULL;
+    d -= 1;
+    return p->data[d >> 12] + (size_t)(d & 4095) * size;
+}
+
+static inline void *ze_component_get_inline(const ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    const ze__world_prefix_t *wp = (const ze__world_prefix_t *)(const void *)w;
+    const ze__pool_prefix_t *p = c.id < ZE_MAX_COMPONENTS ? wp->pools[c.id] : NULL;
+    return p ? ze__get_sized(w, e, c, p->size) : NULL;
+}
+
 #define ze_set(w, e, T, ...) ze_component_set((w), (e), ZE_ID(T), &(T)__VA_ARGS__)
-#define ze_get(w, e, T)      ((T *)ze_component_get((w), (e), ZE_ID(T)))
+#define ze_get(w, e, T)      ((T *)ze__get_sized((w), (e), ZE_ID(T), sizeof(T)))
 #define ze_add(w, e, T)      ((T *)ze_component_add((w), (e), ZE_ID(T)))
 #define ze_has(w, e, T)      ze_component_has((w), (e), ZE_ID(T))
 #define ze_remove(w, e, T)   ze_component_remove((w), (e), ZE_ID(T))
@@ -376,12 +431,32 @@ typedef struct ze_tick_t {
     void *user;
     uint32_t system; /* index of the system in its tick */
     const char *name;
+    float alpha;    /* interpolation factor (FrameView, FrameUI); 0 elsewhere */
+    uint32_t group; /* ze_system_group of the system */
+    uint64_t frame; /* kernel frame counter */
 } ze_tick_t;
 
 typedef void (*ze_system_fn)(ze_world_t *w, const ze_tick_t *t);
 
+/* The eight groups of the frame, in execution order (ZenECS): BeginFrame
+ * runs FrameInput, FrameSync; each fixed step FixedInput, FixedDecision,
+ * FixedSimulation, FixedPost; LateFrame FrameView, FrameUI. 0 picks
+ * FixedSimulation. */
+typedef enum ze_system_group {
+    ZE_GROUP_DEFAULT = 0,
+    ZE_GROUP_FRAME_INPUT,
+    ZE_GROUP_FRAME_SYNC,
+    ZE_GROUP_FIXED_INPUT,
+    ZE_GROUP_FIXED_DECISION,
+    ZE_GROUP_FIXED_SIMULATION,
+    ZE_GROUP_FIXED_POST,
+    ZE_GROUP_FRAME_VIEW,
+    ZE_GROUP_FRAME_UI,
+    ZE_GROUP_END
+} ze_system_group;
+
 typedef struct ze_system_desc_t {
-    const char *name; /* required, unique within the tick */
+    const char *name; /* required, unique within the tick / group */
     ze_system_fn fn;  /* required */
     void *user;
     ze_mask_t reads, writes;
@@ -389,6 +464,11 @@ typedef struct ze_system_desc_t {
     /* The system's query; when `query.with` is 0 it is
      * {with = reads | writes, write = writes}. */
     ze_query_desc_t query;
+    /* Framework (ze_system_add): the group, and callbacks run when the world
+     * starts (plan order) and when it is destroyed (reverse plan order). */
+    ze_system_group group;
+    void (*init)(ze_world_t *w, void *user);
+    void (*shutdown)(ze_world_t *w, void *user);
 } ze_system_desc_t;
 
 typedef struct ze_worldtick_t ze_worldtick_t;
@@ -550,6 +630,289 @@ ze_result ze_hierarchy_update(ze_world_t *w);
 ze_system_desc_t ze_hierarchy_system_desc(void);
 /* previous_position <- position for every Transform (before a fixed step). */
 void ze_transforms_snapshot(ze_world_t *w);
+
+/* =================================================================== *
+ * Framework (ZenECS): kernel frame, groups, messages, bindings, hooks,
+ * snapshots, scene files, services.
+ * =================================================================== */
+
+/* ------------------------------------------------------ kernel and worlds */
+
+/* Worlds are numbered from 1 in creation order and stepped in that order. */
+uint32_t ze_world_id(const ze_world_t *w);
+ze_world_t *ze_kernel_find_world(const ze_kernel_t *k, uint32_t id);
+ze_world_t *ze_kernel_find_world_by_name(const ze_kernel_t *k, const char *name);
+/* Worlds carrying `tag`, in creation order; returns how many there are (may
+ * exceed max). */
+uint32_t ze_kernel_find_worlds_by_tag(const ze_kernel_t *k, const char *tag, ze_world_t **out,
+                                      uint32_t max);
+bool ze_world_has_tag(const ze_world_t *w, const char *tag);
+uint32_t ze_kernel_world_count(const ze_kernel_t *k);
+ze_world_t *ze_kernel_world_at(const ze_kernel_t *k, uint32_t i);
+
+/* ----------------------------------------------------------------- frame */
+
+/* ze_kernel_frame(k, dt) = BeginFrame(dt) -> FixedStep(fixed_dt) x N ->
+ * LateFrame(dt, alpha), over every world in creation order. The kernel's
+ * accumulator is the engine's only one: it adds dt, runs at most
+ * max_substeps steps, then clamps what is left below one step and reports
+ * the time it dropped (no spiral of death); alpha = leftover / fixed_dt.
+ * A negative or non-finite dt is refused (ZE_ERR_INVALID_ARG, nothing runs). */
+typedef struct ze_frame_stats_t {
+    uint64_t frame;         /* frames begun so far */
+    uint32_t substeps;      /* fixed steps of the last frame */
+    float alpha;            /* passed to FrameView and FrameUI */
+    double dropped_seconds; /* accumulated time clamped away by the last frame */
+    double dropped_total;   /* since the kernel was created */
+    uint64_t fixed_steps;   /* since the kernel was created */
+} ze_frame_stats_t;
+
+ze_result ze_kernel_frame(ze_kernel_t *k, double dt);
+ze_frame_stats_t ze_kernel_frame_stats(const ze_kernel_t *k);
+/* ZE_ERR_INVALID_ARG when fixed_dt <= 0 (or not finite) or max_substeps 0. */
+ze_result ze_kernel_set_fixed_step(ze_kernel_t *k, double fixed_dt, uint32_t max_substeps);
+double ze_kernel_fixed_dt(const ze_kernel_t *k);
+/* The phases one by one (ze_kernel_frame calls these). */
+ze_result ze_kernel_begin_frame(ze_kernel_t *k, double dt);
+ze_result ze_kernel_fixed_step(ze_kernel_t *k);
+ze_result ze_kernel_late_frame(ze_kernel_t *k, double dt, float alpha);
+/* Per-world phases (what the kernel runs for each world). */
+ze_result ze_world_begin_frame(ze_world_t *w, double dt);
+ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt);
+ze_result ze_world_late_frame(ze_world_t *w, double dt, float alpha);
+/* Seconds spent in each group during the last frame (all fixed steps
+ * summed), for profiling panels. */
+double ze_world_group_seconds(const ze_world_t *w, ze_system_group group);
+const char *ze_system_group_name(ze_system_group group);
+
+/* ---------------------------------------------------------------- systems */
+
+/* Systems of the eight groups. An add or remove takes effect at the next
+ * BeginFrame (the plan is cached until then). Write policy per group,
+ * checked when the system is added and when its commands are flushed:
+ * FrameInput and the Fixed groups may do anything; FrameSync and FrameView
+ * may write values (a write mask is allowed) but their structural commands
+ * are refused (ZE_ERR_DENIED, reported); FrameUI systems may declare no write
+ * mask and their commands are applied at the next frame's FrameInput
+ * barrier. A barrier after each group flushes its commands. */
+ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc);
+ze_result ze_system_remove(ze_world_t *w, ze_system_t s);
+ze_result ze_system_enable(ze_world_t *w, ze_system_t s, bool enabled);
+/* Both systems in the same group. */
+ze_result ze_system_order(ze_world_t *w, ze_system_t before, ze_system_t after);
+/* The last planning error of a group ("" if none). */
+const char *ze_world_plan_error(const ze_world_t *w, ze_system_group group);
+
+/* --------------------------------------------------------------- messages */
+
+typedef struct ze_message_type_t {
+    uint32_t id; /* 0 = invalid */
+} ze_message_type_t;
+
+/* Typed payloads of a fixed size, registered in the kernel. */
+ze_result ze_message_register(ze_kernel_t *k, const char *name, size_t size,
+                              ze_message_type_t *out);
+ze_message_type_t ze__message_register_or_invalid(ze_kernel_t *k, const char *name, size_t size);
+#define ZE_MSG_ID(T)          ze__msg_##T
+#define ZE_MESSAGE_DECLARE(T) ze_message_type_t ZE_MSG_ID(T) = {0}
+#define ZE_MESSAGE_DEFINE(kw, T) \
+    (ZE_MSG_ID(T) = ze__message_register_or_invalid(ze__kernel_of(kw), #T, sizeof(T)))
+#define ZE_MESSAGE(kw, T)            \
+    ze_message_type_t ZE_MSG_ID(T) = \
+        ze__message_register_or_invalid(ze__kernel_of(kw), #T, sizeof(T))
+
+typedef void (*ze_message_fn)(ze_world_t *w, ze_message_type_t type, const void *payload,
+                              void *user);
+typedef struct ze_subscription_t {
+    uint32_t id; /* 0 = invalid */
+} ze_subscription_t;
+
+/* Any thread (systems of parallel waves too). The payload is copied (16-byte
+ * aligned when delivered); it is delivered at the next BeginFrame, in
+ * publish order across all types. A message published during delivery is
+ * delivered at the following pump; a pump from inside delivery is ignored.
+ * At most 256 MiB may wait between pumps (then ZE_ERR_FULL). */
+ze_result ze_message_publish(ze_world_t *w, ze_message_type_t type, const void *payload);
+#define ze_publish(w, T, ...) ze_message_publish((w), ZE_MSG_ID(T), &(T)__VA_ARGS__)
+ze_subscription_t ze_message_subscribe(ze_world_t *w, ze_message_type_t type, ze_message_fn fn,
+                                       void *user);
+ze_result ze_message_unsubscribe(ze_world_t *w, ze_subscription_t s);
+/* Deliver what was published before this call (BeginFrame does it); returns
+ * how many messages it took off the queue. */
+uint32_t ze_message_pump(ze_world_t *w);
+
+/* --------------------------------------------------------------- bindings */
+
+typedef enum ze_delta_kind {
+    ZE_DELTA_ADDED = 1,
+    ZE_DELTA_CHANGED,
+    ZE_DELTA_REMOVED,
+    ZE_DELTA_SNAPSHOT, /* the state at attach time */
+} ze_delta_kind;
+
+typedef struct ze_delta_t {
+    ze_delta_kind kind;
+    ze_entity_t entity;
+    ze_component_t component;
+    const void *value; /* current value; NULL for REMOVED and for tags */
+} ze_delta_t;
+
+typedef void (*ze_binder_fn)(ze_world_t *w, const ze_delta_t *delta, void *user);
+typedef struct ze_binder_t {
+    uint32_t id; /* 0 = invalid */
+} ze_binder_t;
+
+/* A binder receives the deltas of one component type, or of a set of
+ * components of one entity. It gets SNAPSHOT deltas of the current state at
+ * its first apply. Added/removed come from applied changes (direct calls and
+ * commands); changed from ze_set / set commands over an existing value, from
+ * ze_delta_mark_changed, and, once per group, for the components in the
+ * write mask of each system that ran over an entity. ze_bindings_apply
+ * (LateFrame runs it) delivers the frame's deltas coalesced per (entity,
+ * component), binders in attach order, entities in order of first change. */
+ze_binder_t ze_binder_attach_type(ze_world_t *w, ze_component_t c, ze_binder_fn fn, void *user);
+ze_binder_t ze_binder_attach_entity(ze_world_t *w, ze_entity_t e, ze_mask_t components,
+                                    ze_binder_fn fn, void *user);
+ze_result ze_binder_detach(ze_world_t *w, ze_binder_t b);
+ze_result ze_delta_mark_changed(ze_world_t *w, ze_entity_t e, ze_component_t c);
+void ze_bindings_apply(ze_world_t *w);
+
+/* DeltaTracker: a binder-side helper keeping, per entity, whether it has the
+ * component, whether it changed since the last clear, whether it was removed,
+ * and a copy of its last value. */
+typedef struct ze_delta_tracker_t {
+    ze_allocator_t alloc;
+    uint32_t value_size;
+    ze_hashmap_t entries; /* entity id -> entry */
+} ze_delta_tracker_t;
+
+void ze_delta_tracker_init(ze_delta_tracker_t *t, ze_allocator_t alloc, uint32_t value_size);
+void ze_delta_tracker_free(ze_delta_tracker_t *t);
+ze_result ze_delta_tracker_feed(ze_delta_tracker_t *t, const ze_delta_t *d);
+bool ze_delta_tracker_has(const ze_delta_tracker_t *t, ze_entity_t e);
+bool ze_delta_tracker_dirty(const ze_delta_tracker_t *t, ze_entity_t e);
+bool ze_delta_tracker_removed(const ze_delta_tracker_t *t, ze_entity_t e);
+const void *ze_delta_tracker_last(const ze_delta_tracker_t *t, ze_entity_t e);
+/* Forget dirty flags and removed entries (last() of a removed entity stays
+ * valid until then). */
+void ze_delta_tracker_clear(ze_delta_tracker_t *t);
+
+/* ------------------------------------------------- hooks and validators */
+
+/* Run when a command applies (ze_commands_flush). A write-permission
+ * predicate may refuse a structural or value command on (entity, type); a
+ * validator may refuse a value of its type. A refused command is skipped and
+ * recorded (ze_commands_rejections); the world's policy then decides: SKIP
+ * (go on quietly), LOG (go on, log each), FAIL (stop: the flush returns
+ * ZE_ERR_DENIED and the refused command and everything after it stay in the
+ * buffer, never silently lost). A destroy asks the predicates about the
+ * entity itself (component ZE_COMPONENT_INVALID) and each of its components. */
+typedef bool (*ze_write_permission_fn)(ze_world_t *w, ze_entity_t e, ze_component_t c, void *user);
+typedef bool (*ze_validator_fn)(ze_world_t *w, ze_entity_t e, const void *value, void *user);
+typedef enum ze_validation_policy {
+    ZE_VALIDATION_SKIP = 0,
+    ZE_VALIDATION_LOG,
+    ZE_VALIDATION_FAIL,
+} ze_validation_policy;
+
+ze_result ze_hooks_add_write_permission(ze_world_t *w, ze_write_permission_fn fn, void *user);
+ze_result ze_hooks_add_validator(ze_world_t *w, ze_component_t c, ze_validator_fn fn, void *user);
+void ze_world_set_validation_policy(ze_world_t *w, ze_validation_policy policy);
+
+typedef struct ze_command_rejection_t {
+    uint32_t command; /* position in the buffer at the flush, from 0 */
+    ze_entity_t entity;
+    ze_component_t component;
+    ze_result
+        reason; /* ZE_ERR_DENIED (permission or group policy) or ZE_ERR_INVALID_ARG (validator) */
+} ze_command_rejection_t;
+/* The rejections of the last flush of `c` (valid until its next flush). */
+uint32_t ze_commands_rejections(const ze_commands_t *c, const ze_command_rejection_t **out);
+
+/* -------------------------------------------------------------- snapshots */
+
+/* A growable byte buffer and a bounds-checked reader, for snapshots and
+ * formatters. Writes after a failure are ignored; `failed` says so. */
+typedef struct ze_byte_writer_t {
+    ze_allocator_t alloc;
+    uint8_t *data;
+    size_t size, cap;
+    bool failed;
+} ze_byte_writer_t;
+typedef struct ze_byte_reader_t {
+    const uint8_t *data;
+    size_t size, pos;
+    bool failed;
+} ze_byte_reader_t;
+bool ze_byte_write(ze_byte_writer_t *w, const void *p, size_t n);
+bool ze_byte_read(ze_byte_reader_t *r, void *p, size_t n);
+void ze_byte_writer_free(ze_byte_writer_t *w);
+
+/* Per-component record formatter (optional; raw bytes otherwise). */
+typedef struct ze_component_formatter_t {
+    ze_result (*write)(ze_byte_writer_t *out, const void *value, void *user);
+    ze_result (*read)(ze_byte_reader_t *in, void *value, void *user);
+    void *user;
+} ze_component_formatter_t;
+ze_result ze_component_set_formatter(ze_kernel_t *k, ze_component_t c,
+                                     const ze_component_formatter_t *f);
+
+/* Upgrade one record of component `stable_id` from schema `from_version` to
+ * from_version + 1: read the old record, write the new one. Chains of
+ * migrations run in order. */
+typedef ze_result (*ze_migration_fn)(ze_byte_reader_t *old_record, ze_byte_writer_t *new_record,
+                                     void *user);
+ze_result ze_snapshot_add_migration(ze_kernel_t *k, uint64_t stable_id, uint32_t from_version,
+                                    ze_migration_fn fn, void *user);
+
+/* Binary world snapshot: header (magic, format version, endianness, flags),
+ * entity table (generations, free list in order, alive set), one section per
+ * non-transient component pool (stable id, schema version, records),
+ * checksum. Save -> load -> save is byte-identical. Load validates the whole
+ * file before touching the world: on any error the world is unchanged. */
+ze_result ze_world_save(const ze_world_t *w, ze_byte_writer_t *out);
+ze_result ze_world_load(ze_world_t *w, const void *data, size_t size);
+
+/* ------------------------------------------------------------ scene files */
+
+/* JSON through component reflection:
+ * {"format": "zengine.scene", "version": 1, "entities": [{"uuid": "...",
+ * "components": {"Name": {"value": "..."}, ...}}, ...]}. Entities are the
+ * ones with a UUID component (save gives one to entities that lack it);
+ * Parent refers to the parent's uuid. Save -> load -> save is byte-identical.
+ * Load reports unknown components and fields with their JSON path in
+ * `report` (optional) and goes on; malformed JSON or wrong types fail with
+ * nothing applied. */
+typedef struct ze_scene_report_t {
+    char messages[16][160]; /* the first 16 problems, each with its JSON path */
+    uint32_t count;         /* problems found (may exceed 16) */
+    uint32_t entities;      /* entities loaded */
+} ze_scene_report_t;
+ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out);
+ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len,
+                             ze_scene_report_t *report);
+
+/* --------------------------------------------------------------- services */
+
+/* The kernel's configuration, inherited by every world. */
+typedef struct ze_services_t {
+    ze_mem_t *mem;
+    ze_job_system_t *jobs;
+    ze_clock_fn clock;
+    void *clock_user;
+    ze_log_sink_fn log; /* NULL: the process logger */
+    void *log_user;
+} ze_services_t;
+const ze_services_t *ze_world_services(const ze_world_t *w);
+uint64_t ze_world_now_ns(const ze_world_t *w);
+void ze_world_log(ze_world_t *w, ze_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A per-world table of named services (function tables, user state). Sealed
+ * when the world starts (its first BeginFrame): later registration fails with
+ * ZE_ERR_STATE. */
+ze_result ze_world_service_register(ze_world_t *w, const char *name, void *service);
+void *ze_world_service_get(const ze_world_t *w, const char *name);
+bool ze_world_started(const ze_world_t *w);
 
 /* -------------------------------------------------------- internals */
 

@@ -95,6 +95,18 @@ struct ze_commands_t {
     uint32_t resolved_cap;
     uint32_t resolved_count;
     cmd_retired_t *retired;
+    ze_array_t rejections; /* ze_command_rejection_t of the last flush */
+};
+
+/* Write-permission predicates and value validators of a world. */
+typedef struct hook_fn_t {
+    void *fn;
+    void *user;
+    uint32_t comp; /* validators: the component; permissions: unused */
+} hook_fn_t;
+struct ze__hooks_t {
+    ze_array_t permissions; /* hook_fn_t */
+    ze_array_t validators;  /* hook_fn_t */
 };
 
 static inline size_t round16(size_t n)
@@ -236,6 +248,7 @@ ze_commands_t *ze_commands_create(ze_world_t *w)
     memset(c, 0, sizeof *c);
     c->world = w;
     c->alloc = w->alloc;
+    ZE_ARRAY_INIT(&c->rejections, w->alloc, ze_command_rejection_t);
     return c;
 }
 
@@ -262,6 +275,7 @@ void ze_commands_destroy(ze_commands_t *c)
     ze_commands_clear(c);
     ze_free(c->alloc, c->data, c->cap);
     ze_free(c->alloc, c->resolved, (size_t)c->resolved_cap * sizeof(ze_entity_t));
+    ze_array_free(&c->rejections);
     ze_free(c->alloc, c, sizeof *c);
 }
 
@@ -464,7 +478,144 @@ static inline void keep_first(ze_result *first, ze_result r)
         *first = r;
 }
 
+/* ------------------------------------------------- hooks and validators */
+
+static ze__hooks_t *hooks_of(ze_world_t *w)
+{
+    if (!w->hooks) {
+        w->hooks = ZE_NEW(w->alloc, ze__hooks_t);
+        if (!w->hooks)
+            return NULL;
+        ZE_ARRAY_INIT(&w->hooks->permissions, w->alloc, hook_fn_t);
+        ZE_ARRAY_INIT(&w->hooks->validators, w->alloc, hook_fn_t);
+    }
+    return w->hooks;
+}
+
+ze_result ze_hooks_add_write_permission(ze_world_t *w, ze_write_permission_fn fn, void *user)
+{
+    ZE_CHECK(w && fn, ZE_ERR_INVALID_ARG);
+    ze__hooks_t *h = hooks_of(w);
+    if (!h)
+        return ZE_ERR_OUT_OF_MEMORY;
+    return ze_array_push(&h->permissions, &(hook_fn_t){(void *)fn, user, 0});
+}
+
+ze_result ze_hooks_add_validator(ze_world_t *w, ze_component_t c, ze_validator_fn fn, void *user)
+{
+    ZE_CHECK(w && fn && info_of(w, c.id), ZE_ERR_INVALID_ARG);
+    ze__hooks_t *h = hooks_of(w);
+    if (!h)
+        return ZE_ERR_OUT_OF_MEMORY;
+    return ze_array_push(&h->validators, &(hook_fn_t){(void *)fn, user, c.id});
+}
+
+void ze__hooks_fini(ze_world_t *w);
+void ze__hooks_fini(ze_world_t *w)
+{
+    if (!w->hooks)
+        return;
+    ze_array_free(&w->hooks->permissions);
+    ze_array_free(&w->hooks->validators);
+    ze_free(w->alloc, w->hooks, sizeof *w->hooks);
+    w->hooks = NULL;
+}
+
+void ze_world_set_validation_policy(ze_world_t *w, ze_validation_policy policy)
+{
+    w->policy = policy;
+}
+
+uint32_t ze_commands_rejections(const ze_commands_t *c, const ze_command_rejection_t **out)
+{
+    if (out)
+        *out = c ? c->rejections.data : NULL;
+    return c ? c->rejections.count : 0;
+}
+
+static bool permitted(ze_world_t *w, ze_entity_t e, uint32_t comp)
+{
+    const ze__hooks_t *h = w->hooks;
+    for (uint32_t i = 0; h && i < h->permissions.count; i++) {
+        const hook_fn_t *f = &ZE_ARRAY_AT(&h->permissions, hook_fn_t, i);
+        if (!((ze_write_permission_fn)f->fn)(w, e, (ze_component_t){comp}, f->user))
+            return false;
+    }
+    return true;
+}
+
+static bool valid_value(ze_world_t *w, ze_entity_t e, uint32_t comp, const void *value)
+{
+    const ze__hooks_t *h = w->hooks;
+    for (uint32_t i = 0; h && i < h->validators.count; i++) {
+        const hook_fn_t *f = &ZE_ARRAY_AT(&h->validators, hook_fn_t, i);
+        if (f->comp == comp && !((ze_validator_fn)f->fn)(w, e, value, f->user))
+            return false;
+    }
+    return true;
+}
+
+/* Why a command may not apply (ZE_OK when it may): the group's policy
+ * (values only), then permissions, then validators. */
+static ze_result vet(ze_commands_t *c, const cmd_hdr_t *h, ze_entity_t e, const void *value,
+                     uint32_t flags)
+{
+    ze_world_t *w = c->world;
+    bool structural = h->kind == CMD_SPAWN || h->kind == CMD_DESTROY || h->kind == CMD_ADD ||
+                      h->kind == CMD_REMOVE ||
+                      (h->kind == CMD_SET && !ze_component_has(w, e, (ze_component_t){h->comp}));
+    if ((flags & ZE__FLUSH_VALUES_ONLY) && structural)
+        return ZE_ERR_DENIED;
+    if (!w->hooks || h->kind == CMD_SPAWN)
+        return ZE_OK;
+    if (h->kind == CMD_DESTROY) {
+        /* The entity itself (component id ZE_COMPONENT_INVALID), then each
+         * of its components. */
+        if (!permitted(w, e, ZE_COMPONENT_INVALID.id))
+            return ZE_ERR_DENIED;
+        ze_mask_t m = ze_entity_mask(w, e);
+        for (; m; m &= m - 1)
+            if (!permitted(w, e, (uint32_t)__builtin_ctzll(m)))
+                return ZE_ERR_DENIED;
+        return ZE_OK;
+    }
+    if (!permitted(w, e, h->comp))
+        return ZE_ERR_DENIED;
+    if (h->kind == CMD_SET && !valid_value(w, e, h->comp, value))
+        return ZE_ERR_INVALID_ARG;
+    return ZE_OK;
+}
+
+/* FAIL policy: keep the refused command and everything after it. Pending
+ * handles of spawns already applied become the real entities; the others
+ * are renumbered from 0. */
+static void keep_tail(ze_commands_t *c, size_t from, uint32_t commands_left)
+{
+    uint32_t applied_spawns = c->resolved_count;
+    memmove(c->data, c->data + from, c->size - from);
+    c->size -= from;
+    for (size_t at = 0; at < c->size;) {
+        cmd_hdr_t *h = (cmd_hdr_t *)(void *)(c->data + at);
+        ze_entity_t e = {h->entity};
+        if (h->kind != CMD_NOP && is_pending(e)) {
+            uint32_t ord = ze_entity_index(e);
+            if (h->kind != CMD_SPAWN && ord < applied_spawns)
+                h->entity = c->resolved[ord].id;
+            else
+                h->entity = pending_handle(ord - applied_spawns).id;
+        }
+        at += record_size(h);
+    }
+    c->count = commands_left;
+    c->spawn_count -= applied_spawns;
+}
+
 ze_result ze_commands_flush(ze_commands_t *c)
+{
+    return ze__commands_flush_ex(c, 0);
+}
+
+ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
 {
     ZE_CHECK(c, ZE_ERR_INVALID_ARG);
     if (c->flushing)
@@ -486,16 +637,51 @@ ze_result ze_commands_flush(ze_commands_t *c)
 
     c->flushing = true;
     c->resolved_count = 0;
+    ze_array_clear(&c->rejections);
     ze_result first = ZE_OK;
-    uint32_t skipped = 0;
+    uint32_t skipped = 0, position = 0;
+    bool stopped = false;
     /* c->size and c->data are re-read every step: user code run by a command
      * may append to this buffer (and so move it). */
     for (size_t at = 0; at < c->size;) {
+        size_t record_at = at;
         cmd_hdr_t h = *(cmd_hdr_t *)(void *)(c->data + at);
         size_t value_at = at + CMD_HDR + h.pad;
         at += record_size(&h);
         if (h.kind == CMD_NOP)
             continue;
+        uint32_t this_command = position++;
+        /* Vetting: group policy, permissions, validators. */
+        {
+            ze_entity_t target =
+                h.kind == CMD_SPAWN ? ZE_ENTITY_NULL : resolve(c, (ze_entity_t){h.entity});
+            if (h.kind == CMD_SPAWN || ze__alive(w, target)) {
+                ze_result why = vet(c, &h, target, c->data + value_at, flags);
+                if (why != ZE_OK) {
+                    ze_command_rejection_t rej = {this_command, target, {h.comp}, why};
+                    ze_array_push(&c->rejections, &rej);
+                    if (w->policy == ZE_VALIDATION_FAIL && !(flags & ZE__FLUSH_NEVER_STOP)) {
+                        keep_tail(c, record_at, c->count - this_command);
+                        stopped = true;
+                        keep_first(&first, ZE_ERR_DENIED);
+                        break;
+                    }
+                    if (w->policy == ZE_VALIDATION_LOG || (flags & ZE__FLUSH_VALUES_ONLY))
+                        ZE_LOG_WARN(ZE__LOG_CH, "commands: command %u on entity %u:%u refused (%s)",
+                                    this_command, ze_entity_index(target),
+                                    ze_entity_generation(target), ze_result_str(why));
+                    if (h.kind == CMD_SET)
+                        drop_value(c, (cmd_hdr_t *)(void *)(c->data + record_at));
+                    if (h.kind == CMD_SPAWN) {
+                        /* Not created: commands on its pending handle skip. */
+                        if (resolve_reserve(c, c->resolved_count + 1))
+                            c->resolved[c->resolved_count++] = ZE_ENTITY_NULL;
+                    }
+                    skipped++;
+                    continue;
+                }
+            }
+        }
         if (h.kind == CMD_SPAWN) {
             cmd_spawn_t s = *(cmd_spawn_t *)(void *)(c->data + value_at);
             uint32_t ordinal = ze_entity_index((ze_entity_t){h.entity});
@@ -563,7 +749,10 @@ ze_result ze_commands_flush(ze_commands_t *c)
     }
     c->flushing = false;
     c->last_skipped = skipped;
-    reset(c);
+    if (!stopped)
+        reset(c);
     free_retired(c);
+    if (c->rejections.count && first == ZE_OK && (flags & ZE__FLUSH_VALUES_ONLY))
+        first = ZE_ERR_DENIED; /* the caller (a group barrier) reports it */
     return first;
 }

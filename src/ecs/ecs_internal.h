@@ -19,17 +19,20 @@ enum { ZE__PAGE_BITS = 12, ZE__PAGE = 1u << ZE__PAGE_BITS, ZE__PAGE_MASK = ZE__P
 #define ZE__GEN_DEAD 0x80000000u
 #define ZE__GEN_MAX  0x7fffffffu
 
+/* The first fields of ze__pool_t and ze_world_t mirror ze__pool_prefix_t and
+ * ze__world_prefix_t of ecs.h, which the inline ze_get reads (checked by
+ * static asserts in storage.c). */
 typedef struct ze__pool_t {
-    uint32_t id;
     uint32_t size; /* 0 for tags */
+    uint32_t id;
+    uint32_t **sparse; /* [page_count] -> u32[ZE__PAGE] */
+    uint8_t **data;    /* [page_count] -> size * ZE__PAGE bytes (page 0: page0_cap) */
     uint32_t align;
     uint32_t count; /* dense entries */
     ze_component_hooks_t hooks;
     bool has_hooks;
     uint32_t page_count; /* entries of each page table (capacity / ZE__PAGE) */
-    uint32_t **sparse;   /* [page_count] -> u32[ZE__PAGE] */
     uint32_t **dense;    /* [page_count] -> u32[ZE__PAGE] entity indices */
-    uint8_t **data;      /* [page_count] -> size * ZE__PAGE bytes (page 0: page0_cap) */
     uint32_t page0_cap;  /* entries allocated in data page 0 (it grows) */
     ze_mask_t groups;    /* bit g: group g owns this pool */
 } ze__pool_t;
@@ -47,6 +50,13 @@ typedef struct ze__query_t {
     int32_t group; /* group whose set is within desc.with (largest), or -1 */
 } ze__query_t;
 
+typedef struct ze__actor_manager_t ze__actor_manager_t;
+typedef struct ze__messages_t ze__messages_t;     /* messages.c */
+typedef struct ze__bindings_t ze__bindings_t;     /* bindings.c */
+typedef struct ze__migrations_t ze__migrations_t; /* snapshot.c */
+typedef struct ze__systems_t ze__systems_t;       /* systems.c: the eight groups */
+typedef struct ze__hooks_t ze__hooks_t;           /* commands.c: permissions, validators */
+
 struct ze_kernel_t {
     char name[64];
     ze_mem_t *mem;
@@ -59,11 +69,29 @@ struct ze_kernel_t {
     uint32_t component_count;
     ze_world_t **worlds;
     uint32_t world_count, world_cap;
+    uint32_t next_world_id;
+    /* framework */
+    ze_services_t services;
+    double fixed_dt;
+    uint32_t max_substeps;
+    int64_t accumulator_ns;
+    ze_frame_stats_t stats;
+    ze_component_formatter_t formatters[ZE_MAX_COMPONENTS];
+    ze__migrations_t *migrations;
+    char message_names[256][ZE_COMPONENT_NAME_MAX]; /* index = message type id */
+    uint32_t message_sizes[256];
+    uint32_t message_count; /* ids 1..message_count */
 };
 
-typedef struct ze__actor_manager_t ze__actor_manager_t;
+
 
 struct ze_world_t {
+    /* hot prefix (see ze__world_prefix_t) */
+    uint32_t *gen;   /* [capacity] */
+    uint32_t fresh;  /* slots ever handed out */
+    uint32_t prefix_pad;
+    ze__pool_t *pools[ZE_MAX_COMPONENTS];
+
     ze_kernel_t *kernel;
     char name[64];
     ze_allocator_t alloc;
@@ -71,14 +99,10 @@ struct ze_world_t {
 
     /* entity table */
     ze_mem_region_t gen_region, mask_region;
-    uint32_t *gen;      /* [capacity] */
     ze_mask_t *mask;    /* [capacity]; dead slots: next free index */
-    uint32_t fresh;     /* slots ever handed out */
     uint32_t free_head; /* UINT32_MAX = empty */
     uint32_t alive;
     uint32_t retired;
-
-    ze__pool_t *pools[ZE_MAX_COMPONENTS];
 
     ze__group_t groups[ZE__MAX_GROUPS];
     uint32_t group_count;
@@ -97,6 +121,19 @@ struct ze_world_t {
 
     ze__actor_manager_t *actors;
     uint32_t actor_capacity;
+
+    /* framework */
+    uint32_t id;
+    char **tags;
+    uint32_t tag_count;
+    bool started;
+    ze__systems_t *systems;
+    ze__messages_t *messages;
+    ze__bindings_t *bindings;
+    ze_mask_t bind_mask; /* components some binder watches (storage reports them) */
+    ze__hooks_t *hooks;
+    ze_validation_policy policy;
+    ze_hashmap_t services; /* name hash -> {name, ptr} */
 };
 
 /* storage.c */
@@ -144,5 +181,31 @@ ze_result ze__builtins_register(ze_kernel_t *k);
 
 /* actors.c (NULL-safe: no manager yet = nothing to do) */
 void ze__actors_fini(ze_world_t *w);
+
+/* bindings.c: storage reports adds, removes and value sets of components in
+ * w->bind_mask (only those: zero cost otherwise). */
+void ze__bindings_note(ze_world_t *w, uint32_t index, uint32_t comp, ze_delta_kind kind);
+void ze__bindings_fini(ze_world_t *w);
+/* Mark `writes` changed for every entity `q` matches (after a system ran). */
+void ze__bindings_note_system(ze_world_t *w, ze_query_t q, ze_mask_t writes);
+/* messages.c */
+void ze__messages_fini(ze_world_t *w);
+/* snapshot.c */
+void ze__migrations_fini(ze_kernel_t *k);
+/* systems.c */
+void ze__systems_fini(ze_world_t *w);
+/* worldtick.c, for the framework's groups: run without the final flush
+ * (the group barrier flushes with its policy), context for ze_tick_t,
+ * per-system enable, and the plan (system indices in wave order). */
+ze_result ze__worldtick_run_ex(ze_worldtick_t *t, float dt, ze_commands_t **main);
+void ze__worldtick_set_context(ze_worldtick_t *t, float alpha, uint32_t group, uint64_t frame);
+void ze__worldtick_set_enabled(ze_worldtick_t *t, ze_system_t s, bool enabled);
+uint32_t ze__worldtick_plan(const ze_worldtick_t *t, const uint32_t **order);
+
+/* commands.c: flush with a group's policy. VALUES_ONLY refuses structural
+ * commands (FrameSync, FrameView); NEVER_STOP ignores the FAIL policy. */
+enum { ZE__FLUSH_VALUES_ONLY = 1u << 0, ZE__FLUSH_NEVER_STOP = 1u << 1 };
+ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags);
+void ze__hooks_fini(ze_world_t *w);
 
 #endif

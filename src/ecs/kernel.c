@@ -56,6 +56,18 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
         owns_jobs = true;
     }
     k->owns_jobs = owns_jobs;
+    k->next_world_id = 1;
+    k->services = (ze_services_t){.mem = mem,
+                                  .jobs = k->jobs,
+                                  .clock = d.clock,
+                                  .clock_user = d.clock_user,
+                                  .log = d.log,
+                                  .log_user = d.log_user};
+    if (ze_kernel_set_fixed_step(k, d.fixed_dt ? d.fixed_dt : 1.0 / 60.0,
+                                 d.max_substeps ? d.max_substeps : 5) != ZE_OK) {
+        ze_kernel_destroy(k);
+        return NULL;
+    }
     if (ze__builtins_register(k) != ZE_OK) {
         ze_kernel_destroy(k);
         return NULL;
@@ -99,6 +111,7 @@ void ze_kernel_destroy(ze_kernel_t *k)
     while (k->world_count)
         ze_world_destroy(k->worlds[k->world_count - 1]);
     ze_free(k->alloc, k->worlds, sizeof(*k->worlds) * k->world_cap);
+    ze__migrations_fini(k);
     ze_mem_t *mem = k->mem;
     bool owns_mem = k->owns_mem;
     ze_heap_t *heap = k->heap;
@@ -224,4 +237,46 @@ const ze_component_info_t *ze_component_info(const ze_kernel_t *k, ze_component_
 uint32_t ze_component_count(const ze_kernel_t *k)
 {
     return k->component_count;
+}
+
+/* ------------------------------------------------------------- worlds */
+
+ze_world_t *ze_kernel_find_world(const ze_kernel_t *k, uint32_t id)
+{
+    for (uint32_t i = 0; i < k->world_count; i++)
+        if (k->worlds[i]->id == id)
+            return k->worlds[i];
+    return NULL;
+}
+
+ze_world_t *ze_kernel_find_world_by_name(const ze_kernel_t *k, const char *name)
+{
+    for (uint32_t i = 0; name && i < k->world_count; i++)
+        if (strcmp(k->worlds[i]->name, name) == 0)
+            return k->worlds[i];
+    return NULL;
+}
+
+uint32_t ze_kernel_find_worlds_by_tag(const ze_kernel_t *k, const char *tag, ze_world_t **out,
+                                      uint32_t max)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; tag && i < k->world_count; i++) {
+        if (ze_world_has_tag(k->worlds[i], tag)) {
+            if (n < max && out)
+                out[n] = k->worlds[i];
+            n++;
+        }
+    }
+    return n;
+}
+
+uint32_t ze_kernel_world_count(const ze_kernel_t *k)
+{
+    return k->world_count;
+}
+
+ze_world_t *ze_kernel_world_at(const ze_kernel_t *k, uint32_t i)
+{
+    return i < k->world_count ? k->worlds[i] : NULL;
 }

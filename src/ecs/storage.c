@@ -7,6 +7,16 @@
 
 #include "ecs_internal.h"
 
+/* The inline ze_get in ecs.h reads these prefixes. */
+_Static_assert(offsetof(ze__pool_t, size) == offsetof(ze__pool_prefix_t, size), "pool prefix");
+_Static_assert(offsetof(ze__pool_t, id) == offsetof(ze__pool_prefix_t, id), "pool prefix");
+_Static_assert(offsetof(ze__pool_t, sparse) == offsetof(ze__pool_prefix_t, sparse), "pool prefix");
+_Static_assert(offsetof(ze__pool_t, data) == offsetof(ze__pool_prefix_t, data), "pool prefix");
+_Static_assert(offsetof(ze_world_t, gen) == offsetof(ze__world_prefix_t, gen), "world prefix");
+_Static_assert(offsetof(ze_world_t, fresh) == offsetof(ze__world_prefix_t, fresh), "world prefix");
+_Static_assert(offsetof(ze_world_t, pools) == offsetof(ze__world_prefix_t, pools), "world prefix");
+_Static_assert(ZE__PAGE == 4096, "ze_component_get_inline hard-codes the page size");
+
 ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id)
 {
     ze__pool_t *p = w->pools[id];
@@ -62,7 +72,7 @@ void ze__pool_free(ze_world_t *w, ze__pool_t *p)
     ze_free(w->alloc, p, sizeof *p);
 }
 
-static bool valid_component(const ze_world_t *w, ze_component_t c)
+static inline bool valid_component(const ze_world_t *w, ze_component_t c)
 {
     return c.id < w->kernel->component_count;
 }
@@ -126,10 +136,15 @@ static inline void copy_value(void *dst, const void *src, uint32_t size)
 
 /* Insert index into p (absent), value from `value` (copy) or default.
  * Returns the data pointer (NULL for tags or on failure via *ok). */
-static void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, const void *value, bool *ok)
+static inline void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, const void *value,
+                                bool *ok)
 {
     uint32_t d = p->count;
-    if (!pool_reserve(w, p, d, index)) {
+    /* Pages already there (the common case) need no call. */
+    uint32_t page = d >> ZE__PAGE_BITS;
+    bool ready = p->dense[page] && p->sparse[index >> ZE__PAGE_BITS] &&
+                 (!p->size || (page ? p->data[page] != NULL : d < p->page0_cap));
+    if (!ready && !pool_reserve(w, p, d, index)) {
         ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of ECS memory adding '%s'", w->name,
                      w->kernel->components[p->id].name);
         *ok = false;
@@ -139,8 +154,9 @@ static void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, const voi
     p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK] = d + 1;
     p->count = d + 1;
     w->mask[index] |= (ze_mask_t)1 << p->id;
+    void *dst = NULL;
     if (p->size) {
-        void *dst = ze__pool_data(p, d);
+        dst = ze__pool_data(p, d);
         if (value) {
             if (p->hooks.copy)
                 p->hooks.copy(dst, value, 1, p->hooks.user);
@@ -152,16 +168,22 @@ static void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, const voi
             memset(dst, 0, p->size);
         }
     }
-    if (p->groups)
-        ze__groups_after_add(w, index, p);
+    if (w->bind_mask & ((ze_mask_t)1 << p->id))
+        ze__bindings_note(w, index, p->id, ZE_DELTA_ADDED);
     *ok = true;
-    return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : NULL;
+    if (p->groups) { /* joining a group moves the value */
+        ze__groups_after_add(w, index, p);
+        return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : NULL;
+    }
+    return dst;
 }
 
 void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp);
 void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp)
 {
     ze__pool_t *p = w->pools[comp];
+    if (w->bind_mask & ((ze_mask_t)1 << comp))
+        ze__bindings_note(w, index, comp, ZE_DELTA_REMOVED);
     if (p->groups)
         ze__groups_before_remove(w, index, p);
     uint32_t d = ze__sparse_get(p, index) - 1;
@@ -234,6 +256,8 @@ ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const
                 copy_value(dst, value, p->size);
             }
         }
+        if (w->bind_mask & ((ze_mask_t)1 << c.id))
+            ze__bindings_note(w, index, c.id, ZE_DELTA_CHANGED);
         return ZE_OK;
     }
     switch (ze__world_gate(w)) {

@@ -1,11 +1,18 @@
 /* Worlds: the entity table (generations, masks, free list), entity create
  * and destroy, the structural gate (defer during iteration, refuse during a
  * parallel wave) and the world hash. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ecs_internal.h"
 
 #define NO_SLOT UINT32_MAX
+
+typedef struct service_entry_t {
+    char name[ZE_COMPONENT_NAME_MAX];
+    void *ptr;
+} service_entry_t;
 
 ze_result ze__kernel_add_world(ze_kernel_t *k, ze_world_t *w);
 void ze__kernel_forget_world(ze_kernel_t *k, ze_world_t *w);
@@ -37,6 +44,27 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
     atomic_init(&w->iter_depth, 0);
     atomic_init(&w->in_parallel, false);
     ze_hashmap_init(&w->query_map, w->alloc, sizeof(ze_query_desc_t), sizeof(uint32_t));
+    ze_hashmap_init(&w->services, w->alloc, sizeof(uint64_t), sizeof(service_entry_t));
+    w->id = k->next_world_id++;
+    if (d.tag_count) {
+        w->tags = ze_alloc(w->alloc, sizeof(char *) * d.tag_count, 16);
+        if (!w->tags) {
+            ze_world_destroy(w);
+            return NULL;
+        }
+        memset(w->tags, 0, sizeof(char *) * d.tag_count);
+        w->tag_count = d.tag_count;
+        for (uint32_t i = 0; i < d.tag_count; i++) {
+            const char *t = d.tags[i] ? d.tags[i] : "";
+            size_t n = strlen(t) + 1;
+            w->tags[i] = ze_alloc(w->alloc, n, 1);
+            if (!w->tags[i]) {
+                ze_world_destroy(w);
+                return NULL;
+            }
+            memcpy(w->tags[i], t, n);
+        }
+    }
     ze_mem_t *mm = k->mem;
     if (ze_mem_region_reserve(mm, ZE_MEM_OWNER_ECS, (size_t)cap * sizeof(uint32_t),
                               &w->gen_region) != ZE_OK ||
@@ -61,7 +89,11 @@ void ze_world_destroy(ze_world_t *w)
 {
     if (!w)
         return;
+    ze__systems_fini(w); /* shutdown callbacks see the world whole */
     ze__actors_fini(w);
+    ze__bindings_fini(w);
+    ze__messages_fini(w);
+    ze__hooks_fini(w);
     /* Components with destructors get them run. */
     for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
         ze__pool_t *p = w->pools[c];
@@ -76,6 +108,12 @@ void ze_world_destroy(ze_world_t *w)
     }
     ze__queries_free(w);
     ze_hashmap_free(&w->query_map);
+    ze_hashmap_free(&w->services);
+    for (uint32_t i = 0; i < w->tag_count; i++)
+        if (w->tags[i])
+            ze_free(w->alloc, w->tags[i], strlen(w->tags[i]) + 1);
+    if (w->tags)
+        ze_free(w->alloc, w->tags, sizeof(char *) * w->tag_count);
     if (w->deferred)
         ze_commands_destroy(w->deferred);
     ze_mem_region_release(&w->gen_region);
@@ -288,4 +326,85 @@ uint64_t ze_world_hash(const ze_world_t *w)
         total += ze_hash_u64(h); /* commutative: the order of entities does not matter */
     }
     return total;
+}
+
+/* ------------------------------------------------------------ framework */
+
+uint32_t ze_world_id(const ze_world_t *w)
+{
+    return w->id;
+}
+
+bool ze_world_has_tag(const ze_world_t *w, const char *tag)
+{
+    for (uint32_t i = 0; tag && i < w->tag_count; i++)
+        if (strcmp(w->tags[i], tag) == 0)
+            return true;
+    return false;
+}
+
+const ze_services_t *ze_world_services(const ze_world_t *w)
+{
+    return &w->kernel->services;
+}
+
+uint64_t ze_world_now_ns(const ze_world_t *w)
+{
+    const ze_services_t *s = &w->kernel->services;
+    return s->clock ? s->clock(s->clock_user) : ze_time_now_ns();
+}
+
+void ze_world_log(ze_world_t *w, ze_log_level level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const ze_services_t *s = &w->kernel->services;
+    if (s->log) {
+        ze_log_record_t rec = {
+            .time_ns = ze_world_now_ns(w), .thread = ze_thread_id(), .level = level};
+        snprintf(rec.channel, sizeof rec.channel, "%.15s", w->name);
+        vsnprintf(rec.message, sizeof rec.message, fmt, ap);
+        s->log(s->log_user, &rec);
+    } else {
+        ze_logv(level, w->name, fmt, ap);
+    }
+    va_end(ap);
+}
+
+bool ze_world_started(const ze_world_t *w)
+{
+    return w->started;
+}
+
+ze_result ze_world_service_register(ze_world_t *w, const char *name, void *service)
+{
+    ZE_CHECK(w && name && name[0], ZE_ERR_INVALID_ARG);
+    if (w->started) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "world '%s': service '%s' registered after the world started "
+                     "(the table is sealed at the first BeginFrame)",
+                     w->name, name);
+        return ZE_ERR_STATE;
+    }
+    size_t len = strlen(name);
+    if (len >= ZE_COMPONENT_NAME_MAX)
+        return ZE_ERR_INVALID_ARG;
+    uint64_t key = ze_hash64(name, len, 0);
+    service_entry_t *old = ze_hashmap_get(&w->services, &key);
+    if (old && strcmp(old->name, name) != 0) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "service names '%s' and '%s' collide", name, old->name);
+        return ZE_ERR_CONFLICT;
+    }
+    service_entry_t e = {.ptr = service};
+    memcpy(e.name, name, len + 1);
+    return ze_hashmap_put(&w->services, &key, &e);
+}
+
+void *ze_world_service_get(const ze_world_t *w, const char *name)
+{
+    if (!name)
+        return NULL;
+    uint64_t key = ze_hash64(name, strlen(name), 0);
+    const service_entry_t *e = ze_hashmap_get(&w->services, &key);
+    return e && strcmp(e->name, name) == 0 ? e->ptr : NULL;
 }

@@ -44,6 +44,7 @@ typedef struct wt_system_t {
     void *user;
     ze_mask_t reads, writes; /* widened by the query (see above) */
     bool uses_commands;
+    bool disabled; /* kept in the plan (ordering), skipped when running */
     ze_query_t query;
     ze_commands_t *staging; /* uses_commands and in a wave of several */
     uint32_t wave;
@@ -72,6 +73,9 @@ struct ze_worldtick_t {
     ze_array_t wave_end; /* uint32_t: end of each wave in `order` */
     ze_array_t jobs;     /* wt_job_t, one per system */
     ze_commands_t *main;
+    float alpha; /* context copied into every ze_tick_t (framework) */
+    uint32_t group;
+    uint64_t frame;
     char error[ZE__WT_ERROR_MAX];
     size_t error_len;
 };
@@ -498,7 +502,8 @@ static ze_result build_plan(ze_worldtick_t *t, uint32_t waves)
      * end[k] starts as wave k's start and ends as its end. */
     uint32_t *end = t->wave_end.data;
     uint32_t *order = t->order.data;
-    memset(end, 0, (size_t)waves * sizeof *end);
+    if (waves) /* no systems: no array (memset of NULL is undefined) */
+        memset(end, 0, (size_t)waves * sizeof *end);
     for (uint32_t v = 0; v < n; v++)
         if (sys_at(t, v)->wave + 1 < waves)
             end[sys_at(t, v)->wave + 1]++;
@@ -591,6 +596,9 @@ static wt_job_t *prepare(ze_worldtick_t *t, uint32_t index, float dt, ze_command
         .user = s->user,
         .system = index,
         .name = s->name,
+        .alpha = t->alpha,
+        .group = t->group,
+        .frame = t->frame,
     };
     return j;
 }
@@ -603,15 +611,20 @@ static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32
     ze_wait_group_init(&wg);
 
     ze__world_parallel_begin(w);
-    wt_job_t *first = prepare(t, systems[0], dt, sys_at(t, systems[0])->staging);
-    for (uint32_t i = 1; i < count; i++) {
+    wt_job_t *first = NULL;
+    for (uint32_t i = 0; i < count; i++) {
+        if (sys_at(t, systems[i])->disabled)
+            continue;
         wt_job_t *j = prepare(t, systems[i], dt, sys_at(t, systems[i])->staging);
-        if (js)
+        if (!first)
+            first = j; /* run by this thread once the others are queued */
+        else if (js)
             ze_job_submit(js, run_job, j, &wg);
         else
             run_job(j); /* no pool: same semantics, one thread */
     }
-    run_job(first);
+    if (first)
+        run_job(first);
     if (js)
         ze_job_wait(js, &wg);
     ze__world_parallel_end(w);
@@ -629,9 +642,10 @@ static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32
     return r;
 }
 
-ze_result ze_worldtick_run(ze_worldtick_t *t, float dt)
+ze_result ze__worldtick_run_ex(ze_worldtick_t *t, float dt, ze_commands_t **main)
 {
     ZE_CHECK(t, ZE_ERR_INVALID_ARG);
+    *main = t->main;
     ze_result r = ze_worldtick_commit(t);
     if (r != ZE_OK)
         return r;
@@ -644,6 +658,8 @@ ze_result ze_worldtick_run(ze_worldtick_t *t, float dt)
     for (uint32_t k = 0, begin = 0; k < t->wave_end.count; begin = end[k++]) {
         uint32_t count = end[k] - begin;
         if (count == 1) {
+            if (sys_at(t, order[begin])->disabled)
+                continue;
             wt_job_t *j = prepare(t, order[begin], dt, t->main);
             run_job(j);
         } else {
@@ -652,6 +668,34 @@ ze_result ze_worldtick_run(ze_worldtick_t *t, float dt)
                 r = m;
         }
     }
-    ze_result f = ze_commands_flush(t->main);
+    return r;
+}
+
+ze_result ze_worldtick_run(ze_worldtick_t *t, float dt)
+{
+    ze_commands_t *main = NULL;
+    ze_result r = ze__worldtick_run_ex(t, dt, &main);
+    if (!main)
+        return r;
+    ze_result f = ze_commands_flush(main);
     return r != ZE_OK ? r : f;
+}
+
+void ze__worldtick_set_context(ze_worldtick_t *t, float alpha, uint32_t group, uint64_t frame)
+{
+    t->alpha = alpha;
+    t->group = group;
+    t->frame = frame;
+}
+
+void ze__worldtick_set_enabled(ze_worldtick_t *t, ze_system_t s, bool enabled)
+{
+    if (s.id && s.id <= t->systems.count)
+        sys_at(t, s.id - 1)->disabled = !enabled;
+}
+
+uint32_t ze__worldtick_plan(const ze_worldtick_t *t, const uint32_t **order)
+{
+    *order = t->order.data;
+    return t->status == ZE_OK && !t->dirty ? t->order.count : 0;
 }

@@ -227,10 +227,13 @@ static void *worker_main(void *arg)
     job_t j;
     for (;;) {
         if (queue_pop(js, &j)) {
-            run_job(js, &j);
+            /* Counted before running: a waiter that sees the job's wait group
+             * reach zero then sees the count too (the release of the
+             * decrement orders it). */
             atomic_store_explicit(&w->executed,
                                   atomic_load_explicit(&w->executed, memory_order_relaxed) + 1,
                                   memory_order_relaxed);
+            run_job(js, &j);
             continue;
         }
         /* Destroy runs every queued job first: leave only once it is empty. */
@@ -385,8 +388,8 @@ void ze_job_wait(ze_job_system_t *js, ze_wait_group_t *wg)
     while (!ze_wait_group_done(wg)) {
         /* Help: any queued job may be one this wait group depends on. */
         if (queue_pop(js, &j)) {
-            run_job(js, &j);
             atomic_fetch_add_explicit(&js->executed_by_waiters, 1, memory_order_relaxed);
+            run_job(js, &j);
             continue;
         }
         /* Nothing queued: what is left runs on other threads. */

@@ -1,0 +1,575 @@
+/* Bindings: binders receive the deltas of the components they watch, once
+ * per LateFrame (ze_bindings_apply), and a DeltaTracker helper.
+ *
+ * Storage reports adds, removes and value writes of the components in
+ * w->bind_mask (the union of what binders watch, so unwatched types cost
+ * nothing) through ze__bindings_note. Notes are coalesced per entity: for
+ * each component, whether it was present when first noted this frame and
+ * whether its value was written. The kind is decided at apply time against
+ * the world: absent at the start and present now -> ADDED, present then and
+ * absent now -> REMOVED, present both and written -> CHANGED, added and
+ * removed again -> nothing. Entities keep the order of their first note.
+ *
+ * Threads: notes may come from pool threads (value writes in a parallel
+ * wave), so the frame's change set is guarded by a mutex. Attach, detach and
+ * apply run on the world's thread. Memory: the world's allocator.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "ecs_internal.h"
+
+/* One entity touched since the last apply. Keyed by the full handle, so a
+ * slot destroyed and reused within a frame gives two records. */
+typedef struct bind_entity_t {
+    ze_entity_t e;
+    ze_mask_t touched; /* components noted */
+    ze_mask_t start;   /* of touched: present when first noted */
+    ze_mask_t written; /* of touched: value written, or removed and re-added */
+} bind_entity_t;
+
+/* The frame's change set: records in order of first note, and an index. */
+typedef struct bind_set_t {
+    ze_array_t records; /* bind_entity_t */
+    ze_hashmap_t index; /* entity id (u64) -> u32 position in records */
+} bind_set_t;
+
+typedef struct binder_rec_t {
+    uint32_t id;
+    bool per_entity;
+    bool snapshot_due; /* first apply after attach: SNAPSHOT instead of deltas */
+    bool detached;     /* during an apply; removed after it */
+    ze_entity_t entity;
+    ze_mask_t mask;
+    ze_binder_fn fn;
+    void *user;
+} binder_rec_t;
+
+struct ze__bindings_t {
+    pthread_mutex_t lock; /* guards `live` and `oom_logged` */
+    bind_set_t live;      /* notes since the last apply */
+    bool oom_logged;
+    /* World thread only. */
+    bind_set_t applying; /* the set being delivered (swapped with `live`) */
+    ze_array_t binders;  /* binder_rec_t, attach order */
+    ze_array_t scratch;  /* uint32_t entity indices for type snapshots */
+    uint32_t next_id;
+    bool in_apply;
+    bool has_detached;
+};
+
+static void set_init(bind_set_t *s, ze_allocator_t a)
+{
+    ZE_ARRAY_INIT(&s->records, a, bind_entity_t);
+    ze_hashmap_init(&s->index, a, sizeof(uint64_t), sizeof(uint32_t));
+}
+
+static void set_free(bind_set_t *s)
+{
+    ze_array_free(&s->records);
+    ze_hashmap_free(&s->index);
+}
+
+static void set_clear(bind_set_t *s)
+{
+    ze_array_clear(&s->records);
+    ze_hashmap_clear(&s->index);
+}
+
+static const bind_entity_t *set_find(const bind_set_t *s, ze_entity_t e)
+{
+    const uint32_t *pos = ze_hashmap_get(&s->index, &e.id);
+    return pos ? ze_array_at(&s->records, *pos) : NULL;
+}
+
+static ze__bindings_t *bindings_get(ze_world_t *w)
+{
+    if (w->bindings)
+        return w->bindings;
+    ze__bindings_t *b = ze_alloc(w->alloc, sizeof *b, _Alignof(ze__bindings_t));
+    if (!b)
+        return NULL;
+    memset(b, 0, sizeof *b);
+    if (pthread_mutex_init(&b->lock, NULL) != 0) {
+        ze_free(w->alloc, b, sizeof *b);
+        return NULL;
+    }
+    set_init(&b->live, w->alloc);
+    set_init(&b->applying, w->alloc);
+    ZE_ARRAY_INIT(&b->binders, w->alloc, binder_rec_t);
+    ZE_ARRAY_INIT(&b->scratch, w->alloc, uint32_t);
+    w->bindings = b;
+    return b;
+}
+
+void ze__bindings_fini(ze_world_t *w)
+{
+    ze__bindings_t *b = w->bindings;
+    /* Storage stops reporting before the state goes away (entities destroyed
+     * after this point must not note into freed memory). */
+    w->bind_mask = 0;
+    if (!b)
+        return;
+    set_free(&b->live);
+    set_free(&b->applying);
+    ze_array_free(&b->binders);
+    ze_array_free(&b->scratch);
+    pthread_mutex_destroy(&b->lock);
+    ze_free(w->alloc, b, sizeof *b);
+    w->bindings = NULL;
+}
+
+/* ---------------------------------------------------------------- notes */
+
+/* Caller holds b->lock. */
+static void note_locked(ze_world_t *w, ze__bindings_t *b, ze_entity_t e, uint32_t comp,
+                        ze_delta_kind kind)
+{
+    bind_set_t *s = &b->live;
+    uint32_t *pos = ze_hashmap_get(&s->index, &e.id);
+    bind_entity_t *r;
+    if (pos) {
+        r = ze_array_at(&s->records, *pos);
+    } else {
+        uint32_t at = s->records.count;
+        bind_entity_t fresh = {.e = e};
+        if (ze_array_push(&s->records, &fresh) != ZE_OK) {
+            goto oom;
+        }
+        if (ze_hashmap_put(&s->index, &e.id, &at) != ZE_OK) {
+            s->records.count--;
+            goto oom;
+        }
+        r = ze_array_at(&s->records, at);
+    }
+    ze_mask_t bit = (ze_mask_t)1 << comp;
+    if (!(r->touched & bit)) {
+        r->touched |= bit;
+        if (kind != ZE_DELTA_ADDED)
+            r->start |= bit;
+    }
+    if (kind == ZE_DELTA_CHANGED || (kind == ZE_DELTA_ADDED && (r->start & bit)))
+        r->written |= bit;
+    return;
+oom:
+    if (!b->oom_logged)
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of memory recording binding deltas (dropped)",
+                     w->name);
+    b->oom_logged = true;
+}
+
+static ze_entity_t handle_of(const ze_world_t *w, uint32_t index)
+{
+    /* Notes come from live slots (a destroy reports its removals before the
+     * generation moves on). */
+    return (ze_entity_t){(uint64_t)(w->gen[index] & ZE__GEN_MAX) << 32 | index};
+}
+
+void ze__bindings_note(ze_world_t *w, uint32_t index, uint32_t comp, ze_delta_kind kind)
+{
+    ze__bindings_t *b = w->bindings;
+    if (!b || comp >= ZE_MAX_COMPONENTS)
+        return;
+    pthread_mutex_lock(&b->lock);
+    note_locked(w, b, handle_of(w, index), comp, kind);
+    pthread_mutex_unlock(&b->lock);
+}
+
+void ze__bindings_note_system(ze_world_t *w, ze_query_t q, ze_mask_t writes)
+{
+    ze_mask_t m = writes & w->bind_mask;
+    ze__bindings_t *b = w->bindings;
+    if (!m || !b)
+        return;
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+        /* One lock per run; never across ze_query_next, whose end of
+         * iteration may flush deferred commands (which note). */
+        pthread_mutex_lock(&b->lock);
+        for (uint32_t i = 0; i < it.count; i++) {
+            uint32_t index = it.indices[i];
+            ze_mask_t has = w->mask[index] & m; /* optional terms may be absent */
+            for (; has; has &= has - 1)
+                note_locked(w, b, handle_of(w, index), (uint32_t)__builtin_ctzll(has),
+                            ZE_DELTA_CHANGED);
+        }
+        pthread_mutex_unlock(&b->lock);
+    }
+}
+
+ze_result ze_delta_mark_changed(ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    if (!w || c.id >= ZE_MAX_COMPONENTS)
+        return ZE_ERR_INVALID_ARG;
+    if (!ze_component_has(w, e, c))
+        return ZE_ERR_NOT_FOUND;
+    if (w->bind_mask & ((ze_mask_t)1 << c.id))
+        ze__bindings_note(w, ze_entity_index(e), c.id, ZE_DELTA_CHANGED);
+    return ZE_OK;
+}
+
+/* -------------------------------------------------------------- binders */
+
+static void update_bind_mask(ze_world_t *w, const ze__bindings_t *b)
+{
+    ze_mask_t m = 0;
+    for (uint32_t i = 0; i < b->binders.count; i++) {
+        const binder_rec_t *r = ze_array_at(&b->binders, i);
+        if (!r->detached)
+            m |= r->mask;
+    }
+    w->bind_mask = m;
+}
+
+static ze_binder_t attach(ze_world_t *w, binder_rec_t rec)
+{
+    if (atomic_load_explicit(&w->in_parallel, memory_order_acquire)) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': binder attach inside a parallel wave (refused)",
+                     w->name);
+        return (ze_binder_t){0};
+    }
+    ze__bindings_t *b = bindings_get(w);
+    if (!b) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of memory attaching a binder", w->name);
+        return (ze_binder_t){0};
+    }
+    if (++b->next_id == 0)
+        b->next_id = 1;
+    rec.id = b->next_id;
+    rec.snapshot_due = true;
+    if (ze_array_push(&b->binders, &rec) != ZE_OK) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of memory attaching a binder", w->name);
+        return (ze_binder_t){0};
+    }
+    w->bind_mask |= rec.mask;
+    return (ze_binder_t){rec.id};
+}
+
+ze_binder_t ze_binder_attach_type(ze_world_t *w, ze_component_t c, ze_binder_fn fn, void *user)
+{
+    if (!w || !fn || c.id >= w->kernel->component_count)
+        return (ze_binder_t){0};
+    return attach(w, (binder_rec_t){.mask = (ze_mask_t)1 << c.id, .fn = fn, .user = user});
+}
+
+ze_binder_t ze_binder_attach_entity(ze_world_t *w, ze_entity_t e, ze_mask_t components,
+                                    ze_binder_fn fn, void *user)
+{
+    uint32_t n = w ? w->kernel->component_count : 0;
+    ze_mask_t known = n >= 64 ? ~(ze_mask_t)0 : (((ze_mask_t)1 << n) - 1);
+    if (!w || !fn || !components || (components & ~known) || !ze__alive(w, e))
+        return (ze_binder_t){0};
+    return attach(w,
+                  (binder_rec_t){
+                      .per_entity = true, .entity = e, .mask = components, .fn = fn, .user = user});
+}
+
+ze_result ze_binder_detach(ze_world_t *w, ze_binder_t binder)
+{
+    ze__bindings_t *b = w ? w->bindings : NULL;
+    if (!b || !binder.id)
+        return ZE_ERR_NOT_FOUND;
+    if (atomic_load_explicit(&w->in_parallel, memory_order_acquire))
+        return ZE_ERR_STATE; /* storage reads bind_mask from the wave's threads */
+    for (uint32_t i = 0; i < b->binders.count; i++) {
+        binder_rec_t *r = ze_array_at(&b->binders, i);
+        if (r->id != binder.id || r->detached)
+            continue;
+        if (b->in_apply) {
+            /* apply walks the binders by index: mark, remove afterwards */
+            r->detached = true;
+            b->has_detached = true;
+        } else {
+            ze_array_remove_ordered(&b->binders, i);
+        }
+        update_bind_mask(w, b);
+        return ZE_OK;
+    }
+    return ZE_ERR_NOT_FOUND;
+}
+
+/* ---------------------------------------------------------------- apply */
+
+/* Delivers one delta to binder `bi` unless it was detached meanwhile. For
+ * ADDED/CHANGED/SNAPSHOT the value is read now, so it points into storage;
+ * if an earlier callback of this apply removed the component, the delta is
+ * dropped (the next apply reports the removal). */
+static void emit(ze_world_t *w, ze__bindings_t *b, uint32_t bi, ze_delta_kind kind, ze_entity_t e,
+                 uint32_t comp)
+{
+    const binder_rec_t *r = ze_array_at(&b->binders, bi);
+    if (r->detached)
+        return;
+    ze_binder_fn fn = r->fn;
+    void *user = r->user;
+    ze_delta_t d = {.kind = kind, .entity = e, .component = {comp}, .value = NULL};
+    if (kind != ZE_DELTA_REMOVED) {
+        if (!ze_component_has(w, e, d.component))
+            return;
+        d.value = ze_component_get(w, e, d.component);
+    }
+    fn(w, &d, user);
+}
+
+static void emit_snapshot(ze_world_t *w, ze__bindings_t *b, uint32_t bi)
+{
+    binder_rec_t r = ZE_ARRAY_AT(&b->binders, binder_rec_t, bi);
+    if (r.per_entity) {
+        ze_mask_t m = ze_entity_mask(w, r.entity) & r.mask;
+        for (; m; m &= m - 1)
+            emit(w, b, bi, ZE_DELTA_SNAPSHOT, r.entity, (uint32_t)__builtin_ctzll(m));
+        return;
+    }
+    uint32_t comp = (uint32_t)__builtin_ctzll(r.mask);
+    const ze__pool_t *p = w->pools[comp];
+    if (!p || !p->count)
+        return;
+    /* Callbacks may change the pool: take the entity list first. */
+    ze_array_clear(&b->scratch);
+    if (ze_array_resize(&b->scratch, p->count) != ZE_OK) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of memory for a binder snapshot", w->name);
+        return;
+    }
+    for (uint32_t d = 0; d < p->count; d++)
+        ZE_ARRAY_AT(&b->scratch, uint32_t, d) = ze__pool_entity(p, d);
+    uint32_t n = b->scratch.count;
+    for (uint32_t i = 0; i < n; i++) {
+        ze_entity_t e = ze_entity_from_index(w, ZE_ARRAY_AT(&b->scratch, uint32_t, i));
+        if (!ze_entity_is_null(e))
+            emit(w, b, bi, ZE_DELTA_SNAPSHOT, e, comp);
+    }
+}
+
+/* Kinds of one record's components, decided against the world as apply
+ * starts (so every binder sees the same answer). */
+typedef struct bind_kinds_t {
+    ze_mask_t added, removed, changed;
+} bind_kinds_t;
+
+static bind_kinds_t kinds_of(const ze_world_t *w, const bind_entity_t *r)
+{
+    ze_mask_t now = ze_entity_mask(w, r->e) & r->touched;
+    return (bind_kinds_t){
+        .added = now & ~r->start,
+        .removed = r->start & ~now,
+        .changed = now & r->start & r->written,
+    };
+}
+
+static void emit_record(ze_world_t *w, ze__bindings_t *b, uint32_t bi, const bind_entity_t *r,
+                        bind_kinds_t k, ze_mask_t watched)
+{
+    ze_mask_t all = (k.added | k.removed | k.changed) & watched;
+    for (; all; all &= all - 1) {
+        uint32_t c = (uint32_t)__builtin_ctzll(all);
+        ze_mask_t bit = (ze_mask_t)1 << c;
+        ze_delta_kind kind = (k.added & bit)     ? ZE_DELTA_ADDED
+                             : (k.removed & bit) ? ZE_DELTA_REMOVED
+                                                 : ZE_DELTA_CHANGED;
+        emit(w, b, bi, kind, r->e, c);
+    }
+}
+
+void ze_bindings_apply(ze_world_t *w)
+{
+    ze__bindings_t *b = w ? w->bindings : NULL;
+    if (!b)
+        return;
+    if (b->in_apply) {
+        ZE_LOG_WARN(ZE__LOG_CH, "world '%s': ze_bindings_apply called from a binder (ignored)",
+                    w->name);
+        return;
+    }
+    /* Take the frame's change set; notes made by callbacks go to the next
+     * apply. */
+    pthread_mutex_lock(&b->lock);
+    bind_set_t set = b->live;
+    b->live = b->applying;
+    b->oom_logged = false;
+    pthread_mutex_unlock(&b->lock);
+    b->applying = set;
+    b->in_apply = true;
+
+    /* Decide every record's kinds before any callback can change the world;
+     * the three masks replace touched/start/written in place. */
+    uint32_t nrec = set.records.count;
+    for (uint32_t i = 0; i < nrec; i++) {
+        bind_entity_t *r = ze_array_at(&set.records, i);
+        bind_kinds_t k = kinds_of(w, r);
+        r->touched = k.added;
+        r->start = k.removed;
+        r->written = k.changed;
+    }
+
+    /* Binders attached by callbacks start at the next apply. */
+    uint32_t nb = b->binders.count;
+    for (uint32_t bi = 0; bi < nb; bi++) {
+        binder_rec_t *rec = ze_array_at(&b->binders, bi);
+        if (rec->detached)
+            continue;
+        if (rec->snapshot_due) {
+            rec->snapshot_due = false;
+            emit_snapshot(w, b, bi);
+            continue;
+        }
+        binder_rec_t r = *rec;
+        if (r.per_entity) {
+            const bind_entity_t *er = set_find(&set, r.entity);
+            if (er)
+                emit_record(w, b, bi, er, (bind_kinds_t){er->touched, er->start, er->written},
+                            r.mask);
+            continue;
+        }
+        for (uint32_t i = 0; i < nrec; i++) {
+            const bind_entity_t *er = ze_array_at(&set.records, i);
+            if ((er->touched | er->start | er->written) & r.mask)
+                emit_record(w, b, bi, er, (bind_kinds_t){er->touched, er->start, er->written},
+                            r.mask);
+        }
+    }
+
+    b->in_apply = false;
+    set_clear(&b->applying);
+    if (b->has_detached) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < b->binders.count; i++) {
+            binder_rec_t *r = ze_array_at(&b->binders, i);
+            if (!r->detached)
+                ZE_ARRAY_AT(&b->binders, binder_rec_t, n++) = *r;
+        }
+        b->binders.count = n;
+        b->has_detached = false;
+    }
+}
+
+/* --------------------------------------------------------- DeltaTracker */
+
+/* Values live in their own blocks (16-byte aligned, stable while the entry
+ * lives), not inside the map, whose slots move on growth. */
+typedef struct tracker_entry_t {
+    void *value; /* value_size bytes, or NULL when value_size is 0 */
+    bool has, dirty, removed;
+} tracker_entry_t;
+
+void ze_delta_tracker_init(ze_delta_tracker_t *t, ze_allocator_t alloc, uint32_t value_size)
+{
+    memset(t, 0, sizeof *t);
+    t->alloc = alloc;
+    t->value_size = value_size;
+    ze_hashmap_init(&t->entries, alloc, sizeof(uint64_t), sizeof(tracker_entry_t));
+}
+
+void ze_delta_tracker_free(ze_delta_tracker_t *t)
+{
+    uint32_t cursor = 0;
+    const void *key;
+    void *val;
+    while (ze_hashmap_next(&t->entries, &cursor, &key, &val)) {
+        tracker_entry_t *en = val;
+        ze_free(t->alloc, en->value, t->value_size);
+    }
+    ze_hashmap_free(&t->entries);
+}
+
+ze_result ze_delta_tracker_feed(ze_delta_tracker_t *t, const ze_delta_t *d)
+{
+    if (!t || !d || d->kind < ZE_DELTA_ADDED || d->kind > ZE_DELTA_SNAPSHOT)
+        return ZE_ERR_INVALID_ARG;
+    tracker_entry_t *en = ze_hashmap_get(&t->entries, &d->entity.id);
+    if (!en) {
+        if (d->kind == ZE_DELTA_REMOVED)
+            return ZE_OK; /* never seen: nothing to forget */
+        tracker_entry_t fresh = {0};
+        if (t->value_size) {
+            fresh.value = ze_alloc(t->alloc, t->value_size, 16);
+            if (!fresh.value)
+                return ZE_ERR_OUT_OF_MEMORY;
+            memset(fresh.value, 0, t->value_size);
+        }
+        if (ze_hashmap_put(&t->entries, &d->entity.id, &fresh) != ZE_OK) {
+            ze_free(t->alloc, fresh.value, t->value_size);
+            return ZE_ERR_OUT_OF_MEMORY;
+        }
+        en = ze_hashmap_get(&t->entries, &d->entity.id);
+    }
+    en->dirty = true;
+    if (d->kind == ZE_DELTA_REMOVED) {
+        en->has = false;
+        en->removed = true; /* the last value stays readable until clear */
+        return ZE_OK;
+    }
+    en->has = true;
+    en->removed = false;
+    if (en->value && d->value)
+        memcpy(en->value, d->value, t->value_size);
+    return ZE_OK;
+}
+
+static const tracker_entry_t *tracker_find(const ze_delta_tracker_t *t, ze_entity_t e)
+{
+    return t ? ze_hashmap_get(&t->entries, &e.id) : NULL;
+}
+
+bool ze_delta_tracker_has(const ze_delta_tracker_t *t, ze_entity_t e)
+{
+    const tracker_entry_t *en = tracker_find(t, e);
+    return en && en->has;
+}
+
+bool ze_delta_tracker_dirty(const ze_delta_tracker_t *t, ze_entity_t e)
+{
+    const tracker_entry_t *en = tracker_find(t, e);
+    return en && en->dirty;
+}
+
+bool ze_delta_tracker_removed(const ze_delta_tracker_t *t, ze_entity_t e)
+{
+    const tracker_entry_t *en = tracker_find(t, e);
+    return en && en->removed;
+}
+
+const void *ze_delta_tracker_last(const ze_delta_tracker_t *t, ze_entity_t e)
+{
+    const tracker_entry_t *en = tracker_find(t, e);
+    return en ? en->value : NULL;
+}
+
+void ze_delta_tracker_clear(ze_delta_tracker_t *t)
+{
+    /* Removing during ze_hashmap_next would shift entries under the cursor
+     * (backward-shift deletion): collect the removed ids first. */
+    ze_array_t gone;
+    ZE_ARRAY_INIT(&gone, t->alloc, uint64_t);
+    bool all_listed = true;
+    uint32_t cursor = 0;
+    const void *key;
+    void *val;
+    while (ze_hashmap_next(&t->entries, &cursor, &key, &val)) {
+        tracker_entry_t *en = val;
+        en->dirty = false;
+        if (en->removed && all_listed && ze_array_push(&gone, key) != ZE_OK)
+            all_listed = false;
+    }
+    for (uint32_t i = 0; i < gone.count; i++) {
+        uint64_t id = ZE_ARRAY_AT(&gone, uint64_t, i);
+        tracker_entry_t *en = ze_hashmap_get(&t->entries, &id);
+        ze_free(t->alloc, en->value, t->value_size);
+        ze_hashmap_remove(&t->entries, &id);
+    }
+    ze_array_free(&gone);
+    /* Out of memory for the list: one entry at a time, restarting the walk. */
+    for (bool again = !all_listed; again;) {
+        again = false;
+        cursor = 0;
+        while (ze_hashmap_next(&t->entries, &cursor, &key, &val)) {
+            tracker_entry_t *en = val;
+            if (en->removed) {
+                uint64_t id = *(const uint64_t *)key;
+                ze_free(t->alloc, en->value, t->value_size);
+                ze_hashmap_remove(&t->entries, &id);
+                again = true;
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,1100 @@
+/* Scene files: a world's entities as JSON, through component reflection.
+ *
+ *   {
+ *     "format": "zengine.scene",
+ *     "version": 1,
+ *     "entities": [
+ *       {
+ *         "uuid": "8d1c…",
+ *         "components": {
+ *           "Transform": {
+ *             "position": [0.0, 1.5, 0.0],
+ *             ...
+ *
+ * Save writes every alive entity, by ascending entity index; an entity
+ * without a UUID component (or with the nil uuid, or one already used by an
+ * entity of lower index) is given a fresh v4 UUID first. Its components
+ * follow by component id, except UUID (that is the "uuid" key) and transient
+ * ones:
+ *   - reflected components: an object of their fields in declaration order.
+ *     BOOL true/false; integers as JSON integers (a U64 above INT64_MAX as a
+ *     decimal string, the parser's integers being signed 64-bit); F32 and F64
+ *     as the shortest decimal that reads back to the same bits (at most 9 and
+ *     17 digits), always with a '.' or an exponent, "nan"/"inf"/"-inf" as
+ *     strings; VEC2/3/4 and QUAT [x, y, (z, (w))]; MAT4 16 numbers in memory
+ *     (column-major) order; UUID a string; ENTITY the referenced entity's
+ *     uuid, or null when it is not alive; CHARS a string (invalid UTF-8
+ *     written as U+FFFD, logged). An array field (`count` > 1) is a JSON
+ *     array of its elements.
+ *   - tags: {}.
+ *   - plain data without reflection: {"$base64": "<the raw bytes>"} (same
+ *     layout and byte order as the writer: the escape hatch for components
+ *     registered with ZE_COMPONENT, not a portable format).
+ *   - components with dtor/copy/move hooks and no reflection cannot be
+ *     written: skipped, with a warning.
+ * Two-space indentation, one member per line, values on one line, a final
+ * newline, in the "C" locale: the same world always gives the same bytes,
+ * and save -> load into an empty world -> save is byte-identical.
+ *
+ * Load parses the whole document (jansson) and checks it before changing
+ * anything: "format", "version", the shape, every uuid (valid, not nil, no
+ * repeats), every known value's JSON type and range, room for the new
+ * entities. Malformed JSON and wrong types fail with the JSON path of the
+ * first problem in the report and nothing applied. Unknown keys,
+ * components and fields, base64 values of the wrong size, and entity
+ * references to uuids that exist neither in the document nor in the world
+ * are reported with their path and skipped (references become null). Then
+ * it applies in two passes: entities (an entity of the world with the same
+ * uuid is updated, else one is created with that UUID), then components (an
+ * existing value keeps the fields the document leaves out, a new one starts
+ * from its default), so references resolve whatever the order. Components
+ * the document does not list are left alone. Only running out of memory
+ * while applying can leave a partial load (ZE_ERR_OUT_OF_MEMORY). */
+#include <float.h>
+#include <jansson.h>
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecs_internal.h"
+
+uint8_t *ze__byte_reserve(ze_byte_writer_t *w, size_t extra);
+
+enum { SCENE_VERSION = 1 };
+#define SCENE_FORMAT "zengine.scene"
+#define RAW_KEY      "$base64"
+
+static const uint32_t k_elem_size[ZE_FIELD_TYPE_COUNT] = {
+    [ZE_FIELD_BOOL] = 1,  [ZE_FIELD_U8] = 1,    [ZE_FIELD_I32] = 4,    [ZE_FIELD_U32] = 4,
+    [ZE_FIELD_I64] = 8,   [ZE_FIELD_U64] = 8,   [ZE_FIELD_F32] = 4,    [ZE_FIELD_F64] = 8,
+    [ZE_FIELD_VEC2] = 8,  [ZE_FIELD_VEC3] = 12, [ZE_FIELD_VEC4] = 16,  [ZE_FIELD_QUAT] = 16,
+    [ZE_FIELD_MAT4] = 64, [ZE_FIELD_UUID] = 16, [ZE_FIELD_ENTITY] = 8, [ZE_FIELD_CHARS] = 1,
+};
+/* Floats in a vector type (0: not a vector). */
+static const uint32_t k_vec_len[ZE_FIELD_TYPE_COUNT] = {
+    [ZE_FIELD_VEC2] = 2, [ZE_FIELD_VEC3] = 3,  [ZE_FIELD_VEC4] = 4,
+    [ZE_FIELD_QUAT] = 4, [ZE_FIELD_MAT4] = 16,
+};
+
+static uint32_t field_count(const ze_field_desc_t *fd)
+{
+    return fd->count ? fd->count : 1;
+}
+
+/* A field descriptor that lies inside its component (registration does
+ * not check reflection, so files do). */
+static bool field_ok(const ze_component_info_t *info, const ze_field_desc_t *fd)
+{
+    if (!fd->name || fd->type <= ZE_FIELD_NONE || fd->type >= ZE_FIELD_TYPE_COUNT)
+        return false;
+    uint64_t bytes = (uint64_t)k_elem_size[fd->type] * field_count(fd);
+    return (uint64_t)fd->offset + bytes <= info->size;
+}
+
+static bool raw_ok(const ze_component_info_t *info)
+{
+    return !info->hooks.dtor && !info->hooks.copy && !info->hooks.move;
+}
+
+/* The loader's float conversion, shared with the writer's shortest-digits
+ * search so that what is written is exactly what is read. Values that
+ * round to FLT_MAX are accepted; beyond, false. */
+static bool double_to_f32(double d, float *out)
+{
+    if (isnan(d)) {
+        *out = NAN;
+        return true;
+    }
+    if (fabs(d) > FLT_MAX) {
+        if (isinf(d)) {
+            *out = (float)d;
+            return true;
+        }
+        if (fabs(d) >= 0x1.ffffffp+127)
+            return false;
+        *out = d < 0 ? -FLT_MAX : FLT_MAX;
+        return true;
+    }
+    *out = (float)d;
+    return true;
+}
+
+/* ================================================================ save */
+
+typedef struct emit_t {
+    ze_byte_writer_t *out;
+    uint32_t replaced; /* invalid UTF-8 sequences written as U+FFFD */
+} emit_t;
+
+static void put_n(emit_t *e, const char *s, size_t n)
+{
+    ze_byte_write(e->out, s, n);
+}
+static void put(emit_t *e, const char *s)
+{
+    put_n(e, s, strlen(s));
+}
+static void newline(emit_t *e, int level)
+{
+    static const char spaces[] = "\n                                ";
+    put_n(e, spaces, 1 + (size_t)level * 2);
+}
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
+ * surrogates, at most U+10FFFF), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+static void put_string(emit_t *e, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    put_n(e, "\"", 1);
+    size_t run = 0; /* start of the pending run of bytes written as they are */
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = c >= 0x80 ? utf8_len(s + i, n - i) : 0;
+        if (len) {
+            i += len;
+            continue;
+        }
+        put_n(e, (const char *)s + run, i - run);
+        char esc[8];
+        switch (c) {
+        case '"':
+            put(e, "\\\"");
+            break;
+        case '\\':
+            put(e, "\\\\");
+            break;
+        case '\n':
+            put(e, "\\n");
+            break;
+        case '\t':
+            put(e, "\\t");
+            break;
+        case '\r':
+            put(e, "\\r");
+            break;
+        case '\b':
+            put(e, "\\b");
+            break;
+        case '\f':
+            put(e, "\\f");
+            break;
+        default:
+            if (c < 0x20) {
+                snprintf(esc, sizeof esc, "\\u%04x", c);
+                put(e, esc);
+            } else {
+                put(e, "\xef\xbf\xbd"); /* U+FFFD */
+                e->replaced++;
+            }
+            break;
+        }
+        i++;
+        run = i;
+    }
+    put_n(e, (const char *)s + run, n - run);
+    put_n(e, "\"", 1);
+}
+
+/* Shortest "%.Ng" (N from min to max digits) that reads back to `v`. */
+static void put_real(emit_t *e, double v, bool f32)
+{
+    char buf[40];
+    if (isnan(v)) {
+        put(e, "\"nan\"");
+        return;
+    }
+    if (isinf(v)) {
+        put(e, v > 0 ? "\"inf\"" : "\"-inf\"");
+        return;
+    }
+    /* %g drops trailing zeros, so starting at 6 (15) digits finds the
+     * shortest form, except for subnormals, which have fewer digits. */
+    bool subnormal = v != 0 && fabs(v) < (f32 ? FLT_MIN : DBL_MIN);
+    for (int prec = subnormal ? 1 : f32 ? 6 : 15; prec <= (f32 ? 9 : 17); prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        double back = strtod(buf, NULL);
+        float fb;
+        if (f32 ? double_to_f32(back, &fb) && fb == (float)v : back == v)
+            break;
+    }
+    /* A real always looks like one ("1.0", not "1", which reads as an
+     * integer and would lose the sign of -0.0). */
+    if (!strpbrk(buf, ".eE"))
+        strcat(buf, ".0");
+    put(e, buf);
+}
+
+static void put_uuid(emit_t *e, ze_uuid_t u)
+{
+    char buf[ZE_UUID_STRING_LEN + 3];
+    buf[0] = '"';
+    ze_uuid_format(u, buf + 1);
+    buf[ZE_UUID_STRING_LEN + 1] = '"';
+    buf[ZE_UUID_STRING_LEN + 2] = 0;
+    put(e, buf);
+}
+
+static void put_elem(emit_t *e, const ze_world_t *w, ze_field_type t, const uint8_t *p)
+{
+    char buf[32];
+    switch (t) {
+    case ZE_FIELD_BOOL:
+        put(e, p[0] ? "true" : "false");
+        return;
+    case ZE_FIELD_U8:
+        snprintf(buf, sizeof buf, "%u", (unsigned)p[0]);
+        break;
+    case ZE_FIELD_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        snprintf(buf, sizeof buf, "%ld", (long)v);
+        break;
+    }
+    case ZE_FIELD_U32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        snprintf(buf, sizeof buf, "%lu", (unsigned long)v);
+        break;
+    }
+    case ZE_FIELD_I64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        snprintf(buf, sizeof buf, "%lld", (long long)v);
+        break;
+    }
+    case ZE_FIELD_U64: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        snprintf(buf, sizeof buf, v > INT64_MAX ? "\"%llu\"" : "%llu", (unsigned long long)v);
+        break;
+    }
+    case ZE_FIELD_F32: {
+        float v;
+        memcpy(&v, p, 4);
+        put_real(e, v, true);
+        return;
+    }
+    case ZE_FIELD_F64: {
+        double v;
+        memcpy(&v, p, 8);
+        put_real(e, v, false);
+        return;
+    }
+    case ZE_FIELD_VEC2:
+    case ZE_FIELD_VEC3:
+    case ZE_FIELD_VEC4:
+    case ZE_FIELD_QUAT:
+    case ZE_FIELD_MAT4:
+        put(e, "[");
+        for (uint32_t i = 0; i < k_vec_len[t]; i++) {
+            float v;
+            memcpy(&v, p + 4 * i, 4);
+            if (i)
+                put(e, ", ");
+            put_real(e, v, true);
+        }
+        put(e, "]");
+        return;
+    case ZE_FIELD_UUID: {
+        ze_uuid_t u;
+        memcpy(&u, p, sizeof u);
+        put_uuid(e, u);
+        return;
+    }
+    case ZE_FIELD_ENTITY: {
+        ze_entity_t ref;
+        memcpy(&ref, p, sizeof ref);
+        const ze_uuid_component_t *u =
+            ze_component_get(w, ref, (ze_component_t){ZE_COMPONENT_ID_UUID});
+        if (u)
+            put_uuid(e, u->value);
+        else
+            put(e, "null");
+        return;
+    }
+    default:
+        put(e, "null");
+        return;
+    }
+    put(e, buf);
+}
+
+static void put_field(emit_t *e, const ze_world_t *w, const ze_field_desc_t *fd, const uint8_t *p)
+{
+    uint32_t n = field_count(fd);
+    if (fd->type == ZE_FIELD_CHARS) {
+        /* NUL-terminated within the array: an unterminated value is cut. */
+        put_string(e, (const char *)p, strnlen((const char *)p, n - 1));
+        return;
+    }
+    if (n == 1 && !fd->count) {
+        put_elem(e, w, fd->type, p);
+        return;
+    }
+    put(e, "[");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            put(e, ", ");
+        put_elem(e, w, fd->type, p + (size_t)i * k_elem_size[fd->type]);
+    }
+    put(e, "]");
+}
+
+static void put_base64(emit_t *e, const uint8_t *p, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    put(e, "\"");
+    char q[4];
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        q[0] = tab[v >> 18 & 63];
+        q[1] = tab[v >> 12 & 63];
+        q[2] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+        q[3] = i + 2 < n ? tab[v & 63] : '=';
+        put_n(e, q, 4);
+    }
+    put(e, "\"");
+}
+
+/* Every alive entity gets a uuid, unique in the world. */
+static ze_result assign_uuids(ze_world_t *w)
+{
+    const ze_component_t uc = {ZE_COMPONENT_ID_UUID};
+    ze_hashmap_t seen;
+    ze_hashmap_init(&seen, w->alloc, sizeof(ze_uuid_t), 1);
+    ze_result r = ZE_OK;
+    for (uint32_t idx = 0; idx < w->fresh && r == ZE_OK; idx++) {
+        ze_entity_t e = ze_entity_from_index(w, idx);
+        if (ze_entity_is_null(e))
+            continue;
+        const ze_uuid_component_t *u = ze_component_get(w, e, uc);
+        ze_uuid_component_t v = u ? *u : (ze_uuid_component_t){0};
+        bool fresh_id = !u || ze_uuid_is_nil(v.value) || ze_hashmap_get(&seen, &v.value);
+        if (u && fresh_id && !ze_uuid_is_nil(v.value))
+            ZE_LOG_WARN(ZE__LOG_CH, "world '%s': entity %u repeats a uuid; given a new one",
+                        w->name, idx);
+        while (fresh_id) {
+            v.value = ze_uuid_v4();
+            fresh_id = ze_hashmap_get(&seen, &v.value) != NULL;
+        }
+        if (!u || !ze_uuid_eq(u->value, v.value))
+            r = ze_component_set(w, e, uc, &v);
+        uint8_t one = 1;
+        if (r == ZE_OK)
+            r = ze_hashmap_put(&seen, &v.value, &one);
+    }
+    ze_hashmap_free(&seen);
+    return r;
+}
+
+ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
+{
+    if (!w || !out)
+        return ZE_ERR_INVALID_ARG;
+    if (ze__world_gate(w) != ZE__GATE_NOW) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': scene save during an iteration or parallel wave",
+                     w->name);
+        return ZE_ERR_STATE;
+    }
+    if (out->failed)
+        return ZE_ERR_OUT_OF_MEMORY;
+    ze_result r = assign_uuids(w);
+    if (r != ZE_OK)
+        return r;
+    const ze_kernel_t *k = w->kernel;
+    /* Numbers in the "C" locale whatever the process set. */
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    locale_t old_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
+
+    emit_t e = {.out = out};
+    ze_mask_t warned = 0;
+    put(&e, "{");
+    newline(&e, 1);
+    put(&e, "\"format\": \"" SCENE_FORMAT "\",");
+    newline(&e, 1);
+    put(&e, "\"version\": 1,");
+    newline(&e, 1);
+    put(&e, "\"entities\": [");
+    bool any_entity = false;
+    for (uint32_t idx = 0; idx < w->fresh; idx++) {
+        ze_entity_t ent = ze_entity_from_index(w, idx);
+        if (ze_entity_is_null(ent))
+            continue;
+        put(&e, any_entity ? "," : "");
+        any_entity = true;
+        newline(&e, 2);
+        put(&e, "{");
+        newline(&e, 3);
+        put(&e, "\"uuid\": ");
+        const ze_uuid_component_t *u =
+            ze_component_get(w, ent, (ze_component_t){ZE_COMPONENT_ID_UUID});
+        put_uuid(&e, u->value);
+        put(&e, ",");
+        newline(&e, 3);
+        put(&e, "\"components\": {");
+        bool any_comp = false;
+        ze_mask_t m = w->mask[idx];
+        while (m) {
+            uint32_t c = (uint32_t)__builtin_ctzll(m);
+            m &= m - 1;
+            const ze_component_info_t *info = &k->components[c];
+            if (c == ZE_COMPONENT_ID_UUID || (info->flags & ZE_COMPONENT_TRANSIENT))
+                continue;
+            if (!info->field_count && info->size && !raw_ok(info)) {
+                if (!(warned & ((ze_mask_t)1 << c)))
+                    ZE_LOG_WARN(ZE__LOG_CH,
+                                "world '%s': component '%s' has hooks and no reflection: not "
+                                "written to the scene",
+                                w->name, info->name);
+                warned |= (ze_mask_t)1 << c;
+                continue;
+            }
+            const uint8_t *data = info->size ? ze_component_get(w, ent, (ze_component_t){c}) : NULL;
+            put(&e, any_comp ? "," : "");
+            any_comp = true;
+            newline(&e, 4);
+            put_string(&e, info->name, strlen(info->name));
+            put(&e, ": {");
+            if (!info->field_count && info->size) {
+                newline(&e, 5);
+                put(&e, "\"" RAW_KEY "\": ");
+                put_base64(&e, data, info->size);
+                newline(&e, 4);
+            } else if (info->field_count) {
+                bool any_field = false;
+                for (uint32_t f = 0; f < info->field_count; f++) {
+                    const ze_field_desc_t *fd = &info->fields[f];
+                    if (!field_ok(info, fd))
+                        continue;
+                    put(&e, any_field ? "," : "");
+                    any_field = true;
+                    newline(&e, 5);
+                    put_string(&e, fd->name, strlen(fd->name));
+                    put(&e, ": ");
+                    put_field(&e, w, fd, data + fd->offset);
+                }
+                if (any_field)
+                    newline(&e, 4);
+            }
+            put(&e, "}");
+        }
+        if (any_comp)
+            newline(&e, 3);
+        put(&e, "}");
+        newline(&e, 2);
+        put(&e, "}");
+    }
+    if (any_entity)
+        newline(&e, 1);
+    put(&e, "]");
+    newline(&e, 0);
+    put(&e, "}\n");
+
+    if (c_locale) {
+        uselocale(old_locale);
+        freelocale(c_locale);
+    }
+    if (e.replaced)
+        ZE_LOG_WARN(ZE__LOG_CH, "world '%s': %u invalid UTF-8 sequence(s) written as U+FFFD",
+                    w->name, e.replaced);
+    return out->failed ? ZE_ERR_OUT_OF_MEMORY : ZE_OK;
+}
+
+/* ================================================================ load */
+
+typedef struct loader_t {
+    ze_world_t *w;
+    const ze_kernel_t *k;
+    ze_scene_report_t *rep;
+    json_t *entities;
+    uint32_t count;
+    ze_hashmap_t doc_map;   /* uuid -> uint32_t position in the document */
+    ze_hashmap_t world_map; /* uuid -> ze_entity_t, the world before the load */
+    ze_entity_t *resolved;  /* [count] */
+    ze_mask_t *skip;        /* [count]: components reported and skipped */
+} loader_t;
+
+__attribute__((format(printf, 3, 4))) static void note(loader_t *L, ze_log_level level,
+                                                       const char *fmt, ...)
+{
+    ze_scene_report_t *rep = L->rep;
+    char msg[sizeof rep->messages[0]];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (rep->count < ZE_COUNTOF(rep->messages)) {
+        memcpy(rep->messages[rep->count], msg, sizeof msg);
+        ze_log(level, ZE__LOG_CH, "world '%s': scene: %s", L->w->name, msg);
+    }
+    if (rep->count < UINT32_MAX)
+        rep->count++;
+}
+#define PROBLEM(L, ...)   note((L), ZE_LOG_WARN, __VA_ARGS__)
+#define FAIL(L, res, ...) (note((L), ZE_LOG_ERROR, __VA_ARGS__), (res))
+
+static bool parse_uuid(const json_t *v, ze_uuid_t *out)
+{
+    return json_is_string(v) &&
+           ze_uuid_parse(json_string_value(v), json_string_length(v), out) == ZE_OK;
+}
+
+static bool lookup(const loader_t *L, ze_uuid_t u, ze_entity_t *out)
+{
+    const uint32_t *pos = ze_hashmap_get(&L->doc_map, &u);
+    if (pos) {
+        if (out)
+            *out = L->resolved ? L->resolved[*pos] : ZE_ENTITY_NULL;
+        return true;
+    }
+    const ze_entity_t *e = ze_hashmap_get(&L->world_map, &u);
+    if (e && out)
+        *out = *e;
+    return e != NULL;
+}
+
+static bool get_real(const json_t *v, double *out)
+{
+    if (json_is_real(v)) {
+        *out = json_real_value(v);
+        return true;
+    }
+    if (json_is_integer(v)) {
+        *out = (double)json_integer_value(v);
+        return true;
+    }
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (!strcmp(s, "nan"))
+            *out = NAN;
+        else if (!strcmp(s, "inf"))
+            *out = INFINITY;
+        else if (!strcmp(s, "-inf"))
+            *out = -INFINITY;
+        else
+            return false;
+        return true;
+    }
+    return false;
+}
+
+static bool get_u64(const json_t *v, uint64_t *out)
+{
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i < 0)
+            return false;
+        *out = (uint64_t)i;
+        return true;
+    }
+    if (!json_is_string(v))
+        return false;
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v);
+    if (n == 0 || n > 20)
+        return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || x > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+            return false;
+        x = x * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = x;
+    return true;
+}
+
+/* One element of type t from v into dst (NULL: check only). Returns NULL,
+ * or what was expected. *dangling is set for a reference nobody has. */
+static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, uint8_t *dst,
+                                bool *dangling)
+{
+    switch (t) {
+    case ZE_FIELD_BOOL:
+        if (!json_is_boolean(v))
+            return "expected true or false";
+        if (dst)
+            *dst = json_is_true(v) ? 1 : 0;
+        return NULL;
+    case ZE_FIELD_U8:
+    case ZE_FIELD_I32:
+    case ZE_FIELD_U32:
+    case ZE_FIELD_I64: {
+        static const json_int_t lo[] = {0, INT32_MIN, 0, INT64_MIN};
+        static const json_int_t hi[] = {UINT8_MAX, INT32_MAX, UINT32_MAX, INT64_MAX};
+        static const char *const what[] = {
+            "expected an integer in 0..255", "expected a 32-bit signed integer",
+            "expected a 32-bit unsigned integer", "expected a 64-bit signed integer"};
+        uint32_t i = t == ZE_FIELD_U8 ? 0 : t == ZE_FIELD_I32 ? 1 : t == ZE_FIELD_U32 ? 2 : 3;
+        if (!json_is_integer(v) || json_integer_value(v) < lo[i] || json_integer_value(v) > hi[i])
+            return what[i];
+        if (dst) {
+            json_int_t x = json_integer_value(v);
+            if (t == ZE_FIELD_U8) {
+                *dst = (uint8_t)x;
+            } else if (t == ZE_FIELD_I32) {
+                int32_t y = (int32_t)x;
+                memcpy(dst, &y, 4);
+            } else if (t == ZE_FIELD_U32) {
+                uint32_t y = (uint32_t)x;
+                memcpy(dst, &y, 4);
+            } else {
+                int64_t y = (int64_t)x;
+                memcpy(dst, &y, 8);
+            }
+        }
+        return NULL;
+    }
+    case ZE_FIELD_U64: {
+        uint64_t x;
+        if (!get_u64(v, &x))
+            return "expected a 64-bit unsigned integer (or its decimal string)";
+        if (dst)
+            memcpy(dst, &x, 8);
+        return NULL;
+    }
+    case ZE_FIELD_F32: {
+        double d;
+        float f;
+        if (!get_real(v, &d))
+            return "expected a number (or \"nan\", \"inf\", \"-inf\")";
+        if (!double_to_f32(d, &f))
+            return "number out of the range of a float";
+        if (dst)
+            memcpy(dst, &f, 4);
+        return NULL;
+    }
+    case ZE_FIELD_F64: {
+        double d;
+        if (!get_real(v, &d))
+            return "expected a number (or \"nan\", \"inf\", \"-inf\")";
+        if (dst)
+            memcpy(dst, &d, 8);
+        return NULL;
+    }
+    case ZE_FIELD_VEC2:
+    case ZE_FIELD_VEC3:
+    case ZE_FIELD_VEC4:
+    case ZE_FIELD_QUAT:
+    case ZE_FIELD_MAT4: {
+        static const char *const what[] = {
+            [ZE_FIELD_VEC2] = "expected an array of 2 numbers",
+            [ZE_FIELD_VEC3] = "expected an array of 3 numbers",
+            [ZE_FIELD_VEC4] = "expected an array of 4 numbers",
+            [ZE_FIELD_QUAT] = "expected an array of 4 numbers (x, y, z, w)",
+            [ZE_FIELD_MAT4] = "expected an array of 16 numbers",
+        };
+        uint32_t n = k_vec_len[t];
+        if (!json_is_array(v) || json_array_size(v) != n)
+            return what[t];
+        for (uint32_t i = 0; i < n; i++) {
+            const char *err =
+                convert_elem(L, ZE_FIELD_F32, json_array_get(v, i), dst ? dst + 4 * i : NULL, NULL);
+            if (err)
+                return err;
+        }
+        return NULL;
+    }
+    case ZE_FIELD_UUID: {
+        ze_uuid_t u;
+        if (!parse_uuid(v, &u))
+            return "expected a uuid string";
+        if (dst)
+            memcpy(dst, &u, sizeof u);
+        return NULL;
+    }
+    case ZE_FIELD_ENTITY: {
+        ze_entity_t e = ZE_ENTITY_NULL;
+        ze_uuid_t u;
+        if (json_is_null(v)) {
+            /* stays null */
+        } else if (!parse_uuid(v, &u)) {
+            return "expected an entity uuid string or null";
+        } else if (!lookup(L, u, dst ? &e : NULL) && dangling) {
+            *dangling = true;
+        }
+        if (dst)
+            memcpy(dst, &e, sizeof e);
+        return NULL;
+    }
+    default:
+        return "unsupported field type";
+    }
+}
+
+static const char *convert_field(loader_t *L, const ze_field_desc_t *fd, const json_t *v,
+                                 uint8_t *dst, bool *dangling)
+{
+    uint32_t n = field_count(fd);
+    if (fd->type == ZE_FIELD_CHARS) {
+        if (!json_is_string(v))
+            return "expected a string";
+        size_t len = json_string_length(v);
+        if (len >= n)
+            return "string too long for the field";
+        if (dst) {
+            memcpy(dst, json_string_value(v), len);
+            memset(dst + len, 0, n - len);
+        }
+        return NULL;
+    }
+    if (!fd->count)
+        return convert_elem(L, fd->type, v, dst, dangling);
+    if (!json_is_array(v) || json_array_size(v) != n)
+        return "expected an array of the field's length";
+    for (uint32_t i = 0; i < n; i++) {
+        const char *err =
+            convert_elem(L, fd->type, json_array_get(v, i),
+                         dst ? dst + (size_t)i * k_elem_size[fd->type] : NULL, dangling);
+        if (err)
+            return err;
+    }
+    return NULL;
+}
+
+/* Strict base64 (padding required, no whitespace); returns the decoded
+ * length, or SIZE_MAX when malformed. dst NULL: measure only. */
+static size_t base64_decode(const char *s, size_t n, uint8_t *dst)
+{
+    if (n % 4)
+        return SIZE_MAX;
+    size_t out = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        uint32_t v = 0;
+        int pad = 0;
+        for (int j = 0; j < 4; j++) {
+            char c = s[i + j];
+            int x;
+            if (c >= 'A' && c <= 'Z')
+                x = c - 'A';
+            else if (c >= 'a' && c <= 'z')
+                x = c - 'a' + 26;
+            else if (c >= '0' && c <= '9')
+                x = c - '0' + 52;
+            else if (c == '+')
+                x = 62;
+            else if (c == '/')
+                x = 63;
+            else if (c == '=' && i + 4 == n && j >= 2 && (j == 3 || s[i + 3] == '='))
+                x = -1;
+            else
+                return SIZE_MAX;
+            if (x < 0)
+                pad++, x = 0;
+            else if (pad)
+                return SIZE_MAX;
+            v = v << 6 | (uint32_t)x;
+        }
+        uint8_t b[3] = {(uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+        /* Canonical: the bits under the padding are zero. */
+        if ((pad == 1 && b[2]) || (pad == 2 && (b[1] || b[2])))
+            return SIZE_MAX;
+        for (int j = 0; j < 3 - pad; j++) {
+            if (dst)
+                dst[out] = b[j];
+            out++;
+        }
+    }
+    return out;
+}
+
+/* Checks (dst NULL) or applies one component's JSON object. */
+static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uint32_t c,
+                                const json_t *obj, uint8_t *dst)
+{
+    const ze_component_info_t *info = &L->k->components[c];
+    const char *key;
+    const json_t *v;
+    if (!json_is_object(obj))
+        return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components.%s: expected an object", ei, cname);
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        if (!info->field_count && info->size && !strcmp(key, RAW_KEY)) {
+            if (!json_is_string(v))
+                return FAIL(L, ZE_ERR_PARSE,
+                            "$.entities[%u].components.%s." RAW_KEY ": expected a string", ei,
+                            cname);
+            size_t n = base64_decode(json_string_value(v), json_string_length(v), NULL);
+            if (n == SIZE_MAX)
+                return FAIL(L, ZE_ERR_PARSE,
+                            "$.entities[%u].components.%s." RAW_KEY ": malformed base64", ei,
+                            cname);
+            if (n != info->size) {
+                if (!dst) {
+                    PROBLEM(L,
+                            "$.entities[%u].components.%s." RAW_KEY ": %zu bytes, the "
+                            "component has %u (component skipped)",
+                            ei, cname, n, info->size);
+                    L->skip[ei] |= (ze_mask_t)1 << c;
+                }
+            } else if (dst) {
+                base64_decode(json_string_value(v), json_string_length(v), dst);
+            }
+            continue;
+        }
+        const ze_field_desc_t *fd = NULL;
+        for (uint32_t f = 0; f < info->field_count && !fd; f++)
+            if (field_ok(info, &info->fields[f]) && !strcmp(info->fields[f].name, key))
+                fd = &info->fields[f];
+        if (!fd) {
+            if (!dst)
+                PROBLEM(L, "$.entities[%u].components.%s.%s: unknown field (skipped)", ei, cname,
+                        key);
+            continue;
+        }
+        bool dangling = false;
+        const char *err = convert_field(L, fd, v, dst ? dst + fd->offset : NULL, &dangling);
+        if (err)
+            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components.%s.%s: %s", ei, cname, key,
+                        err);
+        if (dangling && !dst)
+            PROBLEM(L,
+                    "$.entities[%u].components.%s.%s: refers to an entity that is not in the "
+                    "scene or the world (set to null)",
+                    ei, cname, key);
+    }
+    return ZE_OK;
+}
+
+static ze_result validate(loader_t *L, json_t *root)
+{
+    const char *key;
+    json_t *v;
+    if (!json_is_object(root))
+        return FAIL(L, ZE_ERR_PARSE, "$: expected an object");
+    json_t *format = json_object_get(root, "format");
+    json_t *version = json_object_get(root, "version");
+    if (!json_is_string(format) || strcmp(json_string_value(format), SCENE_FORMAT) != 0)
+        return FAIL(L, ZE_ERR_PARSE, "$.format: expected \"" SCENE_FORMAT "\"");
+    if (!json_is_integer(version) || json_integer_value(version) < 1)
+        return FAIL(L, ZE_ERR_PARSE, "$.version: expected a positive integer");
+    if (json_integer_value(version) != SCENE_VERSION)
+        return FAIL(L, ZE_ERR_UNSUPPORTED, "$.version: %lld, this build reads %d",
+                    (long long)json_integer_value(version), SCENE_VERSION);
+    L->entities = json_object_get(root, "entities");
+    if (!json_is_array(L->entities))
+        return FAIL(L, ZE_ERR_PARSE, "$.entities: expected an array");
+    if (json_array_size(L->entities) > L->w->capacity)
+        return FAIL(L, ZE_ERR_LIMIT, "$.entities: %zu entities, the world's capacity is %u",
+                    json_array_size(L->entities), L->w->capacity);
+    L->count = (uint32_t)json_array_size(L->entities);
+    json_object_foreach(root, key, v)
+    {
+        if (strcmp(key, "format") && strcmp(key, "version") && strcmp(key, "entities"))
+            PROBLEM(L, "$.%s: unknown key (skipped)", key);
+    }
+
+    /* Entities and their uuids first: references may point forward. */
+    uint32_t fresh_needed = 0;
+    for (uint32_t i = 0; i < L->count; i++) {
+        json_t *ent = json_array_get(L->entities, i);
+        if (!json_is_object(ent))
+            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u]: expected an object", i);
+        ze_uuid_t u;
+        if (!parse_uuid(json_object_get(ent, "uuid"), &u) || ze_uuid_is_nil(u))
+            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].uuid: expected a non-nil uuid string", i);
+        const uint32_t *dup = ze_hashmap_get(&L->doc_map, &u);
+        if (dup)
+            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].uuid: repeats $.entities[%u].uuid", i,
+                        *dup);
+        if (ze_hashmap_put(&L->doc_map, &u, &i) != ZE_OK)
+            return ZE_ERR_OUT_OF_MEMORY;
+        if (!ze_hashmap_get(&L->world_map, &u))
+            fresh_needed++;
+        json_t *comps = json_object_get(ent, "components");
+        if (comps && !json_is_object(comps))
+            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components: expected an object", i);
+        json_object_foreach(ent, key, v)
+        {
+            if (strcmp(key, "uuid") && strcmp(key, "components"))
+                PROBLEM(L, "$.entities[%u].%s: unknown key (skipped)", i, key);
+        }
+    }
+    const ze_world_t *w = L->w;
+    uint32_t free_slots = (w->capacity - w->fresh) + (w->fresh - w->alive - w->retired);
+    if (fresh_needed > free_slots)
+        return FAIL(L, ZE_ERR_LIMIT, "$.entities: %u new entities, the world has room for %u",
+                    fresh_needed, free_slots);
+
+    for (uint32_t i = 0; i < L->count; i++) {
+        json_t *comps = json_object_get(json_array_get(L->entities, i), "components");
+        if (!comps)
+            continue;
+        json_object_foreach(comps, key, v)
+        {
+            ze_component_t c;
+            if (ze_component_find(L->k, key, &c) != ZE_OK) {
+                PROBLEM(L, "$.entities[%u].components.%s: unknown component (skipped)", i, key);
+                continue;
+            }
+            const ze_component_info_t *info = &L->k->components[c.id];
+            if (c.id == ZE_COMPONENT_ID_UUID) {
+                PROBLEM(L,
+                        "$.entities[%u].components.%s: the entity's uuid is its \"uuid\" key "
+                        "(skipped)",
+                        i, key);
+                L->skip[i] |= ze_mask_of(c);
+                continue;
+            }
+            if (!info->field_count && info->size && !raw_ok(info)) {
+                PROBLEM(L,
+                        "$.entities[%u].components.%s: has hooks and no reflection, cannot "
+                        "be read from a scene (skipped)",
+                        i, key);
+                L->skip[i] |= ze_mask_of(c);
+                continue;
+            }
+            ze_result r = component_body(L, i, key, c.id, v, NULL);
+            if (r != ZE_OK)
+                return r;
+        }
+    }
+    return ZE_OK;
+}
+
+static ze_result apply(loader_t *L)
+{
+    ze_world_t *w = L->w;
+    const ze_component_t uc = {ZE_COMPONENT_ID_UUID};
+    /* Pass 1: every entity exists. */
+    for (uint32_t i = 0; i < L->count; i++) {
+        ze_uuid_component_t u;
+        parse_uuid(json_object_get(json_array_get(L->entities, i), "uuid"), &u.value);
+        const ze_entity_t *have = ze_hashmap_get(&L->world_map, &u.value);
+        if (have) {
+            L->resolved[i] = *have;
+            continue;
+        }
+        ze_entity_t e = ze_entity_create(w);
+        if (ze_entity_is_null(e))
+            return ZE_ERR_OUT_OF_MEMORY;
+        L->resolved[i] = e;
+        if (ze_component_set(w, e, uc, &u) != ZE_OK)
+            return ZE_ERR_OUT_OF_MEMORY;
+    }
+    /* Pass 2: components; references resolve to pass 1's entities. */
+    for (uint32_t i = 0; i < L->count; i++) {
+        json_t *comps = json_object_get(json_array_get(L->entities, i), "components");
+        const char *key;
+        json_t *v;
+        ze_entity_t e = L->resolved[i];
+        json_object_foreach(comps, key, v)
+        {
+            ze_component_t c;
+            if (ze_component_find(L->k, key, &c) != ZE_OK || (L->skip[i] & ze_mask_of(c)))
+                continue;
+            bool had = ze_component_has(w, e, c);
+            uint8_t *dst = ze_component_add(w, e, c);
+            if (!ze_component_has(w, e, c))
+                return ZE_ERR_OUT_OF_MEMORY;
+            if (dst)
+                component_body(L, i, key, c.id, v, dst); /* validated: cannot fail */
+            if (had)
+                ze_delta_mark_changed(w, e, c);
+        }
+    }
+    return ZE_OK;
+}
+
+ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_scene_report_t *report)
+{
+    ze_scene_report_t local;
+    ze_scene_report_t *rep = report ? report : &local;
+    memset(rep, 0, sizeof *rep);
+    if (!w || (!json && len))
+        return ZE_ERR_INVALID_ARG;
+    loader_t L = {.w = w, .k = w->kernel, .rep = rep};
+    if (ze__world_gate(w) != ZE__GATE_NOW)
+        return FAIL(&L, ZE_ERR_STATE, "$: load during an iteration or parallel wave");
+    json_error_t jerr;
+    json_t *root = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return FAIL(&L, ZE_ERR_PARSE, "$: malformed JSON at line %d, column %d: %s", jerr.line,
+                    jerr.column, jerr.text);
+
+    ze_hashmap_init(&L.doc_map, w->alloc, sizeof(ze_uuid_t), sizeof(uint32_t));
+    ze_hashmap_init(&L.world_map, w->alloc, sizeof(ze_uuid_t), sizeof(ze_entity_t));
+    ze_result r = ZE_OK;
+    /* The world's uuids (the lowest entity index wins a repeated one). */
+    for (uint32_t idx = 0; idx < w->fresh && r == ZE_OK; idx++) {
+        ze_entity_t e = ze_entity_from_index(w, idx);
+        const ze_uuid_component_t *u =
+            ze_entity_is_null(e) ? NULL
+                                 : ze_component_get(w, e, (ze_component_t){ZE_COMPONENT_ID_UUID});
+        if (u && !ze_uuid_is_nil(u->value) && !ze_hashmap_get(&L.world_map, &u->value))
+            r = ze_hashmap_put(&L.world_map, &u->value, &e);
+    }
+    size_t n = 0;
+    if (r == ZE_OK) {
+        json_t *ents = json_is_object(root) ? json_object_get(root, "entities") : NULL;
+        n = json_is_array(ents) ? ZE_MIN(json_array_size(ents), (size_t)w->capacity) : 0;
+        if (n) {
+            L.resolved = ze_alloc(w->alloc, n * sizeof *L.resolved, _Alignof(ze_entity_t));
+            L.skip = ze_alloc(w->alloc, n * sizeof *L.skip, _Alignof(ze_mask_t));
+            if (!L.resolved || !L.skip)
+                r = ZE_ERR_OUT_OF_MEMORY;
+            else
+                memset(L.skip, 0, n * sizeof *L.skip);
+        }
+    }
+    if (r == ZE_OK)
+        r = validate(&L, root);
+    if (r == ZE_OK) {
+        r = apply(&L);
+        if (r != ZE_OK)
+            note(&L, ZE_LOG_ERROR,
+                 "$: out of memory while applying: the world holds part of the scene");
+        else
+            rep->entities = L.count;
+    } else if (r == ZE_ERR_OUT_OF_MEMORY) {
+        note(&L, ZE_LOG_ERROR, "$: out of memory (nothing applied)");
+    }
+    if (L.resolved)
+        ze_free(w->alloc, L.resolved, n * sizeof *L.resolved);
+    if (L.skip)
+        ze_free(w->alloc, L.skip, n * sizeof *L.skip);
+    ze_hashmap_free(&L.doc_map);
+    ze_hashmap_free(&L.world_map);
+    json_decref(root);
+    return r;
+}

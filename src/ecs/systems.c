@@ -1,0 +1,516 @@
+/* The framework's frame: eight system groups per world, each one WorldTick
+ * DAG, run by BeginFrame / FixedStep / LateFrame; the kernel's fixed-step
+ * accumulator; the per-group write policy and barriers.
+ *
+ * Systems are kept per world in registration order. An add, remove or
+ * order change marks its group dirty; the group's WorldTick is rebuilt at the
+ * next BeginFrame (the plan is cached until then). A group whose plan fails
+ * (conflict, cycle) does not run until fixed; the error is logged once and
+ * readable with ze_world_plan_error.
+ *
+ * Barriers. After each group its commands are flushed: FrameSync and
+ * FrameView with structural commands refused; FrameUI's are kept and
+ * applied at the next FrameInput barrier, before FrameInput's own. Then the
+ * components in each system's write mask that some binder watches are marked
+ * changed for the entities the system's query matched.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ecs/ecs_internal.h"
+
+#define G_COUNT (ZE_GROUP_END - 1) /* groups 1..8 stored at 0..7 */
+
+typedef struct sys_entry_t {
+    ze_system_desc_t desc; /* name points at `name` */
+    char name[ZE_COMPONENT_NAME_MAX];
+    uint32_t group;      /* 1..8 */
+    uint32_t tick_index; /* 1-based handle in the group's current WorldTick */
+    bool enabled, removed, initialized;
+} sys_entry_t;
+
+typedef struct sys_edge_t {
+    uint32_t before, after; /* entry indices */
+} sys_edge_t;
+
+struct ze__systems_t {
+    ze_array_t entries; /* sys_entry_t; never shrinks: handles are index + 1 */
+    ze_array_t edges;   /* sys_edge_t */
+    ze_worldtick_t *ticks[G_COUNT];
+    bool dirty[G_COUNT];
+    bool failed[G_COUNT];
+    char errors[G_COUNT][256];
+    double seconds[G_COUNT];
+    ze_commands_t *ui_deferred;
+    uint64_t frame;
+};
+
+static const char *const g_group_names[ZE_GROUP_END] = {
+    [ZE_GROUP_DEFAULT] = "Default",
+    [ZE_GROUP_FRAME_INPUT] = "FrameInput",
+    [ZE_GROUP_FRAME_SYNC] = "FrameSync",
+    [ZE_GROUP_FIXED_INPUT] = "FixedInput",
+    [ZE_GROUP_FIXED_DECISION] = "FixedDecision",
+    [ZE_GROUP_FIXED_SIMULATION] = "FixedSimulation",
+    [ZE_GROUP_FIXED_POST] = "FixedPost",
+    [ZE_GROUP_FRAME_VIEW] = "FrameView",
+    [ZE_GROUP_FRAME_UI] = "FrameUI",
+};
+
+const char *ze_system_group_name(ze_system_group group)
+{
+    return (unsigned)group < ZE_GROUP_END ? g_group_names[group] : "?";
+}
+
+static ze__systems_t *systems_of(ze_world_t *w)
+{
+    if (!w->systems) {
+        ze__systems_t *s = ZE_NEW(w->alloc, ze__systems_t);
+        if (!s)
+            return NULL;
+        memset(s, 0, sizeof *s);
+        ZE_ARRAY_INIT(&s->entries, w->alloc, sys_entry_t);
+        ZE_ARRAY_INIT(&s->edges, w->alloc, sys_edge_t);
+        s->ui_deferred = ze_commands_create(w);
+        if (!s->ui_deferred) {
+            ze_free(w->alloc, s, sizeof *s);
+            return NULL;
+        }
+        w->systems = s;
+    }
+    return w->systems;
+}
+
+static inline sys_entry_t *entry_at(ze__systems_t *s, uint32_t i)
+{
+    return &ZE_ARRAY_AT(&s->entries, sys_entry_t, i);
+}
+
+static sys_entry_t *entry_of(ze_world_t *w, ze_system_t h)
+{
+    ze__systems_t *s = w->systems;
+    if (!s || !h.id || h.id > s->entries.count)
+        return NULL;
+    sys_entry_t *e = entry_at(s, h.id - 1);
+    return e->removed ? NULL : e;
+}
+
+ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
+{
+    ZE_CHECK(w && desc && desc->fn && desc->name && desc->name[0], (ze_system_t){0});
+    uint32_t group = desc->group == ZE_GROUP_DEFAULT ? ZE_GROUP_FIXED_SIMULATION : desc->group;
+    if (group >= ZE_GROUP_END) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "system '%s': unknown group %d", desc->name, (int)desc->group);
+        return (ze_system_t){0};
+    }
+    if (strlen(desc->name) >= ZE_COMPONENT_NAME_MAX) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "system name '%.40s...' longer than %d characters", desc->name,
+                     ZE_COMPONENT_NAME_MAX - 1);
+        return (ze_system_t){0};
+    }
+    /* FrameUI only reads: its systems may not declare a write mask. */
+    if (group == ZE_GROUP_FRAME_UI && (desc->writes || desc->query.write)) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "system '%s': FrameUI systems may not write components",
+                     desc->name);
+        return (ze_system_t){0};
+    }
+    ze__systems_t *s = systems_of(w);
+    if (!s)
+        return (ze_system_t){0};
+    for (uint32_t i = 0; i < s->entries.count; i++) {
+        sys_entry_t *e = entry_at(s, i);
+        if (!e->removed && e->group == group && strcmp(e->name, desc->name) == 0) {
+            ZE_LOG_ERROR(ZE__LOG_CH, "system '%s' already exists in %s", desc->name,
+                         g_group_names[group]);
+            return (ze_system_t){0};
+        }
+    }
+    sys_entry_t e = {.desc = *desc, .group = group, .enabled = true};
+    snprintf(e.name, sizeof e.name, "%s", desc->name);
+    if (ze_array_push(&s->entries, &e) != ZE_OK)
+        return (ze_system_t){0};
+    s->dirty[group - 1] = true;
+    return (ze_system_t){s->entries.count};
+}
+
+ze_result ze_system_remove(ze_world_t *w, ze_system_t h)
+{
+    sys_entry_t *e = entry_of(w, h);
+    if (!e)
+        return ZE_ERR_NOT_FOUND;
+    e->removed = true; /* shutdown and unplanning at the next BeginFrame */
+    w->systems->dirty[e->group - 1] = true;
+    return ZE_OK;
+}
+
+ze_result ze_system_enable(ze_world_t *w, ze_system_t h, bool enabled)
+{
+    sys_entry_t *e = entry_of(w, h);
+    if (!e)
+        return ZE_ERR_NOT_FOUND;
+    e->enabled = enabled;
+    ze_worldtick_t *t = w->systems->ticks[e->group - 1];
+    if (t && e->tick_index)
+        ze__worldtick_set_enabled(t, (ze_system_t){e->tick_index}, enabled);
+    return ZE_OK;
+}
+
+ze_result ze_system_order(ze_world_t *w, ze_system_t before, ze_system_t after)
+{
+    sys_entry_t *a = entry_of(w, before), *b = entry_of(w, after);
+    if (!a || !b || a == b)
+        return ZE_ERR_NOT_FOUND;
+    if (a->group != b->group) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "systems '%s' and '%s' are in different groups (%s, %s): groups "
+                     "already run in a fixed order",
+                     a->name, b->name, g_group_names[a->group], g_group_names[b->group]);
+        return ZE_ERR_INVALID_ARG;
+    }
+    ze__systems_t *s = w->systems;
+    ze_result r = ze_array_push(&s->edges, &(sys_edge_t){before.id - 1, after.id - 1});
+    if (r == ZE_OK)
+        s->dirty[a->group - 1] = true;
+    return r;
+}
+
+const char *ze_world_plan_error(const ze_world_t *w, ze_system_group group)
+{
+    if (!w->systems || group == ZE_GROUP_DEFAULT || group >= ZE_GROUP_END)
+        return "";
+    return w->systems->errors[group - 1];
+}
+
+double ze_world_group_seconds(const ze_world_t *w, ze_system_group group)
+{
+    if (!w->systems || group == ZE_GROUP_DEFAULT || group >= ZE_GROUP_END)
+        return 0.0;
+    return w->systems->seconds[group - 1];
+}
+
+/* ------------------------------------------------------------ planning */
+
+static void call_init(ze_world_t *w, sys_entry_t *e)
+{
+    if (!e->initialized) {
+        e->initialized = true;
+        if (e->desc.init)
+            e->desc.init(w, e->desc.user);
+    }
+}
+
+static void call_shutdown(ze_world_t *w, sys_entry_t *e)
+{
+    if (e->initialized) {
+        e->initialized = false;
+        if (e->desc.shutdown)
+            e->desc.shutdown(w, e->desc.user);
+    }
+}
+
+/* Rebuild group g's WorldTick from the world's systems. */
+static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
+{
+    uint32_t slot = g - 1;
+    /* Removed systems of this group shut down first, in reverse order. */
+    for (uint32_t i = s->entries.count; i-- > 0;) {
+        sys_entry_t *e = entry_at(s, i);
+        if (e->group == g && e->removed)
+            call_shutdown(w, e);
+    }
+    if (s->ticks[slot])
+        ze_worldtick_destroy(s->ticks[slot]);
+    s->ticks[slot] = NULL;
+    s->failed[slot] = false;
+    s->errors[slot][0] = '\0';
+    ze_worldtick_t *t = ze_worldtick_create(w);
+    if (!t) {
+        s->failed[slot] = true;
+        snprintf(s->errors[slot], sizeof s->errors[slot], "out of memory");
+        return;
+    }
+    s->ticks[slot] = t;
+    for (uint32_t i = 0; i < s->entries.count; i++) {
+        sys_entry_t *e = entry_at(s, i);
+        if (e->group != g)
+            continue; /* other groups keep their plans and indices */
+        e->tick_index = 0;
+        if (e->removed)
+            continue;
+        ze_system_t th = ze_worldtick_add(t, &e->desc);
+        e->tick_index = th.id;
+        if (th.id && !e->enabled)
+            ze__worldtick_set_enabled(t, th, false);
+    }
+    for (uint32_t i = 0; i < s->edges.count; i++) {
+        const sys_edge_t *edge = &ZE_ARRAY_AT(&s->edges, sys_edge_t, i);
+        sys_entry_t *a = entry_at(s, edge->before), *b = entry_at(s, edge->after);
+        if (a->group == g && !a->removed && !b->removed && a->tick_index && b->tick_index)
+            ze_worldtick_order(t, (ze_system_t){a->tick_index}, (ze_system_t){b->tick_index});
+    }
+    if (ze_worldtick_commit(t) != ZE_OK) {
+        s->failed[slot] = true;
+        snprintf(s->errors[slot], sizeof s->errors[slot], "%s", ze_worldtick_error(t));
+        return;
+    }
+    /* init callbacks of new systems in plan order */
+    const uint32_t *order;
+    uint32_t n = ze__worldtick_plan(t, &order);
+    for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t i = 0; i < s->entries.count; i++) {
+            sys_entry_t *e = entry_at(s, i);
+            if (e->group == g && !e->removed && e->tick_index == order[k] + 1)
+                call_init(w, e);
+        }
+    }
+}
+
+static void apply_pending(ze_world_t *w, ze__systems_t *s)
+{
+    for (uint32_t g = 1; g < ZE_GROUP_END; g++) {
+        if (s->dirty[g - 1]) {
+            s->dirty[g - 1] = false;
+            rebuild_group(w, s, g);
+        }
+    }
+}
+
+void ze__systems_fini(ze_world_t *w)
+{
+    ze__systems_t *s = w->systems;
+    if (!s)
+        return;
+    /* shutdown in reverse plan order, groups last to first */
+    for (uint32_t g = ZE_GROUP_END - 1; g >= 1; g--) {
+        ze_worldtick_t *t = s->ticks[g - 1];
+        const uint32_t *order = NULL;
+        uint32_t n = t ? ze__worldtick_plan(t, &order) : 0;
+        for (uint32_t k = n; k-- > 0;)
+            for (uint32_t i = 0; i < s->entries.count; i++) {
+                sys_entry_t *e = entry_at(s, i);
+                if (e->group == g && e->tick_index == order[k] + 1)
+                    call_shutdown(w, e);
+            }
+        for (uint32_t i = s->entries.count; i-- > 0;) /* any not in a plan */
+            if (entry_at(s, i)->group == g)
+                call_shutdown(w, entry_at(s, i));
+        if (t)
+            ze_worldtick_destroy(t);
+    }
+    ze_commands_destroy(s->ui_deferred);
+    ze_array_free(&s->entries);
+    ze_array_free(&s->edges);
+    ze_free(w->alloc, s, sizeof *s);
+    w->systems = NULL;
+}
+
+/* ----------------------------------------------------------- running */
+
+static uint64_t now_ns(const ze_world_t *w)
+{
+    return ze_world_now_ns(w);
+}
+
+static ze_result run_group(ze_world_t *w, uint32_t g, double dt, float alpha)
+{
+    ze__systems_t *s = w->systems;
+    if (!s)
+        return ZE_OK;
+    uint32_t slot = g - 1;
+    ze_result r = ZE_OK;
+    uint64_t t0 = now_ns(w);
+    ze_worldtick_t *t = s->ticks[slot];
+    ze_commands_t *main = NULL;
+    if (t && !s->failed[slot]) {
+        bool late = g == ZE_GROUP_FRAME_VIEW || g == ZE_GROUP_FRAME_UI;
+        ze__worldtick_set_context(t, late ? alpha : 0.0f, g, s->frame);
+        r = ze__worldtick_run_ex(t, (float)dt, &main);
+    }
+    /* The barrier. */
+    ze_result f = ZE_OK;
+    switch (g) {
+    case ZE_GROUP_FRAME_INPUT:
+        /* last frame's FrameUI commands first: they were recorded earlier */
+        if (ze_commands_count(s->ui_deferred))
+            f = ze_commands_flush(s->ui_deferred);
+        if (main) {
+            ze_result m = ze_commands_flush(main);
+            f = f != ZE_OK ? f : m;
+        }
+        break;
+    case ZE_GROUP_FRAME_SYNC:
+    case ZE_GROUP_FRAME_VIEW:
+        if (main)
+            f = ze__commands_flush_ex(main, ZE__FLUSH_VALUES_ONLY | ZE__FLUSH_NEVER_STOP);
+        break;
+    case ZE_GROUP_FRAME_UI:
+        if (main && ze_commands_count(main))
+            f = ze_commands_merge(s->ui_deferred, main);
+        break;
+    default:
+        if (main)
+            f = ze_commands_flush(main);
+        break;
+    }
+    /* Bindings: what each system was allowed to write counts as changed. */
+    if (w->bind_mask && t && !s->failed[slot]) {
+        for (uint32_t i = 0; i < s->entries.count; i++) {
+            sys_entry_t *e = entry_at(s, i);
+            if (e->group != g || e->removed || !e->enabled || !e->tick_index)
+                continue;
+            ze_query_desc_t qd = e->desc.query;
+            if (!qd.with)
+                qd = (ze_query_desc_t){.with = e->desc.reads | e->desc.writes,
+                                       .write = e->desc.writes};
+            ze_mask_t writes = (e->desc.writes | qd.write) & w->bind_mask;
+            if (writes)
+                ze__bindings_note_system(w, ze_query_create(w, &qd), writes);
+        }
+    }
+    s->seconds[slot] += (double)(now_ns(w) - t0) * 1e-9;
+    return r != ZE_OK ? r : f;
+}
+
+static void keep_first(ze_result *first, ze_result r)
+{
+    if (*first == ZE_OK && r != ZE_OK)
+        *first = r;
+}
+
+ze_result ze_world_begin_frame(ze_world_t *w, double dt)
+{
+    ZE_CHECK(w, ZE_ERR_INVALID_ARG);
+    if (ze__world_gate(w) != ZE__GATE_NOW) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': begin_frame during iteration or a wave", w->name);
+        return ZE_ERR_STATE;
+    }
+    w->started = true; /* seals the services table */
+    ze__systems_t *s = systems_of(w);
+    if (!s)
+        return ZE_ERR_OUT_OF_MEMORY;
+    s->frame++;
+    memset(s->seconds, 0, sizeof s->seconds);
+    apply_pending(w, s);
+    ze_result first = ZE_OK;
+    for (uint32_t g = 0; g < G_COUNT; g++)
+        if (s->failed[g])
+            keep_first(&first, ZE_ERR_CONFLICT);
+    ze_message_pump(w);
+    keep_first(&first, run_group(w, ZE_GROUP_FRAME_INPUT, dt, 0.0f));
+    keep_first(&first, run_group(w, ZE_GROUP_FRAME_SYNC, dt, 0.0f));
+    return first;
+}
+
+ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt)
+{
+    ZE_CHECK(w, ZE_ERR_INVALID_ARG);
+    if (ze__world_gate(w) != ZE__GATE_NOW)
+        return ZE_ERR_STATE;
+    ze_transforms_snapshot(w); /* previous_position <- position, for interpolation */
+    ze_result first = ZE_OK;
+    for (uint32_t g = ZE_GROUP_FIXED_INPUT; g <= ZE_GROUP_FIXED_POST; g++)
+        keep_first(&first, run_group(w, g, fixed_dt, 0.0f));
+    ze_actors_tick(w, (float)fixed_dt);
+    return first;
+}
+
+ze_result ze_world_late_frame(ze_world_t *w, double dt, float alpha)
+{
+    ZE_CHECK(w, ZE_ERR_INVALID_ARG);
+    if (ze__world_gate(w) != ZE__GATE_NOW)
+        return ZE_ERR_STATE;
+    ze_result first = ZE_OK;
+    keep_first(&first, run_group(w, ZE_GROUP_FRAME_VIEW, dt, alpha));
+    keep_first(&first, run_group(w, ZE_GROUP_FRAME_UI, dt, alpha));
+    ze_bindings_apply(w);
+    return first;
+}
+
+/* ----------------------------------------------------- kernel frame */
+
+ze_result ze_kernel_set_fixed_step(ze_kernel_t *k, double fixed_dt, uint32_t max_substeps)
+{
+    if (!k || !isfinite(fixed_dt) || fixed_dt <= 0.0 || max_substeps == 0) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "fixed step %g s with %u sub-steps refused: the step must be "
+                     "positive and at least one sub-step allowed",
+                     fixed_dt, max_substeps);
+        return ZE_ERR_INVALID_ARG;
+    }
+    k->fixed_dt = fixed_dt;
+    k->max_substeps = max_substeps;
+    return ZE_OK;
+}
+
+double ze_kernel_fixed_dt(const ze_kernel_t *k)
+{
+    return k->fixed_dt;
+}
+
+ze_frame_stats_t ze_kernel_frame_stats(const ze_kernel_t *k)
+{
+    return k->stats;
+}
+
+ze_result ze_kernel_begin_frame(ze_kernel_t *k, double dt)
+{
+    ze_result first = ZE_OK;
+    k->stats.frame++;
+    for (uint32_t i = 0; i < k->world_count; i++)
+        keep_first(&first, ze_world_begin_frame(k->worlds[i], dt));
+    return first;
+}
+
+ze_result ze_kernel_fixed_step(ze_kernel_t *k)
+{
+    ze_result first = ZE_OK;
+    k->stats.fixed_steps++;
+    for (uint32_t i = 0; i < k->world_count; i++)
+        keep_first(&first, ze_world_fixed_step(k->worlds[i], k->fixed_dt));
+    return first;
+}
+
+ze_result ze_kernel_late_frame(ze_kernel_t *k, double dt, float alpha)
+{
+    ze_result first = ZE_OK;
+    for (uint32_t i = 0; i < k->world_count; i++)
+        keep_first(&first, ze_world_late_frame(k->worlds[i], dt, alpha));
+    return first;
+}
+
+ze_result ze_kernel_frame(ze_kernel_t *k, double dt)
+{
+    ZE_CHECK(k, ZE_ERR_INVALID_ARG);
+    if (!isfinite(dt) || dt < 0.0 || dt > 1e6) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "kernel frame with dt = %g refused", dt);
+        return ZE_ERR_INVALID_ARG;
+    }
+    ze_result first = ze_kernel_begin_frame(k, dt);
+    /* Whole nanoseconds: a double accumulator drifts (0.015 - 0.01 + 0.005
+     * comes out just below 0.01 and a step would be lost). */
+    int64_t step = (int64_t)llround(k->fixed_dt * 1e9);
+    if (step < 1)
+        step = 1;
+    k->accumulator_ns += (int64_t)llround(dt * 1e9);
+    uint32_t steps = 0;
+    while (k->accumulator_ns >= step && steps < k->max_substeps) {
+        keep_first(&first, ze_kernel_fixed_step(k));
+        k->accumulator_ns -= step;
+        steps++;
+    }
+    /* No spiral of death: what the sub-step limit left beyond one step is
+     * dropped (and reported), keeping the fraction of a step. */
+    int64_t dropped = 0;
+    if (k->accumulator_ns >= step) {
+        int64_t keep = k->accumulator_ns % step;
+        dropped = k->accumulator_ns - keep;
+        k->accumulator_ns = keep;
+    }
+    float alpha = (float)((double)k->accumulator_ns / (double)step);
+    k->stats.substeps = steps;
+    k->stats.alpha = alpha;
+    k->stats.dropped_seconds = (double)dropped * 1e-9;
+    k->stats.dropped_total += (double)dropped * 1e-9;
+    keep_first(&first, ze_kernel_late_frame(k, dt, alpha));
+    return first;
+}
