@@ -83,12 +83,10 @@ struct ze_kernel_t {
     uint32_t message_count; /* ids 1..message_count */
 };
 
-
-
 struct ze_world_t {
     /* hot prefix (see ze__world_prefix_t) */
-    uint32_t *gen;   /* [capacity] */
-    uint32_t fresh;  /* slots ever handed out */
+    uint32_t *gen;  /* [capacity] */
+    uint32_t fresh; /* slots ever handed out */
     uint32_t prefix_pad;
     ze__pool_t *pools[ZE_MAX_COMPONENTS];
 

@@ -69,10 +69,12 @@ static void test_fixed_step_counts_clamp_alpha(void **state)
 {
     fx_t *f = *state;
     counter_t c = {0};
-    ze_system_add(f->w, &(ze_system_desc_t){.name = "sim", .fn = count_fn, .user = &c,
-                                            .group = ZE_GROUP_FIXED_SIMULATION});
-    ze_system_add(f->w, &(ze_system_desc_t){.name = "view", .fn = count_fn, .user = &c,
-                                            .group = ZE_GROUP_FRAME_VIEW});
+    ze_system_add(
+        f->w, &(ze_system_desc_t){
+                  .name = "sim", .fn = count_fn, .user = &c, .group = ZE_GROUP_FIXED_SIMULATION});
+    ze_system_add(f->w,
+                  &(ze_system_desc_t){
+                      .name = "view", .fn = count_fn, .user = &c, .group = ZE_GROUP_FRAME_VIEW});
     /* dt sequence -> expected fixed steps with fixed_dt = 0.01 */
     const double dts[] = {0.01, 0.015, 0.005, 0.0, 0.034, 0.5};
     const uint32_t steps[] = {1, 1, 1, 0, 3, 5};
@@ -125,12 +127,17 @@ static void test_groups_run_in_seed_order(void **state)
     static const struct {
         const char *name;
         ze_system_group g;
-    } sys[] = {{"ui", ZE_GROUP_FRAME_UI},          {"view", ZE_GROUP_FRAME_VIEW},
+    } sys[] = {{"ui", ZE_GROUP_FRAME_UI},           {"view", ZE_GROUP_FRAME_VIEW},
                {"post", ZE_GROUP_FIXED_POST},       {"sim", ZE_GROUP_FIXED_SIMULATION},
                {"decide", ZE_GROUP_FIXED_DECISION}, {"fin", ZE_GROUP_FIXED_INPUT},
                {"sync", ZE_GROUP_FRAME_SYNC},       {"input", ZE_GROUP_FRAME_INPUT}};
     for (size_t i = 0; i < ZE_COUNTOF(sys); i++)
-        assert_int_not_equal(ze_system_add(f->w, &(ze_system_desc_t){.name = sys[i].name, .fn = trace_fn, .user = &tr, .group = sys[i].g}).id, 0);
+        assert_int_not_equal(ze_system_add(f->w, &(ze_system_desc_t){.name = sys[i].name,
+                                                                     .fn = trace_fn,
+                                                                     .user = &tr,
+                                                                     .group = sys[i].g})
+                                 .id,
+                             0);
     ze_kernel_frame(f->k, 0.01);
     const char *expect[] = {"input", "sync", "fin", "decide", "sim", "post", "view", "ui"};
     assert_int_equal(tr.n, 8);
@@ -147,8 +154,9 @@ static void test_add_remove_enable_take_effect_next_frame(void **state)
 {
     fx_t *f = *state;
     counter_t c = {0};
-    ze_system_t s = ze_system_add(f->w, &(ze_system_desc_t){.name = "s", .fn = count_fn, .user = &c,
-                                                            .group = ZE_GROUP_FRAME_SYNC});
+    ze_system_t s = ze_system_add(
+        f->w,
+        &(ze_system_desc_t){.name = "s", .fn = count_fn, .user = &c, .group = ZE_GROUP_FRAME_SYNC});
     assert_int_equal(c.runs[ZE_GROUP_FRAME_SYNC], 0); /* not before the next BeginFrame */
     ze_kernel_frame(f->k, 0.0);
     assert_int_equal(c.runs[ZE_GROUP_FRAME_SYNC], 1);
@@ -165,7 +173,12 @@ static void test_add_remove_enable_take_effect_next_frame(void **state)
     /* same name in the same group refused; in another group fine */
     ze_system_add(f->w, &(ze_system_desc_t){.name = "dup", .fn = count_fn, .user = &c});
     assert_int_equal(ze_system_add(f->w, &(ze_system_desc_t){.name = "dup", .fn = count_fn}).id, 0);
-    assert_int_not_equal(ze_system_add(f->w, &(ze_system_desc_t){.name = "dup", .fn = count_fn, .user = &c, .group = ZE_GROUP_FIXED_POST}).id, 0);
+    assert_int_not_equal(ze_system_add(f->w, &(ze_system_desc_t){.name = "dup",
+                                                                 .fn = count_fn,
+                                                                 .user = &c,
+                                                                 .group = ZE_GROUP_FIXED_POST})
+                             .id,
+                         0);
 }
 
 typedef struct lifecycle_t {
@@ -194,8 +207,18 @@ static void test_init_and_shutdown_in_plan_order(void **state)
     memset(&g_life, 0, sizeof g_life);
     ze_world_t *w = ze_world_create(f->k, &(ze_world_desc_t){.name = "life", .capacity = 4096});
     /* b writes Position, a reads it: plan order a? no: b before a by edge */
-    ze_system_t a = ze_system_add(w, &(ze_system_desc_t){.name = "a", .fn = noop_fn, .user = "a", .reads = ZE_MASK(Position), .init = life_init, .shutdown = life_shutdown});
-    ze_system_t b = ze_system_add(w, &(ze_system_desc_t){.name = "b", .fn = noop_fn, .user = "b", .writes = ZE_MASK(Position), .init = life_init, .shutdown = life_shutdown});
+    ze_system_t a = ze_system_add(w, &(ze_system_desc_t){.name = "a",
+                                                         .fn = noop_fn,
+                                                         .user = "a",
+                                                         .reads = ZE_MASK(Position),
+                                                         .init = life_init,
+                                                         .shutdown = life_shutdown});
+    ze_system_t b = ze_system_add(w, &(ze_system_desc_t){.name = "b",
+                                                         .fn = noop_fn,
+                                                         .user = "b",
+                                                         .writes = ZE_MASK(Position),
+                                                         .init = life_init,
+                                                         .shutdown = life_shutdown});
     assert_int_equal(ze_system_order(w, b, a), ZE_OK);
     assert_int_equal(g_life.n, 0);
     ze_world_begin_frame(w, 0.0);
@@ -212,8 +235,12 @@ static void test_conflict_reported_and_group_skipped(void **state)
 {
     fx_t *f = *state;
     counter_t c = {0};
-    ze_system_t w1 = ze_system_add(f->w, &(ze_system_desc_t){.name = "w1", .fn = count_fn, .user = &c, .writes = ZE_MASK(Position)});
-    ze_system_t w2 = ze_system_add(f->w, &(ze_system_desc_t){.name = "w2", .fn = count_fn, .user = &c, .writes = ZE_MASK(Position)});
+    ze_system_t w1 = ze_system_add(
+        f->w,
+        &(ze_system_desc_t){.name = "w1", .fn = count_fn, .user = &c, .writes = ZE_MASK(Position)});
+    ze_system_t w2 = ze_system_add(
+        f->w,
+        &(ze_system_desc_t){.name = "w2", .fn = count_fn, .user = &c, .writes = ZE_MASK(Position)});
     assert_int_equal(ze_kernel_frame(f->k, 0.01), ZE_ERR_CONFLICT);
     assert_int_equal(c.runs[ZE_GROUP_FIXED_SIMULATION], 0);
     assert_non_null(strstr(ze_world_plan_error(f->w, ZE_GROUP_FIXED_SIMULATION), "w1"));
@@ -252,8 +279,17 @@ static void test_sync_and_view_may_not_change_structure(void **state)
     ze_world_t *w = f->w;
     policy_t p = {.target = ze_entity_create(w)};
     ze_set(w, p.target, Position, {0, 0});
-    ze_system_add(w, &(ze_system_desc_t){.name = "sync_struct", .fn = structural_fn, .user = &p, .uses_commands = true, .group = ZE_GROUP_FRAME_SYNC});
-    ze_system_add(w, &(ze_system_desc_t){.name = "view_value", .fn = value_fn, .user = &p, .uses_commands = true, .writes = ZE_MASK(Position), .group = ZE_GROUP_FRAME_VIEW});
+    ze_system_add(w, &(ze_system_desc_t){.name = "sync_struct",
+                                         .fn = structural_fn,
+                                         .user = &p,
+                                         .uses_commands = true,
+                                         .group = ZE_GROUP_FRAME_SYNC});
+    ze_system_add(w, &(ze_system_desc_t){.name = "view_value",
+                                         .fn = value_fn,
+                                         .user = &p,
+                                         .uses_commands = true,
+                                         .writes = ZE_MASK(Position),
+                                         .group = ZE_GROUP_FRAME_VIEW});
     uint32_t before = ze_world_entity_count(w);
     assert_int_equal(ze_kernel_frame(f->k, 0.0), ZE_ERR_DENIED);
     assert_true(ze_entity_alive(w, p.target));              /* destroy refused */
@@ -287,9 +323,20 @@ static void test_frame_ui_commands_applied_at_next_frame_input_barrier(void **st
     policy_t p = {0};
     input_probe_t ip = {0};
     /* a write mask in FrameUI is refused at add */
-    assert_int_equal(ze_system_add(w, &(ze_system_desc_t){.name = "bad_ui", .fn = ui_fn, .writes = ZE_MASK(Position), .group = ZE_GROUP_FRAME_UI}).id, 0);
-    ze_system_add(w, &(ze_system_desc_t){.name = "ui", .fn = ui_fn, .user = &p, .uses_commands = true, .group = ZE_GROUP_FRAME_UI});
-    ze_system_add(w, &(ze_system_desc_t){.name = "probe", .fn = input_probe_fn, .user = &ip, .group = ZE_GROUP_FRAME_INPUT});
+    assert_int_equal(ze_system_add(w, &(ze_system_desc_t){.name = "bad_ui",
+                                                          .fn = ui_fn,
+                                                          .writes = ZE_MASK(Position),
+                                                          .group = ZE_GROUP_FRAME_UI})
+                         .id,
+                     0);
+    ze_system_add(w, &(ze_system_desc_t){.name = "ui",
+                                         .fn = ui_fn,
+                                         .user = &p,
+                                         .uses_commands = true,
+                                         .group = ZE_GROUP_FRAME_UI});
+    ze_system_add(
+        w, &(ze_system_desc_t){
+               .name = "probe", .fn = input_probe_fn, .user = &ip, .group = ZE_GROUP_FRAME_INPUT});
     uint32_t base = ze_world_entity_count(w);
     ze_kernel_frame(f->k, 0.0);
     assert_int_equal(p.spawned, 1);
@@ -323,10 +370,10 @@ static void test_validators_and_permissions(void **state)
     assert_int_equal(ze_hooks_add_write_permission(w, not_locked, &locked), ZE_OK);
     ze_commands_t *c = ze_commands_create(w);
     /* SKIP policy: refused commands skipped, the rest applied */
-    ze_cmd_set_t(c, free_e, Health, {-5});   /* 0: invalid value */
-    ze_cmd_set_t(c, locked, Health, {10});   /* 1: not permitted */
+    ze_cmd_set_t(c, free_e, Health, {-5});     /* 0: invalid value */
+    ze_cmd_set_t(c, locked, Health, {10});     /* 1: not permitted */
     ze_cmd_set_t(c, free_e, Position, {1, 1}); /* 2: fine */
-    ze_cmd_set_t(c, free_e, Health, {7});    /* 3: fine */
+    ze_cmd_set_t(c, free_e, Health, {7});      /* 3: fine */
     assert_int_equal(ze_commands_flush(c), ZE_OK);
     const ze_command_rejection_t *rej;
     assert_int_equal(ze_commands_rejections(c, &rej), 2);
@@ -346,7 +393,7 @@ static void test_validators_and_permissions(void **state)
     ze_cmd_set_t(c, pending, Position, {3, 3});        /* 1: applied */
     ze_cmd_set_t(c, free_e, Health, {-1});             /* 2: refused -> stop */
     ze_cmd_set_t(c, pending, Health, {5});             /* 3: kept */
-    ze_cmd_destroy(c, locked);                          /* 4: kept */
+    ze_cmd_destroy(c, locked);                         /* 4: kept */
     uint32_t before = ze_world_entity_count(w);
     assert_int_equal(ze_commands_flush(c), ZE_ERR_DENIED);
     assert_int_equal(ze_world_entity_count(w), before + 1);
@@ -379,9 +426,12 @@ static void test_services_and_world_lookup(void **state)
     uint64_t now = 12345;
     ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){.clock = fake_clock, .clock_user = &now});
     const char *tags_a[] = {"gameplay", "server"}, *tags_b[] = {"ui"};
-    ze_world_t *a = ze_world_create(k, &(ze_world_desc_t){.name = "a", .capacity = 4096, .tags = tags_a, .tag_count = 2});
-    ze_world_t *b = ze_world_create(k, &(ze_world_desc_t){.name = "b", .capacity = 4096, .tags = tags_b, .tag_count = 1});
-    ze_world_t *c = ze_world_create(k, &(ze_world_desc_t){.name = "c", .capacity = 4096, .tags = tags_a, .tag_count = 1});
+    ze_world_t *a = ze_world_create(
+        k, &(ze_world_desc_t){.name = "a", .capacity = 4096, .tags = tags_a, .tag_count = 2});
+    ze_world_t *b = ze_world_create(
+        k, &(ze_world_desc_t){.name = "b", .capacity = 4096, .tags = tags_b, .tag_count = 1});
+    ze_world_t *c = ze_world_create(
+        k, &(ze_world_desc_t){.name = "c", .capacity = 4096, .tags = tags_a, .tag_count = 1});
     assert_int_equal(ze_world_id(a), 1);
     assert_int_equal(ze_world_id(c), 3);
     assert_ptr_equal(ze_kernel_find_world(k, 2), b);
@@ -416,11 +466,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_fixed_step_counts_clamp_alpha, setup, teardown),
         cmocka_unit_test_setup_teardown(test_groups_run_in_seed_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_add_remove_enable_take_effect_next_frame, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_add_remove_enable_take_effect_next_frame, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_init_and_shutdown_in_plan_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conflict_reported_and_group_skipped, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sync_and_view_may_not_change_structure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_frame_ui_commands_applied_at_next_frame_input_barrier, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sync_and_view_may_not_change_structure, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_frame_ui_commands_applied_at_next_frame_input_barrier,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_validators_and_permissions, setup, teardown),
         cmocka_unit_test(test_services_and_world_lookup),
     };
