@@ -6,5 +6,6 @@
 #include "zengine/mem.h"
 #include "zengine/job.h"
 #include "zengine/ecs.h"
+#include "zengine/vfs.h"
 
 #endif /* ZENGINE_ZENGINE_H */

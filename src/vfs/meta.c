@@ -1,0 +1,601 @@
+/* .meta sidecars: the JSON format, and where a sidecar lives.
+ *
+ * Format (version 1), keys in this order when written:
+ *   {"format": "zengine.meta", "version": 1,
+ *    "uuid": "<36 chars>", "importer": "gltf",
+ *    "source_hash": "<16 hex digits>", "import_time": <seconds since epoch>,
+ *    "artifacts": ["/cache/..."], "sub_assets": ["<uuid>", ...],
+ *    "settings": {...}}
+ * Required: format, version, uuid (not nil). The rest default to empty.
+ * Unknown keys are ignored (a newer minor writer), a newer version is
+ * refused (ZE_VFS_ERR_UNSUPPORTED). Duplicate keys, invalid UTF-8, NUL in
+ * strings, integers beyond 64 bits are rejected. The settings object is kept
+ * verbatim as compact JSON text: the VFS never interprets it.
+ *
+ * Memory: jansson allocates internally (its own malloc); every json_t is
+ * released with json_decref, and text is produced through
+ * json_dump_callback into buffers from the meta's allocator, so nothing
+ * jansson returns needs free().
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vfs_internal.h"
+
+#define META_FORMAT    "zengine.meta"
+#define META_SUFFIX    ".meta"
+#define CACHE_META_DIR "/cache/meta"
+
+/* ---------------------------------------------------------------- values */
+
+static ze_allocator_t or_system(ze_allocator_t a)
+{
+    return a.fn ? a : ze_mem_system_allocator();
+}
+
+void ze_vfs_meta_init(ze_vfs_meta_t *m, ze_allocator_t alloc)
+{
+    memset(m, 0, sizeof *m);
+    m->alloc = or_system(alloc);
+    ZE_ARRAY_INIT(&m->artifacts, m->alloc, ze_path_t);
+    ZE_ARRAY_INIT(&m->sub_assets, m->alloc, ze_uuid_t);
+}
+
+void ze_vfs_meta_free(ze_vfs_meta_t *m)
+{
+    if (!m)
+        return;
+    ze_allocator_t a = m->alloc;
+    ze_array_free(&m->artifacts);
+    ze_array_free(&m->sub_assets);
+    if (m->settings)
+        ze_free(a, m->settings, m->settings_len + 1);
+    ze_vfs_meta_init(m, a);
+}
+
+ze_vfs_error ze_vfs_meta_add_artifact(ze_vfs_meta_t *m, const char *path)
+{
+    ZE_CHECK(m && path, ZE_VFS_ERR_INVALID);
+    if (m->artifacts.count >= ZE_VFS_META_MAX_ARTIFACTS)
+        return ZE_VFS_ERR_LIMIT;
+    ze_path_t p;
+    ze_vfs_error e = ze_path_make(path, &p);
+    if (e)
+        return e;
+    return ze_array_push(&m->artifacts, &p) == ZE_OK ? ZE_VFS_OK : ZE_VFS_ERR_NO_MEMORY;
+}
+
+ze_vfs_error ze_vfs_meta_add_sub_asset(ze_vfs_meta_t *m, ze_uuid_t uuid)
+{
+    ZE_CHECK(m, ZE_VFS_ERR_INVALID);
+    if (m->sub_assets.count >= ZE_VFS_META_MAX_SUB_ASSETS)
+        return ZE_VFS_ERR_LIMIT;
+    return ze_array_push(&m->sub_assets, &uuid) == ZE_OK ? ZE_VFS_OK : ZE_VFS_ERR_NO_MEMORY;
+}
+
+/* A growable text buffer for json_dump_callback. */
+typedef struct text_buf {
+    ze_allocator_t alloc;
+    char *data;
+    size_t len, cap;
+    size_t limit;
+    bool failed;
+} text_buf;
+
+static int text_append(const char *s, size_t n, void *user)
+{
+    text_buf *t = user;
+    if (t->failed || t->len + n + 2 > t->limit) {
+        t->failed = true;
+        return -1;
+    }
+    if (t->len + n + 2 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->len + n + 2)
+            cap *= 2;
+        char *d = ze_realloc(t->alloc, t->data, t->cap, cap, 16);
+        if (!d) {
+            t->failed = true;
+            return -1;
+        }
+        t->data = d;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+    return 0;
+}
+
+/* Shrink to len + 1 (the NUL) so the block's size is known from len. */
+static bool text_finish(text_buf *t)
+{
+    if (t->failed)
+        return false;
+    if (!t->data && text_append("", 0, t) != 0)
+        return false;
+    t->data[t->len] = '\0';
+    char *d = ze_realloc(t->alloc, t->data, t->cap, t->len + 1, 16);
+    if (!d)
+        return false;
+    t->data = d;
+    t->cap = t->len + 1;
+    return true;
+}
+
+static void text_drop(text_buf *t)
+{
+    if (t->data)
+        ze_free(t->alloc, t->data, t->cap);
+    t->data = NULL;
+}
+
+/* Store a settings object as compact text. */
+static ze_vfs_error set_settings_json(ze_vfs_meta_t *m, const json_t *obj)
+{
+    text_buf t = {.alloc = m->alloc, .limit = (size_t)ZE_VFS_META_MAX_SETTINGS + 2};
+    if (json_dump_callback(obj, text_append, &t, JSON_COMPACT) != 0 || !text_finish(&t)) {
+        bool too_big = t.len + 2 > t.limit;
+        text_drop(&t);
+        return too_big ? ZE_VFS_ERR_LIMIT : ZE_VFS_ERR_NO_MEMORY;
+    }
+    if (m->settings)
+        ze_free(m->alloc, m->settings, m->settings_len + 1);
+    m->settings = t.data;
+    m->settings_len = t.len;
+    return ZE_VFS_OK;
+}
+
+ze_vfs_error ze_vfs_meta_set_settings(ze_vfs_meta_t *m, const char *json, size_t len)
+{
+    ZE_CHECK(m, ZE_VFS_ERR_INVALID);
+    if (!json) {
+        if (m->settings)
+            ze_free(m->alloc, m->settings, m->settings_len + 1);
+        m->settings = NULL;
+        m->settings_len = 0;
+        return ZE_VFS_OK;
+    }
+    if (len > ZE_VFS_META_MAX_SETTINGS)
+        return ZE_VFS_ERR_LIMIT;
+    json_error_t err;
+    json_t *obj = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
+    if (!obj)
+        return ZE_VFS_ERR_PARSE;
+    ze_vfs_error e = json_is_object(obj) ? set_settings_json(m, obj) : ZE_VFS_ERR_PARSE;
+    json_decref(obj);
+    return e;
+}
+
+/* ----------------------------------------------------------------- parse */
+
+static void diag_set(ze_vfs_meta_diag_t *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void diag_set(ze_vfs_meta_diag_t *d, const char *fmt, ...)
+{
+    if (!d)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->reason, sizeof d->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* The uuid of a sidecar whose JSON does not parse: the first
+ * "uuid" : "<36 chars>" in the text. */
+static bool salvage_uuid(const char *text, size_t len, ze_uuid_t *out)
+{
+    static const char key[] = "\"uuid\"";
+    for (size_t i = 0; i + sizeof(key) - 1 <= len; i++) {
+        if (memcmp(text + i, key, sizeof(key) - 1) != 0)
+            continue;
+        size_t j = i + sizeof(key) - 1;
+        while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n'))
+            j++;
+        if (j >= len || text[j] != ':')
+            continue;
+        j++;
+        while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n'))
+            j++;
+        if (j + ZE_UUID_STRING_LEN + 2 > len || text[j] != '"' ||
+            text[j + 1 + ZE_UUID_STRING_LEN] != '"')
+            continue;
+        ze_uuid_t u;
+        if (ze_uuid_parse(text + j + 1, ZE_UUID_STRING_LEN, &u) == ZE_OK && !ze_uuid_is_nil(u)) {
+            *out = u;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool parse_uuid(const json_t *v, ze_uuid_t *out)
+{
+    return json_is_string(v) &&
+           ze_uuid_parse(json_string_value(v), json_string_length(v), out) == ZE_OK &&
+           !ze_uuid_is_nil(*out);
+}
+
+static bool parse_hex64(const json_t *v, uint64_t *out)
+{
+    if (!json_is_string(v) || json_string_length(v) != 16)
+        return false;
+    const char *s = json_string_value(v);
+    uint64_t x = 0;
+    for (int i = 0; i < 16; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return false;
+        x = x << 4 | (uint64_t)d;
+    }
+    *out = x;
+    return true;
+}
+
+static ze_vfs_error parse_fields(const json_t *root, ze_vfs_meta_t *m, ze_vfs_meta_diag_t *diag)
+{
+    const json_t *v = json_object_get(root, "format");
+    if (!json_is_string(v) || strcmp(json_string_value(v), META_FORMAT) != 0) {
+        diag_set(diag, "\"format\" is not \"" META_FORMAT "\"");
+        return ZE_VFS_ERR_PARSE;
+    }
+    v = json_object_get(root, "version");
+    if (!json_is_integer(v) || json_integer_value(v) < 1) {
+        diag_set(diag, "\"version\" missing or not a positive integer");
+        return ZE_VFS_ERR_PARSE;
+    }
+    if (json_integer_value(v) > ZE_VFS_META_VERSION) {
+        diag_set(diag, "version %lld is newer than this build reads (%d)",
+                 (long long)json_integer_value(v), ZE_VFS_META_VERSION);
+        return ZE_VFS_ERR_UNSUPPORTED;
+    }
+    m->version = (uint32_t)json_integer_value(v);
+    if (ze_uuid_is_nil(m->uuid)) {
+        diag_set(diag, "\"uuid\" missing, nil or not a UUID");
+        return ZE_VFS_ERR_PARSE;
+    }
+    if ((v = json_object_get(root, "importer"))) {
+        if (!json_is_string(v) || json_string_length(v) >= ZE_VFS_META_IMPORTER_MAX) {
+            diag_set(diag, "\"importer\" is not a string of at most %d bytes",
+                     ZE_VFS_META_IMPORTER_MAX - 1);
+            return ZE_VFS_ERR_PARSE;
+        }
+        memcpy(m->importer, json_string_value(v), json_string_length(v) + 1);
+    }
+    if ((v = json_object_get(root, "source_hash")) && !parse_hex64(v, &m->source_hash)) {
+        diag_set(diag, "\"source_hash\" is not 16 hexadecimal digits");
+        return ZE_VFS_ERR_PARSE;
+    }
+    if ((v = json_object_get(root, "import_time"))) {
+        if (!json_is_integer(v)) {
+            diag_set(diag, "\"import_time\" is not an integer");
+            return ZE_VFS_ERR_PARSE;
+        }
+        m->import_time = (int64_t)json_integer_value(v);
+    }
+    if ((v = json_object_get(root, "artifacts"))) {
+        if (!json_is_array(v) || json_array_size(v) > ZE_VFS_META_MAX_ARTIFACTS) {
+            diag_set(diag, "\"artifacts\" is not an array of at most %d paths",
+                     ZE_VFS_META_MAX_ARTIFACTS);
+            return ZE_VFS_ERR_PARSE;
+        }
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            const json_t *s = json_array_get(v, i);
+            ze_path_t p;
+            if (!json_is_string(s) ||
+                ze_path_from(json_string_value(s), json_string_length(s), &p) != ZE_VFS_OK) {
+                diag_set(diag, "\"artifacts\"[%zu] is not a valid VFS path", i);
+                return ZE_VFS_ERR_PARSE;
+            }
+            if (ze_array_push(&m->artifacts, &p) != ZE_OK)
+                return ZE_VFS_ERR_NO_MEMORY;
+        }
+    }
+    if ((v = json_object_get(root, "sub_assets"))) {
+        if (!json_is_array(v) || json_array_size(v) > ZE_VFS_META_MAX_SUB_ASSETS) {
+            diag_set(diag, "\"sub_assets\" is not an array of at most %d uuids",
+                     ZE_VFS_META_MAX_SUB_ASSETS);
+            return ZE_VFS_ERR_PARSE;
+        }
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            ze_uuid_t u;
+            if (!parse_uuid(json_array_get(v, i), &u)) {
+                diag_set(diag, "\"sub_assets\"[%zu] is not a UUID", i);
+                return ZE_VFS_ERR_PARSE;
+            }
+            if (ze_array_push(&m->sub_assets, &u) != ZE_OK)
+                return ZE_VFS_ERR_NO_MEMORY;
+        }
+    }
+    if ((v = json_object_get(root, "settings"))) {
+        if (!json_is_object(v)) {
+            diag_set(diag, "\"settings\" is not an object");
+            return ZE_VFS_ERR_PARSE;
+        }
+        ze_vfs_error e = set_settings_json(m, v);
+        if (e) {
+            diag_set(diag, "\"settings\" %s", e == ZE_VFS_ERR_LIMIT ? "over 1 MiB" : "too large");
+            return e == ZE_VFS_ERR_LIMIT ? ZE_VFS_ERR_PARSE : e;
+        }
+    }
+    return ZE_VFS_OK;
+}
+
+ze_vfs_error ze_vfs_meta_parse(const char *text, size_t len, ze_vfs_meta_t *m,
+                               ze_vfs_meta_diag_t *diag)
+{
+    ZE_CHECK(m && (text || len == 0), ZE_VFS_ERR_INVALID);
+    ze_vfs_meta_free(m);
+    if (diag)
+        memset(diag, 0, sizeof *diag);
+    if (len > ZE_VFS_META_MAX_FILE) {
+        diag_set(diag, "larger than %d bytes", ZE_VFS_META_MAX_FILE);
+        return ZE_VFS_ERR_PARSE;
+    }
+    json_error_t jerr;
+    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        diag_set(diag, "JSON error at line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+        ze_uuid_t u;
+        if (salvage_uuid(text ? text : "", len, &u)) {
+            m->uuid = u;
+            if (diag)
+                diag->uuid_recovered = true;
+        }
+        return ZE_VFS_ERR_PARSE;
+    }
+    ze_vfs_error e;
+    if (!json_is_object(root)) {
+        diag_set(diag, "not a JSON object");
+        e = ZE_VFS_ERR_PARSE;
+    } else {
+        ze_uuid_t u;
+        if (parse_uuid(json_object_get(root, "uuid"), &u))
+            m->uuid = u;
+        e = parse_fields(root, m, diag);
+    }
+    json_decref(root);
+    if (e) {
+        /* Keep only what regeneration needs: the identity. */
+        ze_uuid_t keep = m->uuid;
+        ze_vfs_meta_free(m);
+        m->uuid = keep;
+        if (diag)
+            diag->uuid_recovered = !ze_uuid_is_nil(keep);
+    }
+    return e;
+}
+
+/* ---------------------------------------------------------------- format */
+
+static json_t *uuid_json(ze_uuid_t u)
+{
+    char s[ZE_UUID_STRING_LEN + 1];
+    ze_uuid_format(u, s);
+    return json_string(s);
+}
+
+ze_vfs_error ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze_vfs_buffer_t *out)
+{
+    ZE_CHECK(m && out, ZE_VFS_ERR_INVALID);
+    memset(out, 0, sizeof *out);
+    if (ze_uuid_is_nil(m->uuid))
+        return ZE_VFS_ERR_INVALID;
+    json_t *o = json_object();
+    json_t *arts = json_array(), *subs = json_array();
+    json_t *settings =
+        m->settings ? json_loadb(m->settings, m->settings_len, 0, NULL) : json_object();
+    char hash[17];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)m->source_hash);
+    bool ok = o && arts && subs && settings &&
+              json_object_set_new(o, "format", json_string(META_FORMAT)) == 0 &&
+              json_object_set_new(o, "version", json_integer(ZE_VFS_META_VERSION)) == 0 &&
+              json_object_set_new(o, "uuid", uuid_json(m->uuid)) == 0 &&
+              json_object_set_new(
+                  o, "importer",
+                  json_stringn(m->importer, strnlen(m->importer, sizeof m->importer))) == 0 &&
+              json_object_set_new(o, "source_hash", json_string(hash)) == 0 &&
+              json_object_set_new(o, "import_time", json_integer((json_int_t)m->import_time)) == 0;
+    for (uint32_t i = 0; ok && i < m->artifacts.count; i++) {
+        const ze_path_t *p = &ZE_ARRAY_AT(&m->artifacts, ze_path_t, i);
+        ok = json_array_append_new(arts, json_stringn(p->str, p->len)) == 0;
+    }
+    for (uint32_t i = 0; ok && i < m->sub_assets.count; i++)
+        ok = json_array_append_new(subs, uuid_json(ZE_ARRAY_AT(&m->sub_assets, ze_uuid_t, i))) == 0;
+    ok = ok && json_is_object(settings);
+    if (ok) {
+        ok = json_object_set_new(o, "artifacts", arts) == 0;
+        arts = NULL;
+        ok = ok && json_object_set_new(o, "sub_assets", subs) == 0;
+        subs = NULL;
+        ok = ok && json_object_set_new(o, "settings", settings) == 0;
+        settings = NULL;
+    }
+    text_buf t = {.alloc = or_system(alloc), .limit = (size_t)-1};
+    if (ok)
+        ok = json_dump_callback(o, text_append, &t, JSON_INDENT(2)) == 0 &&
+             text_append("\n", 1, &t) == 0 && text_finish(&t);
+    json_decref(o);
+    json_decref(arts);
+    json_decref(subs);
+    json_decref(settings);
+    if (!ok) {
+        text_drop(&t);
+        return ZE_VFS_ERR_NO_MEMORY;
+    }
+    out->data = (uint8_t *)t.data;
+    out->size = t.len;
+    out->alloc = t.alloc;
+    return ZE_VFS_OK;
+}
+
+/* ---------------------------------------------------------------- placing */
+
+bool ze__vfs_is_meta_name(const ze_path_t *p)
+{
+    ze_path_part_t e = ze_path_extension(p);
+    return e.len == sizeof(META_SUFFIX) - 1 && memcmp(e.ptr, META_SUFFIX, e.len) == 0;
+}
+
+/* Where the sidecar of `src` (provided by mount `slot`) lives: beside it on
+ * that mount (*on_slot = slot, rel set) or under /cache (*on_slot = -1). */
+typedef struct meta_place {
+    int slot;
+    char rel[ZE_PATH_CAPACITY];
+    ze_path_t path;
+} meta_place;
+
+static ze_vfs_error place(ze_vfs_t *vfs, const ze_path_t *src, int slot, meta_place *out)
+{
+    pthread_rwlock_rdlock(&vfs->mount_lock);
+    const ze__vfs_mount *m = &vfs->mounts[slot];
+    bool writable = m->used && !m->read_only;
+    ze_vfs_error e = ZE_VFS_OK;
+    if (writable) {
+        out->slot = slot;
+        int n = snprintf(out->rel, sizeof out->rel, "%s" META_SUFFIX, ze__path_rel(src, &m->point));
+        if (n < 0 || (size_t)n >= sizeof out->rel)
+            e = ZE_VFS_ERR_TOO_LONG;
+        if (!e)
+            e = ze_path_add_suffix(src, META_SUFFIX, &out->path);
+    }
+    pthread_rwlock_unlock(&vfs->mount_lock);
+    if (writable)
+        return e;
+    out->slot = -1;
+    out->rel[0] = '\0';
+    if (src->len <= 1)
+        return ZE_VFS_ERR_INVALID; /* the root has no name to hang a sidecar on */
+    char buf[ZE_PATH_CAPACITY * 2];
+    int n = snprintf(buf, sizeof buf, CACHE_META_DIR "%s" META_SUFFIX, src->str);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return ZE_VFS_ERR_TOO_LONG;
+    return ze_path_from(buf, (size_t)n, &out->path);
+}
+
+static ze_vfs_error locate(ze_vfs_t *vfs, const char *op, const char *source, ze_path_t *src,
+                           meta_place *pl)
+{
+    ze_vfs_error e = ze__vfs_path_arg(source, src);
+    if (e) {
+        ze__vfs_log_failure(op, source ? source : "(null)", e);
+        return e;
+    }
+    ze_vfs_stat_t st;
+    int slot = ze__vfs_find_existing(vfs, src, &st);
+    if (slot < 0)
+        return ZE_VFS_ERR_NOT_FOUND;
+    e = place(vfs, src, slot, pl);
+    if (e)
+        ze__vfs_log_failure(op, src->str, e);
+    return e;
+}
+
+ze_vfs_error ze_vfs_meta_path(ze_vfs_t *vfs, const char *source, ze_path_t *out)
+{
+    ZE_CHECK(vfs && out, ZE_VFS_ERR_INVALID);
+    ze_path_t src;
+    meta_place pl;
+    ze_vfs_error e = locate(vfs, "meta path", source, &src, &pl);
+    if (!e)
+        *out = pl.path;
+    return e;
+}
+
+ze_vfs_error ze_vfs_meta_read(ze_vfs_t *vfs, const char *source, ze_vfs_meta_t *m,
+                              ze_vfs_meta_diag_t *diag)
+{
+    ZE_CHECK(vfs && m, ZE_VFS_ERR_INVALID);
+    ze_vfs_meta_diag_t local;
+    if (!diag)
+        diag = &local;
+    memset(diag, 0, sizeof *diag);
+    ze_path_t src;
+    meta_place pl;
+    ze_vfs_error e = locate(vfs, "meta read", source, &src, &pl);
+    if (e)
+        return e;
+    ze_vfs_buffer_t buf;
+    memset(&buf, 0, sizeof buf);
+    if (pl.slot >= 0)
+        e = ze__vfs_read_on(vfs, (uint32_t)pl.slot, pl.rel, vfs->alloc, &buf);
+    else
+        e = ze_vfs_read_file(vfs, pl.path.str, vfs->alloc, &buf);
+    if (e) {
+        ze__vfs_log_failure("meta read", pl.path.str, e);
+        return e;
+    }
+    e = ze_vfs_meta_parse((const char *)buf.data, buf.size, m, diag);
+    ze_vfs_buffer_free(&buf);
+    if (e == ZE_VFS_ERR_PARSE || e == ZE_VFS_ERR_UNSUPPORTED)
+        ZE_LOG_WARN(ZE__VFS_CH, "sidecar '%s': %s%s", pl.path.str, diag->reason,
+                    diag->uuid_recovered ? " (uuid recovered: regenerate it keeping the uuid)"
+                                         : "");
+    return e;
+}
+
+ze_vfs_error ze_vfs_meta_write(ze_vfs_t *vfs, const char *source, const ze_vfs_meta_t *m)
+{
+    ZE_CHECK(vfs && m, ZE_VFS_ERR_INVALID);
+    ze_path_t src;
+    meta_place pl;
+    ze_vfs_error e = locate(vfs, "meta write", source, &src, &pl);
+    if (e)
+        return e;
+    ze_vfs_buffer_t text;
+    e = ze_vfs_meta_format(m, vfs->alloc, &text);
+    if (e) {
+        ZE_LOG_WARN(ZE__VFS_CH, "sidecar '%s': cannot format: %s", pl.path.str,
+                    ze_vfs_error_str(e));
+        return e;
+    }
+    if (pl.slot >= 0) {
+        e = ze__vfs_write_on(vfs, (uint32_t)pl.slot, pl.rel, text.data, text.size);
+        ze__vfs_log_failure("meta write", pl.path.str, e);
+    } else {
+        ze_path_t dir = ze_path_parent(&pl.path);
+        e = ze_vfs_mkdirs(vfs, dir.str);
+        if (!e)
+            e = ze_vfs_write_file(vfs, pl.path.str, text.data, text.size);
+    }
+    ze_vfs_buffer_free(&text);
+    return e;
+}
+
+void ze__vfs_meta_follow(ze_vfs_t *vfs, const ze_path_t *from, const ze_path_t *to)
+{
+    ze_vfs_stat_t st;
+    int slot = ze__vfs_find_existing(vfs, to, &st);
+    if (slot < 0)
+        return;
+    /* `from` must lie on the same mount for its sidecar to be beside it. */
+    pthread_rwlock_rdlock(&vfs->mount_lock);
+    bool same = vfs->mounts[slot].used && ze_path_is_within(from, &vfs->mounts[slot].point);
+    pthread_rwlock_unlock(&vfs->mount_lock);
+    meta_place dst, srcp;
+    if (!same || place(vfs, to, slot, &dst) != ZE_VFS_OK ||
+        place(vfs, from, slot, &srcp) != ZE_VFS_OK)
+        return;
+    ze_vfs_error e;
+    if (dst.slot >= 0) {
+        if (ze__vfs_stat_on(vfs, (uint32_t)slot, srcp.rel, &st) != ZE_VFS_OK)
+            return;
+        e = ze__vfs_rename_on(vfs, (uint32_t)slot, srcp.rel, dst.rel);
+    } else {
+        if (!ze_vfs_exists(vfs, srcp.path.str))
+            return;
+        ze_path_t dir = ze_path_parent(&dst.path);
+        e = ze_vfs_mkdirs(vfs, dir.str);
+        if (!e)
+            e = ze_vfs_rename(vfs, srcp.path.str, dst.path.str);
+    }
+    if (e)
+        ZE_LOG_WARN(ZE__VFS_CH, "sidecar of '%s' did not follow it to '%s': %s", from->str, to->str,
+                    ze_vfs_error_str(e));
+    else
+        ZE_LOG_DEBUG(ZE__VFS_CH, "sidecar '%s' -> '%s'", srcp.path.str, dst.path.str);
+}
