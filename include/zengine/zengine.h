@@ -7,5 +7,6 @@
 #include "zengine/job.h"
 #include "zengine/ecs.h"
 #include "zengine/vfs.h"
+#include "zengine/asset.h"
 
 #endif /* ZENGINE_ZENGINE_H */

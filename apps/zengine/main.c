@@ -1,0 +1,38 @@
+/* zengine: the engine's command-line program. Subcommands: cook (more —
+ * run, render, bench, inspect — arrive with their issues). */
+#include <stdio.h>
+#include <string.h>
+
+#include "zengine/base.h"
+
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: zengine <command> [arguments]\n"
+          "\n"
+          "commands:\n"
+          "  cook SOURCE --out DIR [--json] [--uuid UUID]\n"
+          "                 import one source file and write its cooked artifacts\n"
+          "  help           this text\n",
+          out);
+}
+
+int main(int argc, char **argv)
+{
+    /* Errors are reported by the commands themselves, one line each. */
+    ze_log_configure(&(ze_log_desc_t){.level = ZE_LOG_ERROR});
+    if (argc < 2) {
+        usage(stderr);
+        return ZE_CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "cook") == 0)
+        return ze_cli_cook(argc - 1, argv + 1);
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return ZE_CLI_OK;
+    }
+    fprintf(stderr, "zengine: unknown command '%s' (try 'zengine help')\n", cmd);
+    return ZE_CLI_USAGE;
+}

@@ -1,0 +1,356 @@
+/* .zemesh: the cooked mesh format, its writer (from an imported model) and
+ * its bounds-checked reader.
+ *
+ * File format, version 1. Little-endian whatever the host; offsets from the
+ * start of the file; every section starts on a 4-byte boundary.
+ *
+ *   header (80 bytes)
+ *     0  magic          "ZEMESH" 0x00 0x1a
+ *     8  u32 version    1
+ *    12  u32 attributes ZE_VATTR_BIT set (POSITION always; no unknown bits)
+ *    16  uuid[16]       the mesh's identity
+ *    32  u32 stride     bytes per vertex (must match the attributes)
+ *    36  u32 vertices
+ *    40  u32 indices    triangle-list indices (a multiple of 3)
+ *    44  u32 submeshes  at least 1
+ *    48  f32 min[3], f32 max[3]   bounds of all positions
+ *    72  u64 size       bytes of the whole file, checksum included
+ *   submeshes[submeshes] (56 bytes each)
+ *     0  u32 index_offset, u32 index_count, u32 vertex_offset, u32 vertex_count
+ *    16  uuid[16] material (nil = default)
+ *    32  f32 min[3], f32 max[3]
+ *   u32 indices[indices]   absolute vertex numbers; those of a submesh lie in
+ *                          its vertex range
+ *   vertices[vertices]     interleaved streams in ze_vattr order:
+ *                          POSITION f32x3, NORMAL f32x3, TANGENT f32x4,
+ *                          TEXCOORD0 f32x2, TEXCOORD1 f32x2, COLOR0 f32x4,
+ *                          JOINTS0 u16x4, WEIGHTS0 f32x4
+ *   u64 checksum           ze_hash64 (XXH3, seed 0) of everything before it
+ *
+ * A submesh is a triangle primitive of the source mesh with its own
+ * vertices (vertices shared between primitives are duplicated; index and
+ * vertex order are the source's until meshoptimizer arrives). Streams a
+ * primitive lacks but another has are filled with defaults: normal 0,
+ * tangent (1,0,0,1), texcoords 0, colour (1,1,1,1), joints 0, weights 0.
+ */
+#include <math.h>
+
+#include "asset/asset_internal.h"
+
+enum {
+    HEADER_SIZE = 80,
+    SUBMESH_SIZE = 56,
+    CHECKSUM_SIZE = 8,
+};
+
+static const uint8_t g_magic[8] = {'Z', 'E', 'M', 'E', 'S', 'H', 0x00, 0x1a};
+
+static const uint32_t g_attr_size[ZE_VATTR_COUNT] = {12, 12, 16, 8, 8, 16, 8, 16};
+
+uint32_t ze_asset_vertex_stride(uint32_t attributes, uint32_t offsets[ZE_VATTR_COUNT])
+{
+    uint32_t off = 0;
+    for (int k = 0; k < ZE_VATTR_COUNT; k++) {
+        if (offsets)
+            offsets[k] = off;
+        if (attributes & ZE_VATTR_BIT(k))
+            off += g_attr_size[k];
+    }
+    return off;
+}
+
+/* ----------------------------------------------------------------- writer */
+
+typedef struct wr_t {
+    uint8_t *p;
+} wr_t;
+
+static void put_u32(wr_t *w, uint32_t v)
+{
+    w->p[0] = (uint8_t)v;
+    w->p[1] = (uint8_t)(v >> 8);
+    w->p[2] = (uint8_t)(v >> 16);
+    w->p[3] = (uint8_t)(v >> 24);
+    w->p += 4;
+}
+
+static void put_u16(wr_t *w, uint16_t v)
+{
+    w->p[0] = (uint8_t)v;
+    w->p[1] = (uint8_t)(v >> 8);
+    w->p += 2;
+}
+
+static void put_u64(wr_t *w, uint64_t v)
+{
+    put_u32(w, (uint32_t)v);
+    put_u32(w, (uint32_t)(v >> 32));
+}
+
+static void put_f32(wr_t *w, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(w, u);
+}
+
+static void put_floats(wr_t *w, const float *f, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        put_f32(w, f[i]);
+}
+
+static void put_bytes(wr_t *w, const void *src, size_t n)
+{
+    memcpy(w->p, src, n);
+    w->p += n;
+}
+
+static void put_vec3(wr_t *w, ze_vec3_t v)
+{
+    put_f32(w, v.x);
+    put_f32(w, v.y);
+    put_f32(w, v.z);
+}
+
+ze_result ze_asset_zemesh_write(const ze_model_t *model, uint32_t mesh, ze_uuid_t uuid,
+                                const ze_uuid_t *material_uuids, ze_allocator_t alloc,
+                                uint8_t **bytes, size_t *size)
+{
+    ZE_CHECK(model && bytes && size && mesh < model->mesh_count, ZE_ERR_INVALID_ARG);
+    alloc = ze__asset_alloc_or_default(alloc);
+    const ze_model_mesh_t *m = &model->meshes[mesh];
+    uint32_t attrs = ZE_VATTR_BIT(ZE_VATTR_POSITION), nsub = 0;
+    uint64_t nvert = 0, nidx = 0;
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        const ze_model_primitive_t *p = &m->primitives[i];
+        if (p->skipped)
+            continue;
+        attrs |= p->attributes;
+        nsub++;
+        nvert += p->vertex_count;
+        nidx += p->index_count;
+    }
+    if (nsub == 0)
+        return ZE_ERR_NOT_FOUND;
+    if (nvert > UINT32_MAX || nidx > UINT32_MAX)
+        return ZE_ERR_LIMIT;
+    uint32_t offsets[ZE_VATTR_COUNT];
+    uint32_t stride = ze_asset_vertex_stride(attrs, offsets);
+    size_t total = HEADER_SIZE + CHECKSUM_SIZE, part;
+    if (!ze_size_mul(nsub, SUBMESH_SIZE, &part) || !ze_size_add(total, part, &total) ||
+        !ze_size_mul((size_t)nidx, 4, &part) || !ze_size_add(total, part, &total) ||
+        !ze_size_mul((size_t)nvert, stride, &part) || !ze_size_add(total, part, &total))
+        return ZE_ERR_LIMIT;
+    uint8_t *buf = ze_alloc(alloc, total, 16);
+    if (!buf)
+        return ZE_ERR_OUT_OF_MEMORY;
+
+    ze_vec3_t mn = {INFINITY, INFINITY, INFINITY}, mx = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        const ze_model_primitive_t *p = &m->primitives[i];
+        if (p->skipped)
+            continue;
+        mn.x = fminf(mn.x, p->min.x);
+        mn.y = fminf(mn.y, p->min.y);
+        mn.z = fminf(mn.z, p->min.z);
+        mx.x = fmaxf(mx.x, p->max.x);
+        mx.y = fmaxf(mx.y, p->max.y);
+        mx.z = fmaxf(mx.z, p->max.z);
+    }
+
+    wr_t w = {buf};
+    put_bytes(&w, g_magic, 8);
+    put_u32(&w, ZE_ZEMESH_VERSION);
+    put_u32(&w, attrs);
+    put_bytes(&w, uuid.bytes, 16);
+    put_u32(&w, stride);
+    put_u32(&w, (uint32_t)nvert);
+    put_u32(&w, (uint32_t)nidx);
+    put_u32(&w, nsub);
+    put_vec3(&w, mn);
+    put_vec3(&w, mx);
+    put_u64(&w, (uint64_t)total);
+
+    uint32_t ioff = 0, voff = 0;
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        const ze_model_primitive_t *p = &m->primitives[i];
+        if (p->skipped)
+            continue;
+        put_u32(&w, ioff);
+        put_u32(&w, p->index_count);
+        put_u32(&w, voff);
+        put_u32(&w, p->vertex_count);
+        ze_uuid_t mat = {{0}};
+        if (p->material >= 0 && material_uuids)
+            mat = material_uuids[p->material];
+        put_bytes(&w, mat.bytes, 16);
+        put_vec3(&w, p->min);
+        put_vec3(&w, p->max);
+        ioff += p->index_count;
+        voff += p->vertex_count;
+    }
+    voff = 0;
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        const ze_model_primitive_t *p = &m->primitives[i];
+        if (p->skipped)
+            continue;
+        for (uint32_t k = 0; k < p->index_count; k++)
+            put_u32(&w, p->indices[k] + voff);
+        voff += p->vertex_count;
+    }
+    static const float zero4[4] = {0, 0, 0, 0}, one4[4] = {1, 1, 1, 1};
+    static const float tangent_default[4] = {1, 0, 0, 1};
+    for (uint32_t i = 0; i < m->primitive_count; i++) {
+        const ze_model_primitive_t *p = &m->primitives[i];
+        if (p->skipped)
+            continue;
+        for (size_t v = 0; v < p->vertex_count; v++) {
+            put_floats(&w, p->positions + v * 3, 3);
+            if (attrs & ZE_VATTR_BIT(ZE_VATTR_NORMAL))
+                put_floats(&w, p->normals ? p->normals + v * 3 : zero4, 3);
+            if (attrs & ZE_VATTR_BIT(ZE_VATTR_TANGENT))
+                put_floats(&w, p->tangents ? p->tangents + v * 4 : tangent_default, 4);
+            for (int t = 0; t < 2; t++)
+                if (attrs & ZE_VATTR_BIT(ZE_VATTR_TEXCOORD0 + t))
+                    put_floats(&w, p->texcoords[t] ? p->texcoords[t] + v * 2 : zero4, 2);
+            if (attrs & ZE_VATTR_BIT(ZE_VATTR_COLOR0))
+                put_floats(&w, p->colors ? p->colors + v * 4 : one4, 4);
+            if (attrs & ZE_VATTR_BIT(ZE_VATTR_JOINTS0))
+                for (int k = 0; k < 4; k++)
+                    put_u16(&w, p->joints ? p->joints[v * 4 + (size_t)k] : 0);
+            if (attrs & ZE_VATTR_BIT(ZE_VATTR_WEIGHTS0))
+                put_floats(&w, p->weights ? p->weights + v * 4 : zero4, 4);
+        }
+    }
+    put_u64(&w, ze_hash64(buf, total - CHECKSUM_SIZE, 0));
+    ZE_ASSERT((size_t)(w.p - buf) == total);
+    *bytes = buf;
+    *size = total;
+    return ZE_OK;
+}
+
+/* ----------------------------------------------------------------- reader */
+
+static ze_vec3_t rd_vec3(const uint8_t *p)
+{
+    return (ze_vec3_t){ze__rd_f32le(p), ze__rd_f32le(p + 4), ze__rd_f32le(p + 8)};
+}
+
+static bool bounds_ok(ze_vec3_t mn, ze_vec3_t mx)
+{
+    return isfinite(mn.x) && isfinite(mn.y) && isfinite(mn.z) && isfinite(mx.x) && isfinite(mx.y) &&
+           isfinite(mx.z) && mn.x <= mx.x && mn.y <= mx.y && mn.z <= mx.z;
+}
+
+#define FAIL(code, ...)                                   \
+    do {                                                  \
+        ze__asset_error_set(err, "zemesh: " __VA_ARGS__); \
+        return (code);                                    \
+    } while (0)
+
+ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *out,
+                               ze_asset_error_t *err)
+{
+    ze_asset_error_t scratch;
+    if (!err)
+        err = &scratch;
+    err->message[0] = 0;
+    ZE_CHECK(out != NULL && (data != NULL || size == 0), ZE_ERR_INVALID_ARG);
+    const uint8_t *b = data;
+    const uint16_t probe = 1;
+    uint8_t first;
+    memcpy(&first, &probe, 1);
+    if (first != 1)
+        FAIL(ZE_ERR_UNSUPPORTED, "views need a little-endian host");
+    if (((uintptr_t)b & 3u) != 0)
+        FAIL(ZE_ERR_INVALID_ARG, "data must be 4-byte aligned");
+    if (size < HEADER_SIZE + CHECKSUM_SIZE)
+        FAIL(ZE_ERR_PARSE, "truncated: %zu bytes, shorter than the header", size);
+    if (memcmp(b, g_magic, 8) != 0)
+        FAIL(ZE_ERR_PARSE, "bad magic (not a .zemesh file)");
+    uint32_t version = ze__rd_u32le(b + 8);
+    if (version != ZE_ZEMESH_VERSION)
+        FAIL(ZE_ERR_UNSUPPORTED, "format version %u is not supported (this reader: %u)", version,
+             ZE_ZEMESH_VERSION);
+    uint64_t declared = ze__rd_u64le(b + 72);
+    if (declared != size)
+        FAIL(ZE_ERR_PARSE, "truncated or padded: the header says %llu bytes, there are %zu",
+             (unsigned long long)declared, size);
+    uint64_t sum = ze__rd_u64le(b + size - CHECKSUM_SIZE);
+    if (sum != ze_hash64(b, size - CHECKSUM_SIZE, 0))
+        FAIL(ZE_ERR_PARSE, "checksum mismatch (the file is corrupted)");
+
+    ze_zemesh_view_t v;
+    memset(&v, 0, sizeof v);
+    v.attributes = ze__rd_u32le(b + 12);
+    memcpy(v.uuid.bytes, b + 16, 16);
+    v.vertex_stride = ze__rd_u32le(b + 32);
+    v.vertex_count = ze__rd_u32le(b + 36);
+    v.index_count = ze__rd_u32le(b + 40);
+    v.submesh_count = ze__rd_u32le(b + 44);
+    v.min = rd_vec3(b + 48);
+    v.max = rd_vec3(b + 60);
+    if (v.attributes >> ZE_VATTR_COUNT)
+        FAIL(ZE_ERR_PARSE, "unknown attribute bits 0x%x", v.attributes);
+    if (!(v.attributes & ZE_VATTR_BIT(ZE_VATTR_POSITION)))
+        FAIL(ZE_ERR_PARSE, "no POSITION stream");
+    if (v.vertex_stride != ze_asset_vertex_stride(v.attributes, v.attribute_offset))
+        FAIL(ZE_ERR_PARSE, "vertex stride %u does not match the attributes", v.vertex_stride);
+    if (v.submesh_count == 0)
+        FAIL(ZE_ERR_PARSE, "no submeshes");
+    if (v.index_count % 3 != 0)
+        FAIL(ZE_ERR_PARSE, "index count %u is not a multiple of 3", v.index_count);
+    if (!bounds_ok(v.min, v.max))
+        FAIL(ZE_ERR_PARSE, "invalid bounds");
+    size_t expect = HEADER_SIZE + CHECKSUM_SIZE, part;
+    if (!ze_size_mul(v.submesh_count, SUBMESH_SIZE, &part) || !ze_size_add(expect, part, &expect) ||
+        !ze_size_mul(v.index_count, 4, &part) || !ze_size_add(expect, part, &expect) ||
+        !ze_size_mul(v.vertex_count, v.vertex_stride, &part) ||
+        !ze_size_add(expect, part, &expect) || expect != size)
+        FAIL(ZE_ERR_PARSE, "section sizes do not add up to the file size");
+    const uint8_t *subs = b + HEADER_SIZE;
+    v.submeshes_ = subs;
+    v.indices = (const uint32_t *)(const void *)(subs + (size_t)v.submesh_count * SUBMESH_SIZE);
+    v.vertices = (const uint8_t *)(v.indices + v.index_count);
+
+    uint64_t next_index = 0, next_vertex = 0;
+    for (uint32_t i = 0; i < v.submesh_count; i++) {
+        ze_zemesh_submesh_t s;
+        ze_asset_zemesh_submesh(&v, i, &s);
+        /* Submeshes tile the index and vertex arrays in order. */
+        if (s.index_offset != next_index || s.vertex_offset != next_vertex)
+            FAIL(ZE_ERR_PARSE, "submesh %u does not follow the previous one", i);
+        if (s.index_count == 0 || s.index_count % 3 != 0 || s.vertex_count == 0)
+            FAIL(ZE_ERR_PARSE, "submesh %u has %u indices and %u vertices", i, s.index_count,
+                 s.vertex_count);
+        next_index += s.index_count;
+        next_vertex += s.vertex_count;
+        if (next_index > v.index_count || next_vertex > v.vertex_count)
+            FAIL(ZE_ERR_PARSE, "submesh %u runs past the index or vertex array", i);
+        if (!bounds_ok(s.min, s.max))
+            FAIL(ZE_ERR_PARSE, "submesh %u has invalid bounds", i);
+        const uint32_t *ix = v.indices + s.index_offset;
+        const uint32_t lo = s.vertex_offset, hi = s.vertex_offset + s.vertex_count;
+        for (uint32_t k = 0; k < s.index_count; k++)
+            if (ix[k] < lo || ix[k] >= hi)
+                FAIL(ZE_ERR_PARSE, "submesh %u: index %u at %u is outside its vertices", i, ix[k],
+                     k);
+    }
+    if (next_index != v.index_count || next_vertex != v.vertex_count)
+        FAIL(ZE_ERR_PARSE, "submeshes do not cover every index and vertex");
+    *out = v;
+    return ZE_OK;
+}
+
+void ze_asset_zemesh_submesh(const ze_zemesh_view_t *view, uint32_t i, ze_zemesh_submesh_t *out)
+{
+    const uint8_t *p = view->submeshes_ + (size_t)i * SUBMESH_SIZE;
+    out->index_offset = ze__rd_u32le(p);
+    out->index_count = ze__rd_u32le(p + 4);
+    out->vertex_offset = ze__rd_u32le(p + 8);
+    out->vertex_count = ze__rd_u32le(p + 12);
+    memcpy(out->material.bytes, p + 16, 16);
+    out->min = rd_vec3(p + 32);
+    out->max = rd_vec3(p + 44);
+}
