@@ -244,7 +244,9 @@ const char *ze_world_name(const ze_world_t *w);
 uint32_t ze_world_entity_count(const ze_world_t *w);
 uint32_t ze_world_capacity(const ze_world_t *w);
 /* Order-independent hash of every alive entity (handle) and the bytes of its
- * non-transient components: equal worlds hash equal. */
+ * non-transient components: equal worlds hash equal. A component with a
+ * formatter counts as what its formatter writes, one with fields as its
+ * fields, any other as its raw bytes. */
 uint64_t ze_world_hash(const ze_world_t *w);
 
 /* ------------------------------------------------------ entity calls */
@@ -280,7 +282,8 @@ uint32_t ze_component_population(const ze_world_t *w, ze_component_t c);
 /* ze_component_get, inlined: the same checks, but the caller's loop can
  * overlap the cache misses of consecutive lookups. It reads the first fields
  * of the world and pool structs (declared here, kept in sync with the
- * library by static asserts in src/ecs/storage.c). */
+ * library by static asserts in src/ecs/storage.c), and relies on every
+ * sparse page pointer being valid (pages not yet used share a zero page). */
 typedef struct ze__pool_prefix_t {
     uint32_t size, id;
     uint32_t *const *sparse;
@@ -305,8 +308,7 @@ static inline void *ze__get_sized(const ze_world_t *w, ze_entity_t e, ze_compone
     /* Both loads depend only on `index`: their misses overlap. Handle 0
      * has generation 0, which no live slot has. */
     uint32_t gen = wp->gen[index];
-    const uint32_t *page = p->sparse[index >> 12];
-    uint32_t d = page ? page[index & 4095] : 0;
+    uint32_t d = p->sparse[index >> 12][index & 4095];
     if (gen != (uint32_t)(e.id >> 32) || !d)
         return NULL;
     d -= 1;

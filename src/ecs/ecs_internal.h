@@ -25,7 +25,7 @@ enum { ZE__PAGE_BITS = 12, ZE__PAGE = 1u << ZE__PAGE_BITS, ZE__PAGE_MASK = ZE__P
 typedef struct ze__pool_t {
     uint32_t size; /* 0 for tags */
     uint32_t id;
-    uint32_t **sparse; /* [page_count] -> u32[ZE__PAGE] */
+    uint32_t **sparse; /* [page_count] -> u32[ZE__PAGE]; pages never used: a shared zero page */
     uint8_t **data;    /* [page_count] -> size * ZE__PAGE bytes (page 0: page0_cap) */
     uint32_t align;
     uint32_t count; /* dense entries */
@@ -35,6 +35,8 @@ typedef struct ze__pool_t {
     uint32_t **dense;    /* [page_count] -> u32[ZE__PAGE] entity indices */
     uint32_t page0_cap;  /* entries allocated in data page 0 (it grows) */
     ze_mask_t groups;    /* bit g: group g owns this pool */
+    uint32_t cap;        /* dense positions [0, cap) have their dense and data pages */
+    bool plain;          /* no hooks and no group: adds take storage.c's short path */
 } ze__pool_t;
 
 enum { ZE__MAX_GROUPS = 32 };
@@ -44,6 +46,20 @@ typedef struct ze__group_t {
     uint32_t len;
     uint32_t first_pool; /* lowest component id owned (membership test) */
 } ze__group_t;
+
+/* How ze_entity_destroy removes the components of an entity whose set is
+ * `mask` without the general path's walk (storage.c): either no group holds
+ * such entities (each pool fills the hole from its end), or one group does
+ * and owns exactly `mask` (the group's end fills the hole, the pools' ends
+ * the group's). Built by the general path for the last set it removed;
+ * group creation clears it. */
+enum { ZE__PLAN_POOLS = 4 };
+typedef struct ze__destroy_plan_t {
+    ze_mask_t mask;  /* the set it is for (0: none) */
+    uint32_t npools; /* 0: the set takes the general path */
+    ze__group_t *group;
+    ze__pool_t *pools[ZE__PLAN_POOLS]; /* ascending type id */
+} ze__destroy_plan_t;
 
 typedef struct ze__query_t {
     ze_query_desc_t desc;
@@ -128,7 +144,9 @@ struct ze_world_t {
     ze__systems_t *systems;
     ze__messages_t *messages;
     ze__bindings_t *bindings;
-    ze_mask_t bind_mask; /* components some binder watches (storage reports them) */
+    ze_mask_t bind_mask;   /* components some binder watches (storage reports them) */
+    ze_mask_t hooked_mask; /* components whose pool has hooks */
+    ze__destroy_plan_t plan;
     ze__hooks_t *hooks;
     ze_validation_policy policy;
     ze_hashmap_t services; /* name hash -> {name, ptr} */
@@ -139,8 +157,7 @@ ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id); /* creates on first use */
 void ze__pool_free(ze_world_t *w, ze__pool_t *p);
 static inline uint32_t ze__sparse_get(const ze__pool_t *p, uint32_t index)
 {
-    const uint32_t *page = p->sparse[index >> ZE__PAGE_BITS];
-    return page ? page[index & ZE__PAGE_MASK] : 0;
+    return p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK]; /* no null pages */
 }
 static inline void *ze__pool_data(const ze__pool_t *p, uint32_t dense)
 {
@@ -156,10 +173,19 @@ static inline bool ze__alive(const ze_world_t *w, ze_entity_t e)
     return idx < w->fresh && w->gen[idx] == ze_entity_generation(e) && e.id != 0;
 }
 
-/* world.c: structural gate. ZE_OK to go ahead now, ZE_ERR_STATE when refused
- * (parallel wave), or a positive "deferred" marker when recorded. */
+/* The structural gate: go ahead now, record for after the iteration
+ * (deferred), or refuse (parallel wave). Inline: every add, set, remove and
+ * destroy asks. */
 typedef enum ze__gate_t { ZE__GATE_NOW = 0, ZE__GATE_DEFER, ZE__GATE_REFUSE } ze__gate_t;
-ze__gate_t ze__world_gate(ze_world_t *w);
+static inline ze__gate_t ze__world_gate(ze_world_t *w)
+{
+    if (atomic_load_explicit(&w->in_parallel, memory_order_acquire))
+        return ZE__GATE_REFUSE;
+    if (atomic_load_explicit(&w->iter_depth, memory_order_acquire) > 0)
+        return ZE__GATE_DEFER;
+    return ZE__GATE_NOW;
+}
+/* world.c */
 void ze__world_iter_begin(ze_world_t *w);
 void ze__world_iter_end(ze_world_t *w);
 /* WorldTick brackets a parallel wave with these. */
@@ -173,6 +199,11 @@ void ze__query_groups_changed(ze_world_t *w);
 /* groups.c: keep owning groups packed around adds and removes. */
 void ze__groups_after_add(ze_world_t *w, uint32_t index, ze__pool_t *p);
 void ze__groups_before_remove(ze_world_t *w, uint32_t index, ze__pool_t *p);
+/* storage.c: remove every component of slot `index` (a destroy); builds
+ * w->plan for the slot's set when it can. The planned removal: only for a
+ * set equal to plan->mask with plan->npools set and no binder watching. */
+void ze__entity_remove_all(ze_world_t *w, uint32_t index);
+ze_result ze__entity_remove_planned(const ze__destroy_plan_t *plan, uint32_t index);
 
 /* builtins.c */
 ze_result ze__builtins_register(ze_kernel_t *k);

@@ -113,6 +113,7 @@ void ze__groups_before_remove(ze_world_t *w, uint32_t index, ze__pool_t *p)
 
 static void rebuild_pool_bits(ze_world_t *w)
 {
+    w->plan.mask = 0; /* destroy plans name groups */
     for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
         ze__pool_t *p = w->pools[c];
         if (!p)
@@ -121,6 +122,7 @@ static void rebuild_pool_bits(ze_world_t *w)
         for (uint32_t g = 0; g < w->group_count; g++)
             if (w->groups[g].owned & ((ze_mask_t)1 << c))
                 p->groups |= (ze_mask_t)1 << g;
+        p->plain = !p->has_hooks && !p->groups;
     }
 }
 

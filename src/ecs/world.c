@@ -145,15 +145,6 @@ ze_commands_t *ze_world_commands(ze_world_t *w)
 
 /* ---------------------------------------------------------------- gate */
 
-ze__gate_t ze__world_gate(ze_world_t *w)
-{
-    if (atomic_load_explicit(&w->in_parallel, memory_order_acquire))
-        return ZE__GATE_REFUSE;
-    if (atomic_load_explicit(&w->iter_depth, memory_order_acquire) > 0)
-        return ZE__GATE_DEFER;
-    return ZE__GATE_NOW;
-}
-
 void ze__world_iter_begin(ze_world_t *w)
 {
     atomic_fetch_add_explicit(&w->iter_depth, 1, memory_order_acq_rel);
@@ -226,6 +217,31 @@ ze_entity_t ze_entity_create(ze_world_t *w)
     return (ze_entity_t){(uint64_t)w->gen[idx] << 32 | idx};
 }
 
+/* The slot's components are gone: the generation moves on and the slot goes
+ * on the free list, or is retired when the next generation would wrap to one
+ * a stale handle may hold. */
+static inline void slot_free(ze_world_t *w, uint32_t idx)
+{
+    uint32_t g = w->gen[idx];
+    w->alive--;
+    if (g >= ZE__GEN_MAX) {
+        w->gen[idx] = g | ZE__GEN_DEAD;
+        w->mask[idx] = 0;
+        w->retired++;
+        return;
+    }
+    w->gen[idx] = (g + 1) | ZE__GEN_DEAD;
+    w->mask[idx] = w->free_head;
+    w->free_head = idx;
+}
+
+__attribute__((noinline)) static ze_result destroy_general(ze_world_t *w, uint32_t idx)
+{
+    ze__entity_remove_all(w, idx); /* dtors, binders, any group layout */
+    slot_free(w, idx);
+    return ZE_OK;
+}
+
 ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e)
 {
     if (!ze__alive(w, e))
@@ -239,22 +255,18 @@ ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e)
         break;
     }
     uint32_t idx = ze_entity_index(e);
-    ze_mask_t m;
-    while ((m = w->mask[idx]) != 0)
-        ze__component_remove_now(w, idx, (uint32_t)__builtin_ctzll(m));
-    uint32_t g = w->gen[idx];
-    w->alive--;
-    if (g >= ZE__GEN_MAX) {
-        /* The next generation would wrap to one a stale handle may hold:
-         * retire the slot for good. */
-        w->gen[idx] = g | ZE__GEN_DEAD;
-        w->retired++;
+    ze_mask_t m = w->mask[idx];
+    if (!m) {
+        slot_free(w, idx);
         return ZE_OK;
     }
-    w->gen[idx] = (g + 1) | ZE__GEN_DEAD;
-    w->mask[idx] = w->free_head;
-    w->free_head = idx;
-    return ZE_OK;
+    if (m != w->plan.mask || !w->plan.npools || (m & w->bind_mask))
+        return destroy_general(w, idx);
+    /* The common case: the same components as the last destroy. The planned
+     * removal reads no slot state, so the slot is freed first and the
+     * removal is a tail call. */
+    slot_free(w, idx);
+    return ze__entity_remove_planned(&w->plan, idx);
 }
 
 bool ze_entity_alive(const ze_world_t *w, ze_entity_t e)
@@ -304,8 +316,25 @@ static uint64_t hash_component(const ze_component_info_t *info, const void *data
     return h;
 }
 
+/* A component with a formatter hashes what the formatter writes (what a
+ * snapshot keeps): its raw bytes may hold pointers (hooks) that differ
+ * between equal worlds. `buf` is reused across calls. */
+static uint64_t hash_formatted(const ze_component_formatter_t *f, const void *data,
+                               ze_byte_writer_t *buf)
+{
+    buf->size = 0;
+    buf->failed = false;
+    ze_result r = f->write(buf, data, f->user);
+    if (r == ZE_OK && buf->failed)
+        r = ZE_ERR_OUT_OF_MEMORY;
+    if (r != ZE_OK) /* still deterministic: equal worlds fail alike */
+        return ze_hash_u64(0xf0a7u + (uint64_t)(int64_t)r);
+    return ze_hash64(buf->data, buf->size, 0x5f0a7);
+}
+
 uint64_t ze_world_hash(const ze_world_t *w)
 {
+    ze_byte_writer_t buf = {.alloc = w->alloc};
     uint64_t total = ze_hash_u64(w->alive + 0x1234567ull);
     for (uint32_t idx = 0; idx < w->fresh; idx++) {
         if (w->gen[idx] & ZE__GEN_DEAD)
@@ -320,11 +349,14 @@ uint64_t ze_world_hash(const ze_world_t *w)
                 continue;
             const ze__pool_t *p = w->pools[c];
             const void *data = info->size ? ze__pool_data(p, ze__sparse_get(p, idx) - 1) : NULL;
-            uint64_t ch = hash_component(info, data);
+            const ze_component_formatter_t *f = &w->kernel->formatters[c];
+            uint64_t ch =
+                info->size && f->write ? hash_formatted(f, data, &buf) : hash_component(info, data);
             h = ze_hash_u64(h ^ (ch + c));
         }
         total += ze_hash_u64(h); /* commutative: the order of entities does not matter */
     }
+    ze_byte_writer_free(&buf);
     return total;
 }
 

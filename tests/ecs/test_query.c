@@ -339,6 +339,141 @@ static void test_structural_changes_deferred_during_iteration(void **state)
     assert_int_equal(ze_world_entity_count(w), N / 2 - 1);
 }
 
+/* Storage invariants: every pool's sparse and dense entries agree, and every
+ * group holds exactly the alive entities with its whole set, packed at the
+ * front of each pool it owns, in the same order. */
+static void check_storage(ze_world_t *w)
+{
+    for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
+        const ze__pool_t *p = w->pools[c];
+        if (!p)
+            continue;
+        uint32_t have = 0;
+        for (uint32_t i = 0; i < w->fresh; i++)
+            have += !(w->gen[i] & ZE__GEN_DEAD) && (w->mask[i] >> c & 1);
+        assert_int_equal(p->count, have);
+        for (uint32_t d = 0; d < p->count; d++) {
+            uint32_t e = ze__pool_entity(p, d);
+            assert_int_equal(ze__sparse_get(p, e), d + 1);
+            assert_false(w->gen[e] & ZE__GEN_DEAD);
+            assert_true(w->mask[e] >> c & 1);
+        }
+    }
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        const ze__group_t *gr = &w->groups[g];
+        uint32_t members = 0;
+        for (uint32_t i = 0; i < w->fresh; i++)
+            members += !(w->gen[i] & ZE__GEN_DEAD) && (w->mask[i] & gr->owned) == gr->owned;
+        assert_int_equal(gr->len, members);
+        const ze__pool_t *first = w->pools[gr->first_pool];
+        for (uint32_t d = 0; d < gr->len; d++) {
+            uint32_t e = ze__pool_entity(first, d);
+            assert_true((w->mask[e] & gr->owned) == gr->owned);
+            for (ze_mask_t o = gr->owned; o; o &= o - 1)
+                assert_int_equal(ze__pool_entity(w->pools[__builtin_ctzll(o)], d), e);
+        }
+    }
+}
+
+/* Destroys on every removal path (the planned ones: one group owning exactly
+ * the set, or no group; the general one: nested groups, two disjoint groups,
+ * sets with extra types) mixed with creates, adds and removes, against a
+ * model of every value; a group created halfway drops the plans. */
+static void test_destroy_paths_keep_storage_consistent(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    ze_component_t a, b;
+    assert_int_equal(
+        ze_component_register(f->k, &(ze_component_desc_t){.name = "A", .size = 4}, &a), ZE_OK);
+    assert_int_equal(
+        ze_component_register(f->k, &(ze_component_desc_t){.name = "B", .size = 12}, &b), ZE_OK);
+    const ze_component_t comps[6] = {f->pos, f->vel, f->mass, f->frozen, a, b};
+    const ze_mask_t pv = M(f, pos) | M(f, vel), ab = ze_mask_of(a) | ze_mask_of(b);
+    assert_int_equal(ze_group_create(w, pv), ZE_OK);
+    assert_int_equal(ze_group_create(w, pv | M(f, mass)), ZE_OK);
+    const ze_mask_t sets[] = {
+        pv,              /* planned: its group owns exactly the set */
+        pv | M(f, mass), /* planned: the inner group */
+        M(f, pos),       /* planned: in no group */
+        M(f, mass) | M(f, frozen),
+        pv | M(f, frozen), /* general: a group owning part of the set */
+        ab | pv,           /* general: two groups (once {A,B} exists) */
+        ab,                /* planned once {A,B} exists */
+        0,
+    };
+    enum { N = 6000, OPS = 12000 };
+    static ze_entity_t es[N];
+    static uint32_t val[N]; /* every value of entity i derives from val[i] */
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 4242);
+    for (uint32_t i = 0; i < N; i++)
+        es[i] = ZE_ENTITY_NULL;
+    for (uint32_t op = 0; op < OPS; op++) {
+        if (op == OPS / 2)
+            assert_int_equal(ze_group_create(w, ab), ZE_OK); /* sorts members in */
+        uint32_t i = (uint32_t)ze_rng_below(&rng, N);
+        uint32_t r = (uint32_t)ze_rng_below(&rng, 10);
+        ze_entity_t e = es[i];
+        if (ze_entity_is_null(e)) {
+            e = es[i] = ze_entity_create(w);
+            val[i] = op;
+            ze_mask_t m = sets[ze_rng_below(&rng, ZE_COUNTOF(sets))];
+            for (uint32_t c = 0; c < 6; c++) {
+                if (!(m & ze_mask_of(comps[c])))
+                    continue;
+                uint32_t v[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
+                if (c == 3)
+                    ze_component_add(w, e, comps[c]);
+                else
+                    assert_int_equal(ze_component_set(w, e, comps[c], v), ZE_OK);
+            }
+        } else if (r < 5) {
+            assert_int_equal(ze_entity_destroy(w, e), ZE_OK);
+            assert_false(ze_entity_alive(w, e));
+            assert_null(ze_component_get(w, e, f->pos));
+            es[i] = ZE_ENTITY_NULL;
+        } else {
+            uint32_t c = (uint32_t)ze_rng_below(&rng, 6);
+            if (ze_component_has(w, e, comps[c])) {
+                assert_int_equal(ze_component_remove(w, e, comps[c]), ZE_OK);
+            } else if (c == 3) {
+                ze_component_add(w, e, comps[c]);
+            } else {
+                uint32_t v[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
+                assert_int_equal(ze_component_set(w, e, comps[c], v), ZE_OK);
+            }
+        }
+        if (op % 1000 == 999 || op == OPS / 2)
+            check_storage(w);
+    }
+    check_storage(w);
+    for (uint32_t i = 0; i < N; i++) {
+        if (ze_entity_is_null(es[i]))
+            continue;
+        for (uint32_t c = 0; c < 6; c++) {
+            const uint32_t *v = ze_component_get(w, es[i], comps[c]);
+            if (c == 3 || !v)
+                continue;
+            uint32_t size = ze_component_info(f->k, comps[c])->size;
+            uint32_t want[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
+            assert_memory_equal(v, want, size);
+        }
+    }
+    /* The planned path was taken: destroying one of {Position, Velocity}
+     * leaves the plan for that set. */
+    ze_entity_t e = ze_entity_create(w);
+    ze_component_set(w, e, f->pos, &(Position){1, 1});
+    ze_component_set(w, e, f->vel, &(Velocity){1, 1});
+    ze_entity_t e2 = ze_entity_create(w);
+    ze_component_set(w, e2, f->pos, &(Position){2, 2});
+    ze_component_set(w, e2, f->vel, &(Velocity){2, 2});
+    ze_entity_destroy(w, e);
+    assert_true(w->plan.mask == pv && w->plan.npools == 2 && w->plan.group);
+    ze_entity_destroy(w, e2);
+    check_storage(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +484,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_filters_optional_and_gather, setup_manual, teardown),
         cmocka_unit_test_setup_teardown(test_query_cache_and_validation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_structural_changes_deferred_during_iteration, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_destroy_paths_keep_storage_consistent, setup_manual,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

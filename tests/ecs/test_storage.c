@@ -105,6 +105,21 @@ static void test_generation_retirement(void **state)
     }
     assert_false(ze_entity_alive(w, last));
     assert_int_equal(w->retired, 1);
+    /* The same on the planned removal (the second destroy of a set). */
+    ZE_COMPONENT(f->k, Position);
+    ze_entity_t b = ze_entity_create(w), c = ze_entity_create(w);
+    ze_set(w, b, Position, {1, 1});
+    ze_set(w, c, Position, {2, 2});
+    assert_int_equal(ze_entity_destroy(w, b), ZE_OK); /* general path: builds the plan */
+    assert_true(w->plan.mask == ZE_MASK(Position) && w->plan.npools == 1);
+    uint32_t cidx = ze_entity_index(c);
+    w->gen[cidx] = ZE__GEN_MAX;
+    c = ze_entity_from_index(w, cidx);
+    assert_int_equal(ze_entity_destroy(w, c), ZE_OK);
+    assert_int_equal(w->retired, 2);
+    assert_int_equal(ze_component_population(w, ZE_ID(Position)), 0);
+    for (int i = 0; i < 100; i++)
+        assert_int_not_equal(ze_entity_index(ze_entity_create(w)), cidx);
 }
 
 static void test_capacity_exhausted(void **state)
@@ -322,6 +337,203 @@ static void test_world_hash(void **state)
     ze_world_destroy(b);
 }
 
+/* Adds through the short path (a plain pool, storage there) and the long
+ * one (first use, new pages: data page 0 grows 16 -> 64 -> ... -> 4096,
+ * then whole pages; new sparse pages) read back the same. */
+static void test_add_paths_and_page_growth(void **state)
+{
+    fixture_t *f = *state;
+    ze_world_t *w = f->w;
+    ZE_COMPONENT(f->k, Position);
+    ZE_COMPONENT(f->k, Velocity);
+    enum { N = 9000 }; /* three sparse pages, three dense pages */
+    static ze_entity_t es[N];
+    for (int i = 0; i < N; i++)
+        es[i] = ze_entity_create(w);
+    for (int i = N - 1; i >= 0; i--) { /* sparse pages from the top down */
+        if (i % 2)
+            assert_int_equal(ze_set(w, es[i], Position, {(float)i, (float)-i}), ZE_OK);
+        else
+            *ze_add(w, es[i], Position) = (Position){(float)i, (float)-i};
+        assert_int_equal(ze_component_population(w, ZE_ID(Position)), (uint32_t)(N - i));
+    }
+    for (int i = 0; i < N; i++) {
+        Position *p = ze_get(w, es[i], Position);
+        assert_true(p && p->x == (float)i && p->y == (float)-i);
+        assert_ptr_equal(ze_component_get(w, es[i], ZE_ID(Position)), p);
+    }
+    /* Setting a value it has is a write; adding it again returns it. */
+    assert_int_equal(ze_set(w, es[5], Position, {50, 50}), ZE_OK);
+    assert_true(ze_add(w, es[5], Position)->x == 50);
+    assert_int_equal(ze_component_population(w, ZE_ID(Position)), N);
+    /* Velocity only on the first slot: the other slots' sparse pages were
+     * never needed, and read as absent. */
+    ze_set(w, es[0], Velocity, {1, 1});
+    assert_null(ze_get(w, es[N - 1], Velocity));
+    assert_null(ze_component_get(w, es[N - 1], ZE_ID(Velocity)));
+    assert_null(ze_component_get_inline(w, es[N - 1], ZE_ID(Velocity)));
+    assert_false(ze_has(w, es[N - 1], Velocity));
+    assert_int_equal(ze_remove(w, es[N - 1], Velocity), ZE_ERR_NOT_FOUND);
+    assert_true(ze_get(w, es[0], Velocity)->x == 1);
+    /* Refusals and bad arguments on the short path's entry. */
+    assert_int_equal(ze_component_set(w, es[1], ZE_ID(Position), NULL), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_component_set(w, ZE_ENTITY_NULL, ZE_ID(Position), &(Position){0}),
+                     ZE_ERR_NOT_FOUND);
+}
+
+/* A destroy frees the slot at once: the next create reuses it (last freed
+ * first), stale handles read nothing, queries and populations no longer
+ * count it; whichever removal path ran (a world with owning groups, one
+ * without), the worlds hash equal. */
+static void test_destroy_then_create_iterate_hash(void **state)
+{
+    fixture_t *f = *state;
+    ZE_COMPONENT(f->k, Position);
+    ZE_COMPONENT(f->k, Velocity);
+    ze_world_t *ws[2] = {
+        ze_world_create(f->k, &(ze_world_desc_t){.capacity = 8192}),
+        ze_world_create(f->k, &(ze_world_desc_t){.capacity = 8192, .no_auto_groups = true}),
+    };
+    enum { N = 5000 };
+    static ze_entity_t es[2][N];
+    for (int v = 0; v < 2; v++) {
+        ze_world_t *w = ws[v];
+        ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(Position, Velocity)});
+        assert_int_equal(ze_group_size(w, ZE_MASK(Position, Velocity)), 0);
+        for (int i = 0; i < N; i++) {
+            es[v][i] = ze_entity_create(w);
+            ze_set(w, es[v][i], Position, {(float)i, 0});
+        }
+        for (int i = 0; i < N; i++) {              /* Velocity in a scattered order */
+            int k = (int)((uint32_t)i * 761u % N); /* 761 and N coprime: a permutation */
+            ze_set(w, es[v][k], Velocity, {0, (float)k});
+        }
+        for (int i = 0; i < N; i += 3) {
+            ze_entity_t e = es[v][i];
+            assert_int_equal(ze_entity_destroy(w, e), ZE_OK);
+            assert_false(ze_entity_alive(w, e));
+            assert_null(ze_get(w, e, Position));
+            if (i % 2) { /* then create at once: the freed slot comes back, empty */
+                ze_entity_t n = ze_entity_create(w);
+                assert_int_equal(ze_entity_index(n), ze_entity_index(e));
+                assert_null(ze_get(w, n, Position));
+                assert_null(ze_get(w, e, Position));
+                assert_int_equal(ze_entity_mask(w, n), 0);
+                ze_set(w, n, Velocity, {0, -1});
+                assert_null(ze_get(w, e, Velocity));
+                es[v][i] = n;
+            } else {
+                es[v][i] = ZE_ENTITY_NULL;
+            }
+        }
+        uint32_t pv = 0;
+        for (int i = 0; i < N; i++)
+            pv += i % 3 != 0;
+        assert_int_equal(ze_query_count(w, q), pv);
+        assert_int_equal(ze_component_population(w, ZE_ID(Position)), pv);
+        uint32_t seen = 0;
+        ze_iter_t it = ze_query_iter(w, q);
+        while (ze_query_next(&it)) {
+            Position *p = ze_field(&it, Position);
+            Velocity *vel = ze_field(&it, Velocity);
+            for (uint32_t j = 0; j < it.count; j++) {
+                assert_true(p[j].x == vel[j].y); /* values moved with their entity */
+                assert_true(ze_entity_alive(w, ze_iter_entity(&it, j)));
+            }
+            seen += it.count;
+        }
+        assert_int_equal(seen, pv);
+        if (v == 0) /* the group was kept and destroys took the planned path */
+            assert_int_equal(ze_group_size(w, ZE_MASK(Position, Velocity)), pv);
+        for (int i = 0; i < N; i++) {
+            if (ze_entity_is_null(es[v][i]))
+                continue;
+            Velocity *vel = ze_get(w, es[v][i], Velocity);
+            assert_non_null(vel);
+            if (i % 3)
+                assert_true(ze_get(w, es[v][i], Position)->x == (float)i && vel->y == (float)i);
+        }
+    }
+    assert_true(ze_world_hash(ws[0]) == ze_world_hash(ws[1]));
+    ze_world_destroy(ws[0]);
+    ze_world_destroy(ws[1]);
+}
+
+/* A component holding a pointer (interned names, with hooks): equal worlds
+ * point at different copies of equal strings. The hash follows the
+ * formatter, so they hash equal, and a snapshot round trip keeps the hash. */
+typedef struct Named {
+    const char *name;
+} Named;
+static const char *const g_names[] = {"alpha", "beta", "gamma"};
+static char g_copies[3][8] = {"alpha", "beta", "gamma"}; /* equal text, other addresses */
+static void named_copy(void *d, const void *s, uint32_t n, void *u)
+{
+    (void)u;
+    memcpy(d, s, sizeof(Named) * n);
+}
+static ze_result named_write(ze_byte_writer_t *out, const void *value, void *user)
+{
+    (void)user;
+    const char *s = ((const Named *)value)->name;
+    uint8_t len = (uint8_t)strlen(s);
+    ze_byte_write(out, &len, 1);
+    ze_byte_write(out, s, len);
+    return ZE_OK;
+}
+static ze_result named_read(ze_byte_reader_t *in, void *value, void *user)
+{
+    (void)user;
+    uint8_t len;
+    char buf[16] = {0};
+    if (!ze_byte_read(in, &len, 1) || len >= sizeof buf || !ze_byte_read(in, buf, len))
+        return ZE_ERR_PARSE;
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(buf, g_names[i]) == 0) {
+            ((Named *)value)->name = g_names[i];
+            return ZE_OK;
+        }
+    }
+    return ZE_ERR_PARSE;
+}
+
+static void test_world_hash_follows_formatter(void **state)
+{
+    fixture_t *f = *state;
+    ze_component_t named;
+    assert_int_equal(ze_component_register(f->k,
+                                           &(ze_component_desc_t){.name = "Named",
+                                                                  .size = sizeof(Named),
+                                                                  .hooks = {.copy = named_copy}},
+                                           &named),
+                     ZE_OK);
+    ze_world_t *a = ze_world_create(f->k, &(ze_world_desc_t){.capacity = 4096});
+    ze_world_t *b = ze_world_create(f->k, &(ze_world_desc_t){.capacity = 4096});
+    for (int i = 0; i < 30; i++) {
+        ze_component_set(a, ze_entity_create(a), named, &(Named){g_names[i % 3]});
+        ze_component_set(b, ze_entity_create(b), named, &(Named){g_copies[i % 3]});
+    }
+    assert_true(ze_world_hash(a) != ze_world_hash(b)); /* raw bytes: the pointers differ */
+    assert_int_equal(
+        ze_component_set_formatter(
+            f->k, named, &(ze_component_formatter_t){.write = named_write, .read = named_read}),
+        ZE_OK);
+    uint64_t h = ze_world_hash(a);
+    assert_true(h == ze_world_hash(b));
+    ze_component_set(b, ze_entity_from_index(b, 7), named, &(Named){g_copies[0]});
+    assert_true(h != ze_world_hash(b)); /* a different name still counts */
+    /* Round trip: the loaded world points into g_names again. */
+    ze_byte_writer_t buf = {.alloc = ze_mem_system_allocator()};
+    assert_int_equal(ze_world_save(a, &buf), ZE_OK);
+    ze_world_t *c = ze_world_create(f->k, &(ze_world_desc_t){.capacity = 4096});
+    assert_int_equal(ze_world_load(c, buf.data, buf.size), ZE_OK);
+    assert_true(ze_world_hash(c) == h);
+    ze_byte_writer_free(&buf);
+    ze_world_destroy(a);
+    ze_world_destroy(b);
+    ze_world_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +549,9 @@ int main(void)
         cmocka_unit_test(test_registry_limits_and_conflicts),
         cmocka_unit_test_setup_teardown(test_builtin_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_world_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_add_paths_and_page_growth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_destroy_then_create_iterate_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_world_hash_follows_formatter, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
