@@ -26,7 +26,12 @@
  * orders are drawn before the clock starts.
  *
  * At the largest n each scenario also gets a `<scenario>_ratio` row (value /
- * baseline of the medians) carrying the issue's target. bytes_per_entity is
+ * baseline of the medians) carrying the issue's target. At the largest n
+ * only, destroy_nogroups and iterate_pos_vel_nogroups repeat destroy and
+ * iterate_pos_vel (same baselines, same method) in worlds created with
+ * no_auto_groups, so no group exists (checked with ze_group_size); their
+ * ratio rows carry no target: they are the evidence that the owning groups
+ * trade destroy speed for packed iteration. bytes_per_entity is
  * the growth of peak RSS (VmHWM) of a child forked before anything else ran,
  * for 1M entities with Position + Velocity. commands_add_flush,
  * tick_empty_systems and parallel_speedup measure commands and WorldTick.
@@ -74,6 +79,7 @@ static const float DT = 1.0f / 60.0f;
 typedef struct scenario_t {
     const char *name;
     double target;
+    bool no_groups; /* informational: world without groups, largest n only */
 } scenario_t;
 
 enum {
@@ -86,15 +92,23 @@ enum {
     S_GET_RANDOM,
     S_DESTROY,
     S_COMMANDS,
+    S_ITERATE_PV_NG,
+    S_DESTROY_NG,
     S_COUNT
 };
 
 static const scenario_t scenarios[S_COUNT] = {
-    [S_CREATE_FRESH] = {"create_fresh", 1.7},   [S_CREATE_REUSE] = {"create_reuse", 11},
-    [S_ITERATE_PV] = {"iterate_pos_vel", 1.25}, [S_ITERATE_3C] = {"iterate_3comp_half", 1.5},
-    [S_ADD] = {"add_component", 5.3},           [S_REMOVE] = {"remove_component", 20},
-    [S_GET_RANDOM] = {"get_random", 3.7},       [S_DESTROY] = {"destroy", 6.6},
+    [S_CREATE_FRESH] = {"create_fresh", 1.7},
+    [S_CREATE_REUSE] = {"create_reuse", 11},
+    [S_ITERATE_PV] = {"iterate_pos_vel", 1.25},
+    [S_ITERATE_3C] = {"iterate_3comp_half", 1.5},
+    [S_ADD] = {"add_component", 5.3},
+    [S_REMOVE] = {"remove_component", 20},
+    [S_GET_RANDOM] = {"get_random", 3.7},
+    [S_DESTROY] = {"destroy", 6.6},
     [S_COMMANDS] = {"commands_add_flush", NAN},
+    [S_ITERATE_PV_NG] = {"iterate_pos_vel_nogroups", NAN, true},
+    [S_DESTROY_NG] = {"destroy_nogroups", NAN, true},
 };
 
 enum { MAX_SIZES = 3 };
@@ -236,17 +250,18 @@ static void env_destroy(env_t *env)
 }
 
 /* A world as a game sets one up: created, then its systems' queries (and so
- * the owning groups), then populated by the caller. */
+ * the owning groups, unless no_groups), then populated by the caller. */
 typedef struct bench_world_t {
     ze_world_t *w;
     ze_query_t q_pv;  /* with Position, Velocity; writes Position */
     ze_query_t q_pvm; /* with Position, Velocity, Mass; writes Position */
 } bench_world_t;
 
-static bool world_new(const env_t *env, bench_world_t *bw)
+static bool world_new_layout(const env_t *env, bench_world_t *bw, bool no_groups)
 {
     memset(bw, 0, sizeof(*bw));
-    bw->w = ze_world_create(env->k, &(ze_world_desc_t){.name = "bench"});
+    bw->w =
+        ze_world_create(env->k, &(ze_world_desc_t){.name = "bench", .no_auto_groups = no_groups});
     if (!bw->w)
         return false;
     bw->q_pv = ze_query_create(
@@ -259,6 +274,18 @@ static bool world_new(const env_t *env, bench_world_t *bw)
         return false;
     }
     return true;
+}
+
+static bool world_new(const env_t *env, bench_world_t *bw)
+{
+    return world_new_layout(env, bw, false);
+}
+
+/* True when the world has no group for either of the queries' sets. */
+static bool world_has_no_groups(const ze_world_t *w)
+{
+    return ze_group_size(w, ZE_MASK(Position, Velocity)) == 0 &&
+           ze_group_size(w, ZE_MASK(Position, Velocity, Mass)) == 0;
 }
 
 static void world_free(bench_world_t *bw)
@@ -488,7 +515,7 @@ static void fixture_free(fixture_t *f)
     memset(f, 0, sizeof(*f));
 }
 
-static bool fixture_init(fixture_t *f, const env_t *env, uint32_t n)
+static bool fixture_init(fixture_t *f, const env_t *env, uint32_t n, bool no_groups)
 {
     memset(f, 0, sizeof(*f));
     f->env = env;
@@ -505,7 +532,9 @@ static bool fixture_init(fixture_t *f, const env_t *env, uint32_t n)
     for (uint32_t j = 0; j < f->matched; j++)
         f->has_mass[f->mperm[j]] = 1;
 
-    if (!world_new(env, &f->bw) || !populate(f->bw.w, f->e, n, f->vperm, f->mperm)) {
+    if (!world_new_layout(env, &f->bw, no_groups) ||
+        !populate(f->bw.w, f->e, n, f->vperm, f->mperm) ||
+        (no_groups && !world_has_no_groups(f->bw.w))) {
         fixture_free(f);
         return false;
     }
@@ -672,10 +701,11 @@ static uint32_t iter_passes(const ze_bench_t *b, uint32_t n)
     return (uint32_t)ZE_MIN(ZE_MAX(p, 5ull), 101ull) | 1u; /* odd: a true median */
 }
 
-static bool bench_iterate(ze_bench_t *b, fixture_t *f, uint32_t rounds, bool three,
+static bool bench_iterate(ze_bench_t *b, fixture_t *f, uint32_t rounds, int sc,
                           ze_bench_pair_t *out)
 {
-    const char *name = scenarios[three ? S_ITERATE_3C : S_ITERATE_PV].name;
+    const char *name = scenarios[sc].name;
+    bool three = sc == S_ITERATE_3C;
     if (!fixture_reset_positions(f)) {
         ze_bench_fail(b, name, "resetting positions through the query saw the wrong count");
         return false;
@@ -928,6 +958,7 @@ typedef struct create_ctx_t {
     bench_world_t bw; /* reuse/destroy: the world kept across rounds */
     flat_store_t fs;  /* reuse/destroy: the baseline store */
     const uint32_t *vperm;
+    bool no_groups; /* destroy_nogroups: check no group exists */
     uint32_t failures;
 } create_ctx_t;
 
@@ -1080,6 +1111,8 @@ static double destroy_ecs(void *p)
     create_ctx_t *c = p;
     ze_world_t *w = c->bw.w;
     if (!populate(w, c->e, c->n, c->vperm, NULL))
+        c->failures++;
+    if (c->no_groups && !world_has_no_groups(w))
         c->failures++;
     uint32_t bad = 0;
     uint64_t t0 = ze_bench_now_ns();
@@ -1437,7 +1470,7 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
         return;
     fixture_t *f = table_alloc(sizeof(*f));
     uint64_t t0 = ze_bench_now_ns();
-    if (!fixture_init(f, env, n)) {
+    if (!fixture_init(f, env, n, false)) {
         ze_bench_fail(b, "setup", "populating %u entities failed", n);
         table_free(f);
         return;
@@ -1450,9 +1483,9 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
     fflush(stdout);
 
     if (ze_bench_enabled(b, scenarios[S_ITERATE_PV].name))
-        res[S_ITERATE_PV].ok = bench_iterate(b, f, rounds, false, &res[S_ITERATE_PV].r);
+        res[S_ITERATE_PV].ok = bench_iterate(b, f, rounds, S_ITERATE_PV, &res[S_ITERATE_PV].r);
     if (ze_bench_enabled(b, scenarios[S_ITERATE_3C].name))
-        res[S_ITERATE_3C].ok = bench_iterate(b, f, rounds, true, &res[S_ITERATE_3C].r);
+        res[S_ITERATE_3C].ok = bench_iterate(b, f, rounds, S_ITERATE_3C, &res[S_ITERATE_3C].r);
     if (ze_bench_enabled(b, scenarios[S_GET_RANDOM].name))
         res[S_GET_RANDOM].ok = bench_get(b, f, rounds, &res[S_GET_RANDOM].r);
     if (ze_bench_enabled(b, scenarios[S_ADD].name)) {
@@ -1485,8 +1518,55 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
     table_free(f);
 }
 
-static void run_create_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, uint32_t rounds,
+/* destroy (sc = S_DESTROY) or destroy_nogroups (S_DESTROY_NG): the same
+ * rounds, in a world with the owning groups or with none. */
+static void run_destroy(ze_bench_t *b, create_ctx_t *c, uint32_t rounds, int sc, result_t *res)
+{
+    const char *name = scenarios[sc].name;
+    c->failures = 0;
+    c->no_groups = scenarios[sc].no_groups;
+    if (!world_new_layout(c->env, &c->bw, c->no_groups)) {
+        ze_bench_fail(b, name, "world creation failed");
+    } else {
+        flat_store_init(&c->fs, c->n);
+        res->r = ze_bench_compare(rounds, destroy_ecs, c, destroy_base, c);
+        res->ok = c->failures == 0;
+        if (c->failures)
+            ze_bench_fail(b, name, "n=%u: %u failures%s", c->n, c->failures,
+                          c->no_groups ? " (or a group existed)" : "");
+        flat_store_free(&c->fs);
+        world_free(&c->bw);
+    }
+    c->no_groups = false;
+}
+
+/* iterate_pos_vel_nogroups: the fixture's world without groups. */
+static void run_nogroups_fixture(ze_bench_t *b, const env_t *env, uint32_t n, uint32_t rounds,
                                  result_t res[S_COUNT])
+{
+    if (!ze_bench_enabled(b, scenarios[S_ITERATE_PV_NG].name))
+        return;
+    fixture_t *f = table_alloc(sizeof(*f));
+    uint64_t t0 = ze_bench_now_ns();
+    if (!fixture_init(f, env, n, true)) {
+        ze_bench_fail(b, scenarios[S_ITERATE_PV_NG].name,
+                      "populating %u entities with no_auto_groups failed (or a group existed)", n);
+        table_free(f);
+        return;
+    }
+    printf("  n=%u, no_auto_groups: populated in %.0f ms; groups: {Position,Velocity} %u packed, "
+           "{Position,Velocity,Mass} %u packed\n",
+           n, (double)(ze_bench_now_ns() - t0) * 1e-6,
+           ze_group_size(f->bw.w, ZE_MASK(Position, Velocity)),
+           ze_group_size(f->bw.w, ZE_MASK(Position, Velocity, Mass)));
+    fflush(stdout);
+    res[S_ITERATE_PV_NG].ok = bench_iterate(b, f, rounds, S_ITERATE_PV_NG, &res[S_ITERATE_PV_NG].r);
+    fixture_free(f);
+    table_free(f);
+}
+
+static void run_create_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, uint32_t rounds,
+                                 bool largest, result_t res[S_COUNT])
 {
     create_ctx_t *c = table_alloc(sizeof(*c));
     c->env = env;
@@ -1526,20 +1606,10 @@ static void run_create_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, ui
             world_free(&c->bw);
         }
     }
-    if (ze_bench_enabled(b, scenarios[S_DESTROY].name)) {
-        c->failures = 0;
-        if (!world_new(env, &c->bw)) {
-            ze_bench_fail(b, scenarios[S_DESTROY].name, "world creation failed");
-        } else {
-            flat_store_init(&c->fs, n);
-            res[S_DESTROY].r = ze_bench_compare(rounds, destroy_ecs, c, destroy_base, c);
-            res[S_DESTROY].ok = c->failures == 0;
-            if (c->failures)
-                ze_bench_fail(b, scenarios[S_DESTROY].name, "n=%u: %u failures", n, c->failures);
-            flat_store_free(&c->fs);
-            world_free(&c->bw);
-        }
-    }
+    if (ze_bench_enabled(b, scenarios[S_DESTROY].name))
+        run_destroy(b, c, rounds, S_DESTROY, &res[S_DESTROY]);
+    if (largest && ze_bench_enabled(b, scenarios[S_DESTROY_NG].name))
+        run_destroy(b, c, rounds, S_DESTROY_NG, &res[S_DESTROY_NG]);
     table_free(vperm);
     table_free(c->e);
     table_free(c->h);
@@ -1547,6 +1617,31 @@ static void run_create_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, ui
 }
 
 /* -------------------------------------------------------------------- main */
+
+/* The two layouts against the two targets they compete for, at the largest
+ * n: which target each meets. */
+static void print_tradeoff(const ze_bench_t *b, uint32_t n, const result_t res[S_COUNT])
+{
+    static const int need[] = {S_ITERATE_PV, S_DESTROY, S_ITERATE_PV_NG, S_DESTROY_NG};
+    double ratio[ZE_COUNTOF(need)];
+    for (size_t i = 0; i < ZE_COUNTOF(need); i++) {
+        const result_t *r = &res[need[i]];
+        if (!r->ok || !(r->r.baseline > 0))
+            return;
+        ratio[i] = r->r.value / r->r.baseline;
+    }
+    double t_it = scenarios[S_ITERATE_PV].target, t_de = scenarios[S_DESTROY].target;
+    bool g_it = ratio[0] <= t_it, g_de = ratio[1] <= t_de;
+    bool ng_it = ratio[2] <= t_it, ng_de = ratio[3] <= t_de;
+    const char *verdict = (g_it && g_de) || (ng_it && ng_de) ? "one layout meets both targets"
+                                                             : "neither layout meets both targets";
+    printf("  layout trade-off at n=%u (targets iterate_pos_vel <= %.2f, destroy <= %.2f): "
+           "owning groups: iterate_pos_vel %.2fx %s, destroy %.2fx %s; no_auto_groups: "
+           "iterate_pos_vel %.2fx %s, destroy %.2fx %s; %s%s\n",
+           n, t_it, t_de, ratio[0], g_it ? "met" : "missed", ratio[1], g_de ? "met" : "missed",
+           ratio[2], ng_it ? "met" : "missed", ratio[3], ng_de ? "met" : "missed", verdict,
+           b->smoke ? " (smoke sizes: the targets are for n = 1000000)" : "");
+}
 
 int main(int argc, char **argv)
 {
@@ -1577,7 +1672,9 @@ int main(int argc, char **argv)
     memset(results, 0, sizeof(results));
     for (uint32_t s = 0; s < size_count; s++) {
         run_fixture_scenarios(&b, &env, sizes[s], rounds, results[s]);
-        run_create_scenarios(&b, &env, sizes[s], rounds, results[s]);
+        run_create_scenarios(&b, &env, sizes[s], rounds, s + 1 == size_count, results[s]);
+        if (s + 1 == size_count)
+            run_nogroups_fixture(&b, &env, sizes[s], rounds, results[s]);
     }
     /* Rows grouped by scenario, then the ratio rows at the largest size. */
     for (int sc = 0; sc < S_COUNT; sc++)
@@ -1588,14 +1685,17 @@ int main(int argc, char **argv)
     uint32_t last = size_count - 1;
     for (int sc = 0; sc < S_COUNT; sc++) {
         const result_t *r = &results[last][sc];
-        if (!r->ok || isnan(scenarios[sc].target) || !(r->r.baseline > 0))
+        if (!r->ok || !(r->r.baseline > 0) ||
+            (isnan(scenarios[sc].target) && !scenarios[sc].no_groups))
             continue;
         char name[ZE_BENCH_NAME_MAX];
         snprintf(name, sizeof(name), "%s_ratio", scenarios[sc].name);
-        /* The targets are for n = 1000000: none at smoke sizes. */
+        /* The targets are for n = 1000000: none at smoke sizes; the
+         * no-groups rows are informational and never carry one. */
         ze_bench_add(&b, name, sizes[last], "ratio", ZE_BENCH_LOWER, r->r.value / r->r.baseline,
                      ZE_BENCH_NONE, b.smoke ? ZE_BENCH_NONE : scenarios[sc].target);
     }
+    print_tradeoff(&b, sizes[last], results[last]);
 
     if (ze_bench_enabled(&b, "tick_empty_systems"))
         bench_tick(&b, &env);
