@@ -98,17 +98,17 @@ enum {
 };
 
 static const scenario_t scenarios[S_COUNT] = {
-    [S_CREATE_FRESH] = {"create_fresh", 1.7},
-    [S_CREATE_REUSE] = {"create_reuse", 11},
-    [S_ITERATE_PV] = {"iterate_pos_vel", 1.25},
-    [S_ITERATE_3C] = {"iterate_3comp_half", 1.5},
-    [S_ADD] = {"add_component", 5.3},
-    [S_REMOVE] = {"remove_component", 20},
-    [S_GET_RANDOM] = {"get_random", 3.7},
-    [S_DESTROY] = {"destroy", 6.6},
-    [S_COMMANDS] = {"commands_add_flush", NAN},
-    [S_ITERATE_PV_NG] = {"iterate_pos_vel_nogroups", NAN, true},
-    [S_DESTROY_NG] = {"destroy_nogroups", NAN, true},
+    [S_CREATE_FRESH] = {.name = "create_fresh", .target = 1.7},
+    [S_CREATE_REUSE] = {.name = "create_reuse", .target = 11},
+    [S_ITERATE_PV] = {.name = "iterate_pos_vel", .target = 1.25},
+    [S_ITERATE_3C] = {.name = "iterate_3comp_half", .target = 1.5},
+    [S_ADD] = {.name = "add_component", .target = 5.3},
+    [S_REMOVE] = {.name = "remove_component", .target = 20},
+    [S_GET_RANDOM] = {.name = "get_random", .target = 3.7},
+    [S_DESTROY] = {.name = "destroy", .target = 6.6},
+    [S_COMMANDS] = {.name = "commands_add_flush", .target = NAN},
+    [S_ITERATE_PV_NG] = {.name = "iterate_pos_vel_nogroups", .target = NAN, .no_groups = true},
+    [S_DESTROY_NG] = {.name = "destroy_nogroups", .target = NAN, .no_groups = true},
 };
 
 enum { MAX_SIZES = 3 };

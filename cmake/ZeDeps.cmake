@@ -6,3 +6,10 @@ pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
 pkg_check_modules(UUID REQUIRED IMPORTED_TARGET uuid)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(CGLM REQUIRED IMPORTED_TARGET cglm)
+# Asset importers (issue 6): assimp has a .pc file; stb (header only) and
+# meshoptimizer (a C++ library with a C API, hence the C++ runtime) are
+# found by path.
+pkg_check_modules(ASSIMP REQUIRED IMPORTED_TARGET assimp)
+find_path(STB_INCLUDE_DIR stb/stb_image.h REQUIRED)
+find_path(MESHOPT_INCLUDE_DIR meshoptimizer.h REQUIRED)
+find_library(MESHOPT_LIBRARY meshoptimizer REQUIRED)

@@ -1,19 +1,20 @@
 /* zengine/asset.h — the asset pipeline: importers, cooked formats, cooker.
  *
- * What (this slice): our own glTF 2.0 importer (.gltf and .glb) with strict
- * validation into an imported model (meshes with decoded triangle-list
- * primitives, PBR metallic-roughness materials, textures, samplers, images,
- * the node hierarchy, scenes, cameras, and the source's counts); the cooked
- * mesh format `.zemesh` (writer and bounds-checked reader); the cooked
- * material format `.zematerial` (JSON writer and reader); and the cooker
- * (`ze_asset_cook`) behind `zengine cook`, which imports one source and
- * writes its artifacts atomically.
+ * What: our own glTF 2.0 importer (.gltf and .glb) with strict validation
+ * into an imported model (meshes with decoded triangle-list primitives, PBR
+ * metallic-roughness materials, textures, samplers, images, the node
+ * hierarchy, scenes, cameras, and the source's counts); OBJ and FBX through
+ * assimp into the same model; the cooked mesh format `.zemesh` (writer with
+ * meshoptimizer's cache and fetch ordering, bounds-checked reader); the
+ * cooked material format `.zematerial` (JSON); textures `.zetex` (PNG/JPEG/
+ * TGA through stb_image, mip chains) and environment maps `.zenvmap`
+ * (Radiance .hdr through our own reader); and the cooker (`ze_asset_cook`)
+ * behind `zengine cook`, which imports one source and writes its artifacts
+ * atomically.
  * Not yet (later slices of the asset-pipeline issue): the AssetRegistry,
  * ImportCoordinator (child-process isolation, priorities), AssetManager,
- * hot reload, `.meta` identities, assimp (OBJ/FBX), stb_image textures
- * (`.zetex`), `.hdr` environment maps (`.zenvmap`), meshoptimizer, scene
- * files of the node hierarchy, and decoding the images a glTF references
- * (they are checked structurally and kept as bytes).
+ * hot reload, `.meta` identities, LODs and scene files of the node
+ * hierarchy.
  * Threads: every function is reentrant; an imported model belongs to one
  * thread at a time and is immutable once returned.
  * Memory: every call takes a ze_allocator_t (zero = the system allocator,
@@ -148,6 +149,7 @@ typedef enum ze_image_format {
     ZE_IMAGE_FORMAT_UNKNOWN = 0, /* a format an extension declares */
     ZE_IMAGE_FORMAT_PNG,
     ZE_IMAGE_FORMAT_JPEG,
+    ZE_IMAGE_FORMAT_TGA, /* standalone textures only; TGA has no signature */
 } ze_image_format;
 
 /* Images are checked structurally (PNG chunk walk with CRCs, JPEG marker
@@ -333,6 +335,89 @@ ze_result ze_asset_zematerial_write(const ze_model_t *model, uint32_t index, ze_
 ze_result ze_asset_zematerial_read(const void *text, size_t size, ze_zematerial_t *out,
                                    ze_asset_error_t *err);
 
+/* --------------------------------------------------- textures and envmaps */
+
+/* Decoding untrusted images: PNG/JPEG/TGA through stb_image (after our own
+ * structure walk of PNG/JPEG; dimensions read and capped before any pixel
+ * is decoded; the decoder's memory charged to max_bytes), Radiance .hdr
+ * through our own reader. Zero fields are defaults. */
+enum { ZE_IMAGE_MAX_DIMENSION = 16384, ZE_TEX_MAX_MIPS = 15 };
+
+typedef struct ze_image_desc_t {
+    ze_allocator_t alloc;   /* zero = the system allocator */
+    ze_image_format format; /* UNKNOWN: told by the signature (PNG, JPEG);
+                               TGA must be asked for */
+    bool linear;            /* data (normals, metal/rough…), not colour:
+                               RGBA8_UNORM and a plain box filter */
+    uint32_t max_dimension; /* per side; 0 (or more) = ZE_IMAGE_MAX_DIMENSION */
+    uint64_t max_bytes;     /* decoded pixels, mips and decoder memory; 0 = 1 GiB */
+} ze_image_desc_t;
+
+typedef enum ze_tex_format {
+    ZE_TEX_FORMAT_UNKNOWN = 0,
+    ZE_TEX_FORMAT_RGBA8_UNORM = 1,
+    ZE_TEX_FORMAT_RGBA8_SRGB = 2,
+    ZE_TEX_FORMAT_RGBA16F = 3, /* .zenvmap: RGB, alpha 1 */
+} ze_tex_format;
+
+/* .zetex and .zenvmap, version 1 (layout in src/asset/texture.c): magic,
+ * version, format, uuid, size, mip table, mips (box-filtered chain down to
+ * 1x1, each 16-byte aligned), XXH3 checksum. Same input, same bytes. */
+enum { ZE_ZETEX_VERSION = 1, ZE_ZENVMAP_VERSION = 1 };
+
+typedef struct ze_tex_mip_t {
+    uint32_t width, height; /* max(1, width >> level), … */
+    const uint8_t *data;    /* rows top to bottom, no padding; RGBA16F as
+                               little-endian halves (2-byte aligned when the
+                               file is) */
+    size_t size;
+} ze_tex_mip_t;
+
+/* A validated view into a .zetex/.zenvmap held in memory: valid while the
+ * bytes are. */
+typedef struct ze_tex_view_t {
+    ze_uuid_t uuid;
+    ze_tex_format format;
+    uint32_t width, height, mip_count;
+    ze_tex_mip_t mips[ZE_TEX_MAX_MIPS];
+} ze_tex_view_t;
+
+/* Mips of a full chain: floor(log2(max(w, h))) + 1. */
+uint32_t ze_asset_tex_full_mips(uint32_t width, uint32_t height);
+/* Decode an encoded image and cook it into .zetex bytes allocated from
+ * desc->alloc (free with ze_free(alloc, *bytes, *size)). Colour textures
+ * (desc->linear false) are RGBA8_SRGB with mips averaged in linear light. */
+ze_result ze_asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
+                              const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
+                              ze_asset_error_t *err);
+/* Rejects truncated, padded, inconsistent (dimensions, mip table, padding),
+ * unknown-version and bad-checksum files. */
+ze_result ze_asset_zetex_read(const void *data, size_t size, ze_tex_view_t *out,
+                              ze_asset_error_t *err);
+
+/* A decoded Radiance .hdr: float RGB, top row first. */
+typedef struct ze_hdr_image_t {
+    uint32_t width, height;
+    float *rgb; /* [width * height * 3] */
+    ze_allocator_t alloc_;
+    size_t size_;
+} ze_hdr_image_t;
+
+ze_result ze_asset_hdr_decode(const void *data, size_t size, const ze_image_desc_t *desc,
+                              ze_hdr_image_t *out, ze_asset_error_t *err);
+void ze_asset_hdr_release(ze_hdr_image_t *img);
+/* Decode a .hdr and cook it into .zenvmap bytes (RGBA16F equirect + mips). */
+ze_result ze_asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
+                                const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
+                                ze_asset_error_t *err);
+/* As ze_asset_zetex_read; also rejects negative and non-finite texels. */
+ze_result ze_asset_zenvmap_read(const void *data, size_t size, ze_tex_view_t *out,
+                                ze_asset_error_t *err);
+/* IEEE half conversions (round to nearest even; the cooker clamps to
+ * ±65504 instead of overflowing to infinity). */
+uint16_t ze_asset_f32_to_f16(float f);
+float ze_asset_f16_to_f32(uint16_t h);
+
 /* ------------------------------------------------------------------ cook */
 
 typedef struct ze_cook_desc_t {
@@ -354,7 +439,7 @@ typedef struct ze_cook_stats_t {
 } ze_cook_stats_t;
 
 typedef struct ze_cook_result_t {
-    const char *importer; /* "gltf" */
+    const char *importer; /* "gltf", "assimp", "image" or "hdr" */
     ze_model_stats_t source;
     ze_cook_stats_t cooked;
     ze_uuid_t source_uuid;
@@ -365,12 +450,16 @@ typedef struct ze_cook_result_t {
     void *storage_;
 } ze_cook_result_t;
 
-/* The importer for a source file name ("gltf"), or NULL when none cooks it. */
+/* The importer for a source file name, by its extension: "gltf" (.gltf,
+ * .glb), "assimp" (.obj, .fbx), "image" (.png, .jpg, .jpeg, .tga), "hdr"
+ * (.hdr); NULL when none cooks it. */
 const char *ze_asset_importer_for(const char *path);
 /* Import `source` and write its artifacts into out_dir: each one written
  * to a temporary name and renamed only when all are written, so a failure
- * leaves no artifact behind. Artifacts (this slice): <stem>.mesh<N>.zemesh
- * for each mesh with triangles and <stem>.material<N>.zematerial. */
+ * leaves no artifact behind. Artifacts: <stem>.mesh<N>.zemesh for each mesh
+ * with triangles, <stem>.material<N>.zematerial, <stem>.texture<N>.zetex for
+ * each texture with a PNG/JPEG/TGA image (a standalone image:
+ * <stem>.texture0.zetex), <stem>.envmap0.zenvmap for a .hdr. */
 ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out);
 /* Frees the artifact list; call after every ze_asset_cook, failed or not. */
 void ze_asset_cook_result_release(ze_cook_result_t *result);

@@ -57,6 +57,23 @@ ze_image_format ze__image_sniff(const uint8_t *data, size_t size);
 bool ze__png_check(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h, const char **why);
 bool ze__jpeg_check(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h, const char **why);
 
+/* Decoding through stb_image (src/asset/stbi.c): the format (UNKNOWN =
+ * sniffed PNG/JPEG), our structure walk, the caps, then RGBA8 pixels in a
+ * block released with ze__pixels_release. `channels` is the source's. */
+typedef struct ze__pixels_t {
+    uint8_t *rgba;
+    uint32_t width, height, channels;
+} ze__pixels_t;
+ze_result ze__image_decode(const uint8_t *data, size_t size, ze_image_format format,
+                           uint32_t max_dim, uint64_t max_bytes, ze_allocator_t alloc,
+                           ze__pixels_t *out, ze_asset_error_t *err);
+void ze__pixels_release(ze__pixels_t *p);
+
+/* OBJ/FBX through assimp (src/asset/assimp.c) into the model the glTF
+ * importer produces; files a material references are read into images. */
+ze_result ze__assimp_import(const char *path, ze_allocator_t alloc, uint64_t max_bytes,
+                            ze_model_t **out, ze_asset_error_t *err);
+
 /* ------------------------------------------------------------ glTF context */
 
 typedef struct ze__gl_buffer_t {

@@ -35,6 +35,13 @@ const char *ze_asset_importer_for(const char *path)
         return NULL;
     if (ends_with_ci(path, ".gltf") || ends_with_ci(path, ".glb"))
         return "gltf";
+    if (ends_with_ci(path, ".png") || ends_with_ci(path, ".jpg") || ends_with_ci(path, ".jpeg") ||
+        ends_with_ci(path, ".tga"))
+        return "image";
+    if (ends_with_ci(path, ".hdr"))
+        return "hdr";
+    if (ends_with_ci(path, ".obj") || ends_with_ci(path, ".fbx"))
+        return "assimp";
     return NULL;
 }
 
@@ -133,147 +140,314 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static ze_result cook_gltf(const ze_cook_desc_t *desc, ze_cook_result_t *out, ze__astore_t *store,
-                           ze_allocator_t alloc)
-{
-    ze_asset_error_t *err = &out->error;
-    ze_model_t *model;
-    ze_gltf_desc_t gd = {.alloc = alloc, .max_bytes = desc->max_bytes};
-    ZE__TRY(ze_asset_import_gltf_file(desc->source, &gd, &model, err));
-    out->source = model->stats;
-    out->cooked.skipped_primitives = model->stats.skipped_primitives;
+/* ------------------------------------------------------- the artifacts */
 
-    /* Identities of the sub-assets. */
-    ze_uuid_t *mesh_ids =
-        ze__astore_array(store, model->mesh_count + 1u, sizeof(ze_uuid_t), 16, false);
-    ze_uuid_t *mat_ids =
-        ze__astore_array(store, model->material_count + 1u, sizeof(ze_uuid_t), 16, false);
-    ze_uuid_t *tex_ids =
-        ze__astore_array(store, model->texture_count + 1u, sizeof(ze_uuid_t), 16, false);
-    uint32_t max_artifacts = model->mesh_count + model->material_count;
-    artifact_t *arts = ze__astore_array(store, max_artifacts + 1u, sizeof(artifact_t), 16, true);
-    if (!mesh_ids || !mat_ids || !tex_ids || !arts) {
-        ze_asset_model_destroy(model);
-        ze__asset_error_set(err, "out of memory");
-        return ZE_ERR_OUT_OF_MEMORY;
-    }
-    char label[32];
-    for (uint32_t i = 0; i < model->mesh_count; i++) {
-        int n = snprintf(label, sizeof label, "mesh/%u", i);
-        mesh_ids[i] = ze_uuid_v5(out->source_uuid, label, (size_t)n);
-    }
-    for (uint32_t i = 0; i < model->material_count; i++) {
-        int n = snprintf(label, sizeof label, "material/%u", i);
-        mat_ids[i] = ze_uuid_v5(out->source_uuid, label, (size_t)n);
-    }
-    for (uint32_t i = 0; i < model->texture_count; i++) {
-        int n = snprintf(label, sizeof label, "texture/%u", i);
-        tex_ids[i] = ze_uuid_v5(out->source_uuid, label, (size_t)n);
-    }
-
-    bool created_dir = false;
-    ze_result r = make_dirs(desc->out_dir, &created_dir, err);
-    /* stem: the file name without its extension */
-    const char *bn = base_name(desc->source);
-    const char *dot = strrchr(bn, '.');
-    size_t stem_len = dot && dot != bn ? (size_t)(dot - bn) : strlen(bn);
+typedef struct cook_ctx_t {
+    const ze_cook_desc_t *desc;
+    ze_cook_result_t *out;
+    ze__astore_t *store;
+    ze_allocator_t alloc;
+    ze_asset_error_t *err;
     char stem[NAME_MAX + 1];
-    snprintf(stem, sizeof stem, "%.*s", (int)ZE_MIN(stem_len, (size_t)NAME_MAX - 40), bn);
     char tmp_prefix[64];
-    snprintf(tmp_prefix, sizeof tmp_prefix, ".cook-%ld-", (long)getpid());
+    bool dir_ready, created_dir;
+    artifact_t *arts;
+    uint32_t nart, cap;
+} cook_ctx_t;
 
-    uint32_t nart = 0;
-    for (uint32_t i = 0; r == ZE_OK && i < model->mesh_count + model->material_count; i++) {
-        bool is_mesh = i < model->mesh_count;
-        uint32_t index = is_mesh ? i : i - model->mesh_count;
-        uint8_t *bytes = NULL;
-        size_t size = 0;
-        ze_result wr;
-        if (is_mesh)
-            wr =
-                ze_asset_zemesh_write(model, index, mesh_ids[index], mat_ids, alloc, &bytes, &size);
-        else
-            wr = ze_asset_zematerial_write(model, index, mat_ids[index], tex_ids, alloc,
-                                           (char **)&bytes, &size);
-        if (wr == ZE_ERR_NOT_FOUND)
-            continue; /* a mesh of points and lines only */
-        if (wr != ZE_OK) {
-            ze__asset_error_set(err, "cannot cook %s %u: %s", is_mesh ? "mesh" : "material", index,
-                                ze_result_str(wr));
-            r = wr;
-            break;
-        }
-        char name[NAME_MAX + 64];
-        snprintf(name, sizeof name, "%s.%s%u.%s", stem, is_mesh ? "mesh" : "material", index,
-                 is_mesh ? "zemesh" : "zematerial");
-        artifact_t *a = &arts[nart];
-        a->name = ze__astore_strdup(store, name);
-        a->tmp = join(store, desc->out_dir, tmp_prefix, name);
-        a->final_path = join(store, desc->out_dir, "", name);
-        if (!a->name || !a->tmp || !a->final_path) {
-            ze__asset_error_set(err, "output path too long or out of memory");
-            r = ZE_ERR_LIMIT;
-        } else {
-            nart++;
-            r = write_temp(a, bytes, size, err);
-        }
-        ze_free(alloc, bytes, size);
-        if (r == ZE_OK) {
-            if (is_mesh) {
-                const ze_model_mesh_t *m = &model->meshes[index];
-                out->cooked.meshes++;
-                for (uint32_t k = 0; k < m->primitive_count; k++) {
-                    if (m->primitives[k].skipped)
-                        continue;
-                    out->cooked.submeshes++;
-                    out->cooked.vertices += m->primitives[k].vertex_count;
-                    out->cooked.indices += m->primitives[k].index_count;
-                }
-            } else {
-                out->cooked.materials++;
-            }
-        }
+/* Write one artifact under its temporary name (the folder made on the
+ * first). The bytes stay the caller's. */
+static ze_result emit(cook_ctx_t *c, const char *kind, uint32_t index, const char *ext,
+                      const void *bytes, size_t size)
+{
+    if (!c->dir_ready) {
+        ZE__TRY(make_dirs(c->desc->out_dir, &c->created_dir, c->err));
+        c->dir_ready = true;
     }
-    /* All written: move them into place. */
-    for (uint32_t i = 0; r == ZE_OK && i < nart; i++) {
-        if (rename(arts[i].tmp, arts[i].final_path) != 0) {
-            ze__asset_error_set(err, "cannot rename '%s': %s", arts[i].tmp, strerror(errno));
+    if (c->nart == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 16;
+        artifact_t *n = ze__astore_array(c->store, cap, sizeof(artifact_t), 16, true);
+        if (!n) {
+            ze__asset_error_set(c->err, "out of memory");
+            return ZE_ERR_OUT_OF_MEMORY;
+        }
+        if (c->nart)
+            memcpy(n, c->arts, c->nart * sizeof(artifact_t));
+        c->arts = n;
+        c->cap = cap;
+    }
+    char name[NAME_MAX + 64];
+    snprintf(name, sizeof name, "%s.%s%u.%s", c->stem, kind, index, ext);
+    artifact_t *a = &c->arts[c->nart];
+    a->name = ze__astore_strdup(c->store, name);
+    a->tmp = join(c->store, c->desc->out_dir, c->tmp_prefix, name);
+    a->final_path = join(c->store, c->desc->out_dir, "", name);
+    if (!a->name || !a->tmp || !a->final_path) {
+        ze__asset_error_set(c->err, "output path too long or out of memory");
+        return ZE_ERR_LIMIT;
+    }
+    c->nart++;
+    return write_temp(a, bytes, size, c->err);
+}
+
+/* All written: move them into place; or, on failure, remove every trace. */
+static ze_result finish(cook_ctx_t *c, ze_result r)
+{
+    for (uint32_t i = 0; r == ZE_OK && i < c->nart; i++) {
+        if (rename(c->arts[i].tmp, c->arts[i].final_path) != 0) {
+            ze__asset_error_set(c->err, "cannot rename '%s': %s", c->arts[i].tmp, strerror(errno));
             r = ZE_ERR_IO;
             break;
         }
-        arts[i].renamed = true;
+        c->arts[i].renamed = true;
+    }
+    if (r == ZE_OK && !c->dir_ready) {
+        /* Nothing to write (a model of points and lines): the folder
+           still exists afterwards. */
+        r = make_dirs(c->desc->out_dir, &c->created_dir, c->err);
+        c->dir_ready = r == ZE_OK;
     }
     if (r == ZE_OK) {
-        int dfd = open(desc->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int dfd = open(c->desc->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd >= 0) {
             fsync(dfd);
             close(dfd);
         }
-    } else {
-        for (uint32_t i = 0; i < nart; i++) {
-            if (arts[i].renamed)
-                unlink(arts[i].final_path);
-            else if (arts[i].written)
-                unlink(arts[i].tmp);
+    } else if (r != ZE_OK) {
+        for (uint32_t i = 0; i < c->nart; i++) {
+            if (c->arts[i].renamed)
+                unlink(c->arts[i].final_path);
+            else if (c->arts[i].written)
+                unlink(c->arts[i].tmp);
         }
-        if (created_dir)
-            rmdir(desc->out_dir); /* only succeeds when empty */
-        memset(&out->cooked, 0, sizeof out->cooked);
-    }
-    ze_asset_model_destroy(model);
-    if (r != ZE_OK)
+        if (c->created_dir)
+            rmdir(c->desc->out_dir); /* only succeeds when empty */
+        memset(&c->out->cooked, 0, sizeof c->out->cooked);
         return r;
-    const char **names = ze__astore_array(store, nart + 1u, sizeof(char *), 16, false);
+    }
+    const char **names = ze__astore_array(c->store, c->nart + 1u, sizeof(char *), 16, false);
     if (!names) {
+        ze__asset_error_set(c->err, "out of memory");
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < c->nart; i++)
+        names[i] = c->arts[i].name;
+    qsort(names, c->nart, sizeof(char *), cmp_name);
+    c->out->artifacts = names;
+    c->out->artifact_count = c->nart;
+    return ZE_OK;
+}
+
+static ze_uuid_t sub_uuid(const cook_ctx_t *c, const char *kind, uint32_t i)
+{
+    char label[48];
+    int n = snprintf(label, sizeof label, "%s/%u", kind, i);
+    return ze_uuid_v5(c->out->source_uuid, label, (size_t)n);
+}
+
+/* The whole source file, allocated from c->alloc. */
+static ze_result read_source(cook_ctx_t *c, uint8_t **data, size_t *size)
+{
+    uint64_t max = c->desc->max_bytes ? c->desc->max_bytes : (1u << 30);
+    int fd = open(c->desc->source, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ze__asset_error_set(c->err, "cannot read '%s': %s", c->desc->source,
+                            fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0)
+            close(fd);
+        return ZE_ERR_IO;
+    }
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        ze__asset_error_set(c->err, "'%s' is %lld bytes, more than the %llu byte limit",
+                            c->desc->source, (long long)st.st_size, (unsigned long long)max);
+        return ZE_ERR_LIMIT;
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    uint8_t *buf = ze_alloc(c->alloc, n ? n : 1, 16);
+    if (!buf) {
+        close(fd);
+        ze__asset_error_set(c->err, "out of memory");
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    while (got < n) {
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (got != n) {
+        ze_free(c->alloc, buf, n ? n : 1);
+        ze__asset_error_set(c->err, "cannot read '%s' (changed while reading?)", c->desc->source);
+        return ZE_ERR_IO;
+    }
+    *data = buf;
+    *size = n;
+    return ZE_OK;
+}
+
+static void free_source(cook_ctx_t *c, uint8_t *data, size_t size)
+{
+    ze_free(c->alloc, data, size ? size : 1);
+}
+
+/* --------------------------------------------------- models (glTF, assimp) */
+
+/* Colour textures (base colour, emissive) are sRGB; a texture only used
+ * for data (metal/rough, normal, occlusion) is linear. Unused: colour. */
+static bool texture_is_linear(const ze_model_t *m, uint32_t t)
+{
+    bool data_use = false;
+    for (uint32_t i = 0; i < m->material_count; i++) {
+        const ze_model_material_t *mat = &m->materials[i];
+        if (mat->base_color.texture == (int32_t)t || mat->emissive.texture == (int32_t)t)
+            return false;
+        if (mat->metallic_roughness.texture == (int32_t)t || mat->normal.texture == (int32_t)t ||
+            mat->occlusion.texture == (int32_t)t)
+            data_use = true;
+    }
+    return data_use;
+}
+
+static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
+{
+    ze_cook_result_t *out = c->out;
+    ze_asset_error_t *err = c->err;
+    out->source = model->stats;
+    out->cooked.skipped_primitives = model->stats.skipped_primitives;
+    ze_uuid_t *mat_ids =
+        ze__astore_array(c->store, model->material_count + 1u, sizeof(ze_uuid_t), 16, false);
+    ze_uuid_t *tex_ids =
+        ze__astore_array(c->store, model->texture_count + 1u, sizeof(ze_uuid_t), 16, false);
+    if (!mat_ids || !tex_ids) {
         ze__asset_error_set(err, "out of memory");
         return ZE_ERR_OUT_OF_MEMORY;
     }
-    for (uint32_t i = 0; i < nart; i++)
-        names[i] = arts[i].name;
-    qsort(names, nart, sizeof(char *), cmp_name);
-    out->artifacts = names;
-    out->artifact_count = nart;
+    for (uint32_t i = 0; i < model->material_count; i++)
+        mat_ids[i] = sub_uuid(c, "material", i);
+    for (uint32_t i = 0; i < model->texture_count; i++)
+        tex_ids[i] = sub_uuid(c, "texture", i);
+
+    for (uint32_t i = 0; i < model->mesh_count; i++) {
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        ze_result wr = ze_asset_zemesh_write(model, i, sub_uuid(c, "mesh", i), mat_ids, c->alloc,
+                                             &bytes, &size);
+        if (wr == ZE_ERR_NOT_FOUND)
+            continue; /* a mesh of points and lines only */
+        if (wr != ZE_OK) {
+            ze__asset_error_set(err, "cannot cook mesh %u: %s", i, ze_result_str(wr));
+            return wr;
+        }
+        /* The counts of what was written, read back from it (which also
+           checks the writer against our own reader). */
+        ze_zemesh_view_t v;
+        ze_result r = ze_asset_zemesh_read(bytes, size, &v, err);
+        if (r == ZE_OK)
+            r = emit(c, "mesh", i, "zemesh", bytes, size);
+        ze_free(c->alloc, bytes, size);
+        if (r != ZE_OK)
+            return r;
+        out->cooked.meshes++;
+        out->cooked.submeshes += v.submesh_count;
+        out->cooked.vertices += v.vertex_count;
+        out->cooked.indices += v.index_count;
+    }
+    for (uint32_t i = 0; i < model->material_count; i++) {
+        char *text = NULL;
+        size_t size = 0;
+        ze_result wr =
+            ze_asset_zematerial_write(model, i, mat_ids[i], tex_ids, c->alloc, &text, &size);
+        if (wr != ZE_OK) {
+            ze__asset_error_set(err, "cannot cook material %u: %s", i, ze_result_str(wr));
+            return wr;
+        }
+        ze_result r = emit(c, "material", i, "zematerial", text, size);
+        ze_free(c->alloc, text, size);
+        if (r != ZE_OK)
+            return r;
+        out->cooked.materials++;
+    }
+    for (uint32_t i = 0; i < model->texture_count; i++) {
+        int32_t im = model->textures[i].image;
+        if (im < 0 || (uint32_t)im >= model->image_count)
+            continue; /* only an extension supplies its image */
+        const ze_model_image_t *img = &model->images[im];
+        if (img->format != ZE_IMAGE_FORMAT_PNG && img->format != ZE_IMAGE_FORMAT_JPEG &&
+            img->format != ZE_IMAGE_FORMAT_TGA)
+            continue; /* e.g. EXT_texture_webp: not decoded by this cooker */
+        ze_image_desc_t id = {.alloc = c->alloc,
+                              .format = img->format,
+                              .linear = texture_is_linear(model, i),
+                              .max_bytes = c->desc->max_bytes};
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        ze_asset_error_t ierr;
+        ze_result r =
+            ze_asset_zetex_cook(img->data, img->size, tex_ids[i], &id, &bytes, &size, &ierr);
+        if (r != ZE_OK) {
+            ze__asset_error_set(err, "texture %u (image %d%s%s): %s", i, im, img->uri ? ", " : "",
+                                img->uri ? img->uri : "", ierr.message);
+            return r;
+        }
+        r = emit(c, "texture", i, "zetex", bytes, size);
+        ze_free(c->alloc, bytes, size);
+        if (r != ZE_OK)
+            return r;
+        out->cooked.textures++;
+    }
     return ZE_OK;
+}
+
+static ze_result cook_gltf(cook_ctx_t *c)
+{
+    ze_model_t *model;
+    ze_gltf_desc_t gd = {.alloc = c->alloc, .max_bytes = c->desc->max_bytes};
+    ZE__TRY(ze_asset_import_gltf_file(c->desc->source, &gd, &model, c->err));
+    ze_result r = cook_model(c, model);
+    ze_asset_model_destroy(model);
+    return r;
+}
+
+static ze_result cook_assimp(cook_ctx_t *c)
+{
+    ze_model_t *model;
+    ZE__TRY(ze__assimp_import(c->desc->source, c->alloc, c->desc->max_bytes, &model, c->err));
+    ze_result r = cook_model(c, model);
+    ze_asset_model_destroy(model);
+    return r;
+}
+
+/* ------------------------------------------------ standalone images, HDR */
+
+static ze_result cook_image(cook_ctx_t *c, bool hdr)
+{
+    uint8_t *data;
+    size_t size;
+    ZE__TRY(read_source(c, &data, &size));
+    ze_image_desc_t id = {.alloc = c->alloc, .max_bytes = c->desc->max_bytes};
+    if (!hdr && ends_with_ci(c->desc->source, ".tga"))
+        id.format = ZE_IMAGE_FORMAT_TGA;
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    ze_uuid_t uuid = sub_uuid(c, hdr ? "envmap" : "texture", 0);
+    ze_result r = hdr ? ze_asset_zenvmap_cook(data, size, uuid, &id, &bytes, &n, c->err)
+                      : ze_asset_zetex_cook(data, size, uuid, &id, &bytes, &n, c->err);
+    free_source(c, data, size);
+    if (r != ZE_OK)
+        return r;
+    r = emit(c, hdr ? "envmap" : "texture", 0, hdr ? "zenvmap" : "zetex", bytes, n);
+    ze_free(c->alloc, bytes, n);
+    if (r == ZE_OK) {
+        c->out->source.textures = 1;
+        c->out->source.images = 1;
+        c->out->cooked.textures = 1;
+    }
+    return r;
 }
 
 ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
@@ -292,7 +466,8 @@ ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
     out->importer = ze_asset_importer_for(desc->source);
     if (!out->importer) {
         ze__asset_error_set(&out->error,
-                            "no importer for '%s' (this build cooks .gltf and .glb files)",
+                            "no importer for '%s' (this build cooks .gltf, .glb, .obj, .fbx, .png, "
+                            ".jpg, .jpeg, .tga and .hdr files)",
                             base_name(desc->source));
         return ZE_ERR_UNSUPPORTED;
     }
@@ -306,7 +481,22 @@ ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
     }
     *store = tmp;
     out->storage_ = store;
-    return cook_gltf(desc, out, store, alloc);
+
+    cook_ctx_t c = {.desc = desc, .out = out, .store = store, .alloc = alloc, .err = &out->error};
+    /* stem: the file name without its extension */
+    const char *bn = base_name(desc->source);
+    const char *dot = strrchr(bn, '.');
+    size_t stem_len = dot && dot != bn ? (size_t)(dot - bn) : strlen(bn);
+    snprintf(c.stem, sizeof c.stem, "%.*s", (int)ZE_MIN(stem_len, (size_t)NAME_MAX - 40), bn);
+    snprintf(c.tmp_prefix, sizeof c.tmp_prefix, ".cook-%ld-", (long)getpid());
+    ze_result r;
+    if (strcmp(out->importer, "gltf") == 0)
+        r = cook_gltf(&c);
+    else if (strcmp(out->importer, "assimp") == 0)
+        r = cook_assimp(&c);
+    else
+        r = cook_image(&c, strcmp(out->importer, "hdr") == 0);
+    return finish(&c, r);
 }
 
 void ze_asset_cook_result_release(ze_cook_result_t *result)

@@ -28,12 +28,17 @@
  *   u64 checksum           ze_hash64 (XXH3, seed 0) of everything before it
  *
  * A submesh is a triangle primitive of the source mesh with its own
- * vertices (vertices shared between primitives are duplicated; index and
- * vertex order are the source's until meshoptimizer arrives). Streams a
+ * vertices (vertices shared between primitives are duplicated). Each
+ * submesh is optimized with meshoptimizer: triangles reordered for the
+ * post-transform vertex cache (meshopt_optimizeVertexCache), then vertices
+ * renumbered in first-use order for fetch locality
+ * (meshopt_optimizeVertexFetchRemap), which also drops vertices no triangle
+ * uses. Both are deterministic. Streams a
  * primitive lacks but another has are filled with defaults: normal 0,
  * tangent (1,0,0,1), texcoords 0, colour (1,1,1,1), joints 0, weights 0.
  */
 #include <math.h>
+#include <meshoptimizer.h>
 
 #include "asset/asset_internal.h"
 
@@ -135,16 +140,63 @@ ze_result ze_asset_zemesh_write(const ze_model_t *model, uint32_t mesh, ze_uuid_
         return ZE_ERR_NOT_FOUND;
     if (nvert > UINT32_MAX || nidx > UINT32_MAX)
         return ZE_ERR_LIMIT;
+    /* meshoptimizer, per primitive: opt_idx holds the optimized indices
+       (local to the primitive), src_of[new] the source vertex of each kept
+       vertex, kept[i] the primitive's kept vertex count. */
+    size_t idx_bytes = (size_t)nidx * 4 + 4, vtx_bytes = (size_t)nvert * 4 + 4,
+           kept_bytes = (size_t)m->primitive_count * 4 + 4;
+    uint32_t *opt_idx = ze_alloc(alloc, idx_bytes, 16);
+    uint32_t *src_of = ze_alloc(alloc, vtx_bytes, 16);
+    uint32_t *remap = ze_alloc(alloc, vtx_bytes, 16);
+    uint32_t *kept = ze_alloc(alloc, kept_bytes, 16);
+    ze_result res = opt_idx && src_of && remap && kept ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+    uint64_t kept_total = 0;
+    for (uint32_t i = 0, io = 0, vo = 0; res == ZE_OK && i < m->primitive_count; i++) {
+        const ze_model_primitive_t *p = &m->primitives[i];
+        kept[i] = 0;
+        if (p->skipped)
+            continue;
+        uint32_t *ix = opt_idx + io;
+        meshopt_optimizeVertexCache(ix, p->indices, p->index_count, p->vertex_count);
+        size_t unique =
+            meshopt_optimizeVertexFetchRemap(remap, ix, p->index_count, p->vertex_count);
+        meshopt_remapIndexBuffer(ix, ix, p->index_count, remap);
+        for (uint32_t v = 0; v < p->vertex_count; v++)
+            if (remap[v] != ~0u)
+                src_of[vo + remap[v]] = v;
+        kept[i] = (uint32_t)unique;
+        kept_total += unique;
+        io += p->index_count;
+        vo += (uint32_t)unique;
+    }
+    if (res != ZE_OK) {
+        ze_free(alloc, opt_idx, idx_bytes);
+        ze_free(alloc, src_of, vtx_bytes);
+        ze_free(alloc, remap, vtx_bytes);
+        ze_free(alloc, kept, kept_bytes);
+        return res;
+    }
+    ze_free(alloc, remap, vtx_bytes);
+    remap = NULL;
+    nvert = kept_total;
     uint32_t offsets[ZE_VATTR_COUNT];
     uint32_t stride = ze_asset_vertex_stride(attrs, offsets);
     size_t total = HEADER_SIZE + CHECKSUM_SIZE, part;
     if (!ze_size_mul(nsub, SUBMESH_SIZE, &part) || !ze_size_add(total, part, &total) ||
         !ze_size_mul((size_t)nidx, 4, &part) || !ze_size_add(total, part, &total) ||
-        !ze_size_mul((size_t)nvert, stride, &part) || !ze_size_add(total, part, &total))
+        !ze_size_mul((size_t)nvert, stride, &part) || !ze_size_add(total, part, &total)) {
+        ze_free(alloc, opt_idx, idx_bytes);
+        ze_free(alloc, src_of, vtx_bytes);
+        ze_free(alloc, kept, kept_bytes);
         return ZE_ERR_LIMIT;
+    }
     uint8_t *buf = ze_alloc(alloc, total, 16);
-    if (!buf)
+    if (!buf) {
+        ze_free(alloc, opt_idx, idx_bytes);
+        ze_free(alloc, src_of, vtx_bytes);
+        ze_free(alloc, kept, kept_bytes);
         return ZE_ERR_OUT_OF_MEMORY;
+    }
 
     ze_vec3_t mn = {INFINITY, INFINITY, INFINITY}, mx = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = 0; i < m->primitive_count; i++) {
@@ -180,7 +232,7 @@ ze_result ze_asset_zemesh_write(const ze_model_t *model, uint32_t mesh, ze_uuid_
         put_u32(&w, ioff);
         put_u32(&w, p->index_count);
         put_u32(&w, voff);
-        put_u32(&w, p->vertex_count);
+        put_u32(&w, kept[i]);
         ze_uuid_t mat = {{0}};
         if (p->material >= 0 && material_uuids)
             mat = material_uuids[p->material];
@@ -188,24 +240,28 @@ ze_result ze_asset_zemesh_write(const ze_model_t *model, uint32_t mesh, ze_uuid_
         put_vec3(&w, p->min);
         put_vec3(&w, p->max);
         ioff += p->index_count;
-        voff += p->vertex_count;
+        voff += kept[i];
     }
     voff = 0;
+    ioff = 0;
     for (uint32_t i = 0; i < m->primitive_count; i++) {
         const ze_model_primitive_t *p = &m->primitives[i];
         if (p->skipped)
             continue;
         for (uint32_t k = 0; k < p->index_count; k++)
-            put_u32(&w, p->indices[k] + voff);
-        voff += p->vertex_count;
+            put_u32(&w, opt_idx[ioff + k] + voff);
+        ioff += p->index_count;
+        voff += kept[i];
     }
     static const float zero4[4] = {0, 0, 0, 0}, one4[4] = {1, 1, 1, 1};
     static const float tangent_default[4] = {1, 0, 0, 1};
+    voff = 0;
     for (uint32_t i = 0; i < m->primitive_count; i++) {
         const ze_model_primitive_t *p = &m->primitives[i];
         if (p->skipped)
             continue;
-        for (size_t v = 0; v < p->vertex_count; v++) {
+        for (uint32_t nv = 0; nv < kept[i]; nv++) {
+            size_t v = src_of[voff + nv];
             put_floats(&w, p->positions + v * 3, 3);
             if (attrs & ZE_VATTR_BIT(ZE_VATTR_NORMAL))
                 put_floats(&w, p->normals ? p->normals + v * 3 : zero4, 3);
@@ -222,7 +278,11 @@ ze_result ze_asset_zemesh_write(const ze_model_t *model, uint32_t mesh, ze_uuid_
             if (attrs & ZE_VATTR_BIT(ZE_VATTR_WEIGHTS0))
                 put_floats(&w, p->weights ? p->weights + v * 4 : zero4, 4);
         }
+        voff += kept[i];
     }
+    ze_free(alloc, opt_idx, idx_bytes);
+    ze_free(alloc, src_of, vtx_bytes);
+    ze_free(alloc, kept, kept_bytes);
     put_u64(&w, ze_hash64(buf, total - CHECKSUM_SIZE, 0));
     ZE_ASSERT((size_t)(w.p - buf) == total);
     *bytes = buf;

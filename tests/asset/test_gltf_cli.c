@@ -185,7 +185,8 @@ static void test_valid_models_cook(void **state)
         assert_true(json_is_array(arts));
         assert_int_equal(json_array_size(arts),
                          json_integer_value(json_object_get(c, "meshes")) +
-                             json_integer_value(json_object_get(c, "materials")));
+                             json_integer_value(json_object_get(c, "materials")) +
+                             json_integer_value(json_object_get(c, "textures")));
         const char *prev = "";
         size_t k;
         json_t *a;
@@ -268,7 +269,7 @@ static void test_usage_and_options(void **state)
     assert_int_equal(r.status, 2);
     char out[256];
     snprintf(out, sizeof out, "%s/none", g_tmp);
-    run(&r, (const char *const[]){"cook", ASSETS "/obj/box.obj", "--out", out, NULL});
+    run(&r, (const char *const[]){"cook", ASSETS "/obj/spider.mtl", "--out", out, NULL});
     assert_int_equal(r.status, 1);
     assert_int_equal(count_lines(r.err), 1);
     assert_non_null(strstr(r.err, "no importer"));
