@@ -18,11 +18,14 @@
 #define ZENGINE_BENCH_H
 
 #include <math.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "zengine/base.h"
+#include "zengine/mem.h"
 
 enum {
     ZE_BENCH_NAME_MAX = 64, /* row names, including the NUL */
@@ -141,5 +144,74 @@ void ze_bench_machine_string(char *buf, size_t size);
 
 /* mkdir -p. 0 on success, -1 with errno set. */
 int ze_bench_mkdirs(const char *path);
+
+/* --------------------------------------------------------------- helpers */
+
+/* Zeroed ze_mem_sys_alloc block, touched outside timed loops; aborts when out of memory. */
+void *ze_bench_table_alloc(size_t bytes);
+/* Frees a ze_bench_table_alloc block. */
+void ze_bench_table_free(void *p);
+
+/* Default-profile config with the ECS budget raised to >= ecs_bytes (capacity grown). */
+ze_mem_budget_config_t ze_bench_mem_config_with_ecs(uint64_t ecs_bytes);
+
+/* A /proc/self/status field ("VmRSS", "VmHWM"...) in bytes, -1 if unknown; no stdio. */
+int64_t ze_bench_proc_status_bytes(const char *field);
+
+/* Fork; child(report, ctx) fills a zeroed report the parent gets back; false on any failure. */
+bool ze_bench_run_in_child(void (*child)(void *report, void *ctx), void *ctx, void *report,
+                           size_t size);
+
+/* ---------------------------------------------------- parallel speed-up */
+
+/* One piece of CPU-bound work on its own cache line: result = ze_bench_spin_work(seed, iters). */
+typedef struct ze_bench_spin_item_t {
+    _Alignas(64) uint64_t seed;
+    uint64_t result; /* each item's runner writes only its own line */
+    uint32_t iters;
+} ze_bench_spin_item_t;
+
+/* `iters` rounds of xorshift arithmetic on x (no memory traffic). */
+uint64_t ze_bench_spin_work(uint64_t x, uint32_t iters);
+/* Iterations of ze_bench_spin_work taking about `ns` (median of 7 probes). */
+uint32_t ze_bench_spin_calibrate(uint64_t ns);
+
+/* sem_wait, retried on EINTR. */
+void ze_bench_sem_wait(sem_t *s);
+
+/* A persistent pthread that runs fn(arg) each time `go` is posted, then posts `done`. */
+typedef struct ze_bench_thread_t {
+    pthread_t thread;
+    sem_t go, done;
+    void (*fn)(void *arg);
+    void *arg;
+    bool quit; /* written before `go` is posted */
+} ze_bench_thread_t;
+
+/* Two persistent threads (the hand-written two-thread baseline of parallel_speedup). */
+typedef struct ze_bench_thread_pair_t {
+    ze_bench_thread_t t[2];
+} ze_bench_thread_pair_t;
+
+/* Start the pair: thread i runs fn(arg_i) on each ze_bench_thread_pair_run. */
+void ze_bench_thread_pair_start(ze_bench_thread_pair_t *p, void (*fn)(void *arg), void *arg0,
+                                void *arg1);
+/* Wake both threads and wait until both have run their work once. */
+void ze_bench_thread_pair_run(ze_bench_thread_pair_t *p);
+/* Ask both threads to quit, join them and destroy their semaphores. */
+void ze_bench_thread_pair_stop(ze_bench_thread_pair_t *p);
+
+/* Medians of ze_bench_speedup_rounds (ms per round as the round functions return them). */
+typedef struct ze_bench_speedup_t {
+    double serial;  /* T1 */
+    double pool;    /* Tpool */
+    double threads; /* T2 */
+    double ratio;   /* median of the per-round T2/Tpool */
+} ze_bench_speedup_t;
+
+/* Warm up serial/pool/threads once, then `rounds` (<= 101) rounds in rotating order. */
+ze_bench_speedup_t ze_bench_speedup_rounds(uint32_t rounds, ze_bench_round_fn serial,
+                                           ze_bench_round_fn pool, ze_bench_round_fn threads,
+                                           void *ctx);
 
 #endif /* ZENGINE_BENCH_H */

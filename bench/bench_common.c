@@ -2,12 +2,14 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +207,205 @@ ze_bench_pair_t ze_bench_compare(uint32_t rounds, ze_bench_round_fn subject, voi
     p.value = ze_bench_median(vs, rounds);
     p.baseline = ze_bench_median(bs, rounds);
     return p;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+void *ze_bench_table_alloc(size_t bytes)
+{
+    void *p = ze_mem_sys_alloc(bytes ? bytes : 1);
+    ZE_VERIFY_MSG(p != NULL, "bench: out of memory for a table");
+    memset(p, 0, bytes); /* touched now, not inside a timed loop */
+    return p;
+}
+
+void ze_bench_table_free(void *p)
+{
+    ze_mem_sys_free(p);
+}
+
+ze_mem_budget_config_t ze_bench_mem_config_with_ecs(uint64_t ecs_bytes)
+{
+    ze_mem_budget_config_t cfg = ze_mem_profile_config(ZE_MEM_PROFILE_DEFAULT);
+    if (cfg.budget[ZE_MEM_OWNER_ECS] < ecs_bytes) {
+        uint64_t sum = 0;
+        for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++)
+            sum += cfg.budget[i];
+        uint64_t extra = ecs_bytes - cfg.budget[ZE_MEM_OWNER_ECS];
+        cfg.budget[ZE_MEM_OWNER_ECS] = ecs_bytes;
+        if (sum + extra > cfg.capacity)
+            cfg.capacity = sum + extra;
+    }
+    return cfg;
+}
+
+int64_t ze_bench_proc_status_bytes(const char *field)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t len = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (len <= 0)
+        return -1;
+    buf[len] = '\0';
+    const char *p = strstr(buf, field);
+    if (!p)
+        return -1;
+    p += strlen(field);
+    while (*p == ' ' || *p == '\t' || *p == ':')
+        p++;
+    return strtoll(p, NULL, 10) * 1024;
+}
+
+bool ze_bench_run_in_child(void (*child)(void *report, void *ctx), void *ctx, void *report,
+                           size_t size)
+{
+    int fds[2];
+    memset(report, 0, size);
+    if (pipe(fds) != 0)
+        return false;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        memset(report, 0, size); /* this copy's pages are the child's before it measures */
+        child(report, ctx);
+        ssize_t w = write(fds[1], report, size);
+        _exit(w == (ssize_t)size ? 0 : 1);
+    }
+    close(fds[1]);
+    ssize_t got;
+    do {
+        got = read(fds[0], report, size);
+    } while (got < 0 && errno == EINTR);
+    close(fds[0]);
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    return got == (ssize_t)size && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
+}
+
+/* --------------------------------------------------------- parallel speed-up */
+
+uint64_t ze_bench_spin_work(uint64_t x, uint32_t iters)
+{
+    for (uint32_t i = 0; i < iters; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x += i;
+    }
+    return x;
+}
+
+uint32_t ze_bench_spin_calibrate(uint64_t ns)
+{
+    uint32_t iters = 10000;
+    double per_iter[7];
+    for (int i = 0; i < 7; i++) {
+        uint64_t t0 = ze_bench_now_ns();
+        ze_bench_use_u64(ze_bench_spin_work((uint64_t)i + 1, iters));
+        per_iter[i] = (double)(ze_bench_now_ns() - t0) / iters;
+    }
+    double m = ze_bench_median(per_iter, 7);
+    double n = m > 0 ? (double)ns / m : 1e5;
+    return (uint32_t)ZE_MIN(ZE_MAX(n, 100.0), 1e8);
+}
+
+void ze_bench_sem_wait(sem_t *s)
+{
+    while (sem_wait(s) != 0 && errno == EINTR) {
+    }
+}
+
+static void *bench_thread_main(void *p)
+{
+    ze_bench_thread_t *t = p;
+    for (;;) {
+        ze_bench_sem_wait(&t->go);
+        if (t->quit)
+            return NULL;
+        t->fn(t->arg);
+        sem_post(&t->done);
+    }
+}
+
+void ze_bench_thread_pair_start(ze_bench_thread_pair_t *p, void (*fn)(void *arg), void *arg0,
+                                void *arg1)
+{
+    for (uint32_t i = 0; i < 2; i++) {
+        ze_bench_thread_t *t = &p->t[i];
+        t->fn = fn;
+        t->arg = i == 0 ? arg0 : arg1;
+        t->quit = false;
+        ZE_VERIFY(sem_init(&t->go, 0, 0) == 0 && sem_init(&t->done, 0, 0) == 0);
+        ZE_VERIFY_MSG(pthread_create(&t->thread, NULL, bench_thread_main, t) == 0,
+                      "bench: pthread_create failed");
+    }
+}
+
+void ze_bench_thread_pair_run(ze_bench_thread_pair_t *p)
+{
+    sem_post(&p->t[0].go);
+    sem_post(&p->t[1].go);
+    ze_bench_sem_wait(&p->t[0].done);
+    ze_bench_sem_wait(&p->t[1].done);
+}
+
+void ze_bench_thread_pair_stop(ze_bench_thread_pair_t *p)
+{
+    for (uint32_t i = 0; i < 2; i++) {
+        ze_bench_thread_t *t = &p->t[i];
+        t->quit = true;
+        sem_post(&t->go);
+        pthread_join(t->thread, NULL);
+        sem_destroy(&t->go);
+        sem_destroy(&t->done);
+    }
+}
+
+ze_bench_speedup_t ze_bench_speedup_rounds(uint32_t rounds, ze_bench_round_fn serial,
+                                           ze_bench_round_fn pool, ze_bench_round_fn threads,
+                                           void *ctx)
+{
+    double t1[BENCH_ROUNDS_MAX], tp[BENCH_ROUNDS_MAX], t2[BENCH_ROUNDS_MAX];
+    double ratio[BENCH_ROUNDS_MAX];
+    rounds = ZE_MIN(ZE_MAX(rounds, 1u), (uint32_t)BENCH_ROUNDS_MAX);
+    /* warm-up */
+    (void)serial(ctx);
+    (void)pool(ctx);
+    (void)threads(ctx);
+    for (uint32_t r = 0; r < rounds; r++) {
+        /* rotate the order so no variant always runs first */
+        for (uint32_t k = 0; k < 3; k++) {
+            switch ((r + k) % 3) {
+            case 0:
+                t1[r] = serial(ctx);
+                break;
+            case 1:
+                tp[r] = pool(ctx);
+                break;
+            default:
+                t2[r] = threads(ctx);
+                break;
+            }
+        }
+        ratio[r] = t2[r] / tp[r];
+    }
+    ze_bench_speedup_t s;
+    s.serial = ze_bench_median(t1, rounds);
+    s.pool = ze_bench_median(tp, rounds);
+    s.threads = ze_bench_median(t2, rounds);
+    s.ratio = ze_bench_median(ratio, rounds);
+    return s;
 }
 
 /* --------------------------------------------------------------------- load */

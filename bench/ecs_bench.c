@@ -38,15 +38,9 @@
  */
 #include "bench.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "zengine/ecs.h"
 #include "zengine/job.h"
@@ -114,19 +108,6 @@ static const scenario_t scenarios[S_COUNT] = {
 enum { MAX_SIZES = 3 };
 
 /* ---------------------------------------------------------------- helpers */
-
-static void *table_alloc(size_t bytes)
-{
-    void *p = ze_mem_sys_alloc(bytes ? bytes : 1);
-    ZE_VERIFY_MSG(p != NULL, "ecs_bench: out of memory for a table");
-    memset(p, 0, bytes); /* touched now, not inside a timed loop */
-    return p;
-}
-
-static void table_free(void *p)
-{
-    ze_mem_sys_free(p);
-}
 
 /* A seeded random permutation of 0..n-1. */
 static void shuffle(uint32_t *perm, uint32_t n, uint64_t seed)
@@ -202,17 +183,7 @@ typedef struct env_t {
 static ze_result env_create(env_t *env)
 {
     memset(env, 0, sizeof(*env));
-    ze_mem_budget_config_t cfg = ze_mem_profile_config(ZE_MEM_PROFILE_DEFAULT);
-    const uint64_t want = ZE_GIB(2);
-    if (cfg.budget[ZE_MEM_OWNER_ECS] < want) {
-        uint64_t sum = 0;
-        for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++)
-            sum += cfg.budget[i];
-        uint64_t extra = want - cfg.budget[ZE_MEM_OWNER_ECS];
-        cfg.budget[ZE_MEM_OWNER_ECS] = want;
-        if (sum + extra > cfg.capacity)
-            cfg.capacity = sum + extra;
-    }
+    ze_mem_budget_config_t cfg = ze_bench_mem_config_with_ecs(ZE_GIB(2));
     ze_result res = ze_mem_create(&(ze_mem_desc_t){.config = &cfg}, &env->mm);
     if (res != ZE_OK)
         return res;
@@ -323,28 +294,6 @@ static bool populate(ze_world_t *w, ze_entity_t *e, uint32_t n, const uint32_t *
 
 /* ------------------------------------------------- bytes_per_entity (child) */
 
-/* A field of /proc/self/status in bytes, -1 when unknown. No stdio: a FILE
- * buffer would itself move the numbers. */
-static int64_t status_kb(const char *field)
-{
-    char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t len = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (len <= 0)
-        return -1;
-    buf[len] = '\0';
-    const char *p = strstr(buf, field);
-    if (!p)
-        return -1;
-    p += strlen(field);
-    while (*p == ' ' || *p == '\t' || *p == ':')
-        p++;
-    return strtoll(p, NULL, 10) * 1024;
-}
-
 typedef struct bytes_report_t {
     int ok;
     int64_t hwm_before, hwm_after;
@@ -357,19 +306,19 @@ typedef struct bytes_report_t {
  * are what the growth measures. */
 static void bytes_child_ecs(uint32_t n, bytes_report_t *r)
 {
-    ze_entity_t *e = table_alloc((size_t)n * sizeof(*e));
-    uint32_t *vperm = table_alloc((size_t)n * sizeof(*vperm));
+    ze_entity_t *e = ze_bench_table_alloc((size_t)n * sizeof(*e));
+    uint32_t *vperm = ze_bench_table_alloc((size_t)n * sizeof(*vperm));
     shuffle(vperm, n, 0x5eed0001);
     env_t env;
     if (env_create(&env) != ZE_OK)
         return;
-    r->hwm_before = status_kb("VmHWM");
-    r->rss_before = status_kb("VmRSS");
+    r->hwm_before = ze_bench_proc_status_bytes("VmHWM");
+    r->rss_before = ze_bench_proc_status_bytes("VmRSS");
     bench_world_t bw;
     if (world_new(&env, &bw)) {
         bool ok = populate(bw.w, e, n, vperm, NULL);
-        r->hwm_after = status_kb("VmHWM");
-        r->rss_after = status_kb("VmRSS");
+        r->hwm_after = ze_bench_proc_status_bytes("VmHWM");
+        r->rss_after = ze_bench_proc_status_bytes("VmRSS");
         r->ok = ok && ze_world_entity_count(bw.w) == n &&
                 ze_component_population(bw.w, ZE_ID(Velocity)) == n && r->hwm_before >= 0 &&
                 r->hwm_after >= 0;
@@ -382,10 +331,10 @@ static void bytes_child_ecs(uint32_t n, bytes_report_t *r)
  * Velocity), filled in the same orders. */
 static void bytes_child_flat(uint32_t n, bytes_report_t *r)
 {
-    uint32_t *vperm = table_alloc((size_t)n * sizeof(*vperm));
+    uint32_t *vperm = ze_bench_table_alloc((size_t)n * sizeof(*vperm));
     shuffle(vperm, n, 0x5eed0001);
-    r->hwm_before = status_kb("VmHWM");
-    r->rss_before = status_kb("VmRSS");
+    r->hwm_before = ze_bench_proc_status_bytes("VmHWM");
+    r->rss_before = ze_bench_proc_status_bytes("VmRSS");
     uint32_t *gen = ze_mem_sys_alloc((size_t)n * sizeof(*gen));
     uint64_t *mask = ze_mem_sys_alloc((size_t)n * sizeof(*mask));
     Position *pos = ze_mem_sys_alloc((size_t)n * sizeof(*pos));
@@ -406,46 +355,29 @@ static void bytes_child_flat(uint32_t n, bytes_report_t *r)
     ze_bench_do_not_optimize(mask);
     ze_bench_do_not_optimize(pos);
     ze_bench_do_not_optimize(vel);
-    r->hwm_after = status_kb("VmHWM");
-    r->rss_after = status_kb("VmRSS");
+    r->hwm_after = ze_bench_proc_status_bytes("VmHWM");
+    r->rss_after = ze_bench_proc_status_bytes("VmRSS");
     r->ok = r->hwm_before >= 0 && r->hwm_after >= 0;
+}
+
+typedef struct bytes_child_t {
+    uint32_t n;
+    bool ecs;
+} bytes_child_t;
+
+static void bytes_child(void *report, void *ctx)
+{
+    const bytes_child_t *c = ctx;
+    if (c->ecs)
+        bytes_child_ecs(c->n, report);
+    else
+        bytes_child_flat(c->n, report);
 }
 
 static bool measure_bytes(uint32_t n, bool ecs, bytes_report_t *out)
 {
-    int fds[2];
-    memset(out, 0, sizeof(*out));
-    if (pipe(fds) != 0)
-        return false;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) {
-        bytes_report_t r = {0};
-        close(fds[0]);
-        if (ecs)
-            bytes_child_ecs(n, &r);
-        else
-            bytes_child_flat(n, &r);
-        ssize_t w = write(fds[1], &r, sizeof(r));
-        _exit(w == (ssize_t)sizeof(r) ? 0 : 1);
-    }
-    close(fds[1]);
-    ssize_t got;
-    do {
-        got = read(fds[0], out, sizeof(*out));
-    } while (got < 0 && errno == EINTR);
-    close(fds[0]);
-    int wstatus = 0;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
-    return got == (ssize_t)sizeof(*out) && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 &&
-           out->ok;
+    bytes_child_t c = {.n = n, .ecs = ecs};
+    return ze_bench_run_in_child(bytes_child, &c, out, sizeof(*out)) && out->ok;
 }
 
 static void bench_bytes(ze_bench_t *b)
@@ -511,7 +443,7 @@ static void fixture_free(fixture_t *f)
                       f->ge,   f->gb,      f->bh,    f->bgen,  f->bmask,    f->bpos,
                       f->bvel, f->bhealth, f->b3pos, f->b3vel, f->b3mass,   f->b3ord};
     for (size_t i = 0; i < ZE_COUNTOF(tables); i++)
-        table_free(tables[i]);
+        ze_bench_table_free(tables[i]);
     memset(f, 0, sizeof(*f));
 }
 
@@ -520,11 +452,11 @@ static bool fixture_init(fixture_t *f, const env_t *env, uint32_t n, bool no_gro
     memset(f, 0, sizeof(*f));
     f->env = env;
     f->n = n;
-    f->e = table_alloc((size_t)n * sizeof(*f->e));
-    f->vperm = table_alloc((size_t)n * sizeof(uint32_t));
-    f->mperm = table_alloc((size_t)n * sizeof(uint32_t));
-    f->gperm = table_alloc((size_t)n * sizeof(uint32_t));
-    f->has_mass = table_alloc(n);
+    f->e = ze_bench_table_alloc((size_t)n * sizeof(*f->e));
+    f->vperm = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
+    f->mperm = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
+    f->gperm = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
+    f->has_mass = ze_bench_table_alloc(n);
     shuffle(f->vperm, n, 0x5eed0001);
     shuffle(f->mperm, n, 0x5eed0002);
     shuffle(f->gperm, n, 0x5eed0003);
@@ -542,16 +474,16 @@ static bool fixture_init(fixture_t *f, const env_t *env, uint32_t n, bool no_gro
     for (uint32_t k = 0; k < n; k++)
         max_slot = ZE_MAX(max_slot, ze_entity_index(f->e[k]));
     f->slot_limit = max_slot + 1;
-    f->ordinal = table_alloc((size_t)f->slot_limit * sizeof(uint32_t));
+    f->ordinal = ze_bench_table_alloc((size_t)f->slot_limit * sizeof(uint32_t));
     for (uint32_t k = 0; k < n; k++)
         f->ordinal[ze_entity_index(f->e[k])] = k;
 
-    f->bh = table_alloc((size_t)n * sizeof(uint64_t));
-    f->bgen = table_alloc((size_t)n * sizeof(uint32_t));
-    f->bmask = table_alloc((size_t)n * sizeof(uint64_t));
-    f->bpos = table_alloc((size_t)n * sizeof(Position));
-    f->bvel = table_alloc((size_t)n * sizeof(Velocity));
-    f->bhealth = table_alloc((size_t)n * sizeof(Health));
+    f->bh = ze_bench_table_alloc((size_t)n * sizeof(uint64_t));
+    f->bgen = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
+    f->bmask = ze_bench_table_alloc((size_t)n * sizeof(uint64_t));
+    f->bpos = ze_bench_table_alloc((size_t)n * sizeof(Position));
+    f->bvel = ze_bench_table_alloc((size_t)n * sizeof(Velocity));
+    f->bhealth = ze_bench_table_alloc((size_t)n * sizeof(Health));
     for (uint32_t k = 0; k < n; k++) {
         f->bh[k] = (uint64_t)1 << 32 | k;
         f->bgen[k] = 1;
@@ -560,10 +492,10 @@ static bool fixture_init(fixture_t *f, const env_t *env, uint32_t n, bool no_gro
         f->bvel[k] = vel_init(k);
     }
     uint32_t m = f->matched;
-    f->b3pos = table_alloc((size_t)m * sizeof(Position));
-    f->b3vel = table_alloc((size_t)m * sizeof(Velocity));
-    f->b3mass = table_alloc((size_t)m * sizeof(Mass));
-    f->b3ord = table_alloc((size_t)m * sizeof(uint32_t));
+    f->b3pos = ze_bench_table_alloc((size_t)m * sizeof(Position));
+    f->b3vel = ze_bench_table_alloc((size_t)m * sizeof(Velocity));
+    f->b3mass = ze_bench_table_alloc((size_t)m * sizeof(Mass));
+    f->b3ord = ze_bench_table_alloc((size_t)m * sizeof(uint32_t));
     for (uint32_t k = 0, i = 0; k < n; k++) {
         if (!f->has_mass[k])
             continue;
@@ -572,8 +504,8 @@ static bool fixture_init(fixture_t *f, const env_t *env, uint32_t n, bool no_gro
         f->b3mass[i] = mass_init(k);
         i++;
     }
-    f->ge = table_alloc((size_t)n * sizeof(ze_entity_t));
-    f->gb = table_alloc((size_t)n * sizeof(uint64_t));
+    f->ge = ze_bench_table_alloc((size_t)n * sizeof(ze_entity_t));
+    f->gb = ze_bench_table_alloc((size_t)n * sizeof(uint64_t));
     for (uint32_t i = 0; i < n; i++) {
         f->ge[i] = f->e[f->gperm[i]];
         f->gb[i] = f->bh[f->gperm[i]];
@@ -711,20 +643,20 @@ static bool bench_iterate(ze_bench_t *b, fixture_t *f, uint32_t rounds, int sc,
         return false;
     }
     iter_ctx_t c = {.f = f, .passes = iter_passes(b, f->n)};
-    c.pass_ns = table_alloc(c.passes * sizeof(double));
+    c.pass_ns = ze_bench_table_alloc(c.passes * sizeof(double));
     if (three)
         *out = ze_bench_compare(rounds, iter_3c_ecs, &c, iter_3c_base, &c);
     else
         *out = ze_bench_compare(rounds, iter_pv_ecs, &c, iter_pv_base, &c);
-    table_free(c.pass_ns);
+    ze_bench_table_free(c.pass_ns);
     if (c.failed) {
         ze_bench_fail(b, name, "a pass visited the wrong number of entities");
         return false;
     }
     /* Both sides ran the same number of passes of the same kernel over the
      * same start values: every position must agree bit for bit. */
-    Position *got = table_alloc((size_t)f->n * sizeof(Position));
-    Position *want = table_alloc((size_t)f->n * sizeof(Position));
+    Position *got = ze_bench_table_alloc((size_t)f->n * sizeof(Position));
+    Position *want = ze_bench_table_alloc((size_t)f->n * sizeof(Position));
     bool ok = fixture_gather_positions(f, got);
     if (three) {
         for (uint32_t k = 0; k < f->n; k++)
@@ -739,8 +671,8 @@ static bool bench_iterate(ze_bench_t *b, fixture_t *f, uint32_t rounds, int sc,
     printf("  %s n=%u: %u passes a round; checksum %016llx, baseline %016llx%s\n", name, f->n,
            c.passes, (unsigned long long)hg, (unsigned long long)hw,
            ok && hg == hw ? "" : "  <-- MISMATCH");
-    table_free(got);
-    table_free(want);
+    ze_bench_table_free(got);
+    ze_bench_table_free(want);
     if (!ok || hg != hw) {
         ze_bench_fail(b, name, "results differ from the baseline's (n=%u)", f->n);
         return false;
@@ -1017,18 +949,18 @@ static double fresh_base(void *p)
 static bool flat_store_init(flat_store_t *s, uint32_t n)
 {
     memset(s, 0, sizeof(*s));
-    s->gen = table_alloc((size_t)n * sizeof(uint32_t));
-    s->mask = table_alloc((size_t)n * sizeof(uint64_t));
-    s->free_list = table_alloc((size_t)n * sizeof(uint32_t));
+    s->gen = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
+    s->mask = ze_bench_table_alloc((size_t)n * sizeof(uint64_t));
+    s->free_list = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
     s->cap = n;
     return true;
 }
 
 static void flat_store_free(flat_store_t *s)
 {
-    table_free(s->gen);
-    table_free(s->mask);
-    table_free(s->free_list);
+    ze_bench_table_free(s->gen);
+    ze_bench_table_free(s->mask);
+    ze_bench_table_free(s->free_list);
     memset(s, 0, sizeof(*s));
 }
 
@@ -1191,8 +1123,8 @@ static double tick_base(void *p)
 static void bench_tick(ze_bench_t *b, const env_t *env)
 {
     const char *name = "tick_empty_systems";
-    tick_ctx_t *c = table_alloc(sizeof(*c));
-    char(*names)[16] = table_alloc(TICK_SYSTEMS * sizeof(*names));
+    tick_ctx_t *c = ze_bench_table_alloc(sizeof(*c));
+    char(*names)[16] = ze_bench_table_alloc(TICK_SYSTEMS * sizeof(*names));
     ze_world_t *w = ze_world_create(env->k, &(ze_world_desc_t){.name = "tick"});
     c->w = w;
     c->tick = w ? ze_worldtick_create(w) : NULL;
@@ -1233,8 +1165,8 @@ out:
         ze_worldtick_destroy(c->tick);
     if (w)
         ze_world_destroy(w);
-    table_free(names);
-    table_free(c);
+    ze_bench_table_free(names);
+    ze_bench_table_free(c);
 }
 
 /* -------------------------------------------------------- parallel_speedup */
@@ -1246,65 +1178,31 @@ out:
  * semaphore each (the hand-written split, as in job_bench.c). Speed-up
  * relative to the two threads = (T1/Tpool)/(T1/T2) = T2/Tpool, per round,
  * median. */
-enum { CACHE_LINE = 64 };
-
-typedef struct work_item_t {
-    _Alignas(CACHE_LINE) uint64_t seed;
-    uint64_t result;
-    uint32_t iters;
-} work_item_t;
-
-static uint64_t spin_work(uint64_t x, uint32_t iters)
-{
-    for (uint32_t i = 0; i < iters; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x += i;
-    }
-    return x;
-}
+typedef ze_bench_spin_item_t work_item_t;
 
 static void spin_system(ze_world_t *w, const ze_tick_t *t)
 {
     work_item_t *wi = t->user;
-    wi->result = spin_work(wi->seed, wi->iters);
+    wi->result = ze_bench_spin_work(wi->seed, wi->iters);
 }
 
-static void sem_wait_intr(sem_t *s)
+/* The same work as spin_system, on one of the two plain threads. */
+static void spin_item(void *p)
 {
-    while (sem_wait(s) != 0 && errno == EINTR) {
-    }
-}
-
-typedef struct spin_thread_t {
-    pthread_t thread;
-    sem_t go, done;
-    work_item_t *item;
-    bool quit; /* written before `go` is posted */
-} spin_thread_t;
-
-static void *spin_thread_main(void *p)
-{
-    spin_thread_t *t = p;
-    for (;;) {
-        sem_wait_intr(&t->go);
-        if (t->quit)
-            return NULL;
-        t->item->result = spin_work(t->item->seed, t->item->iters);
-        sem_post(&t->done);
-    }
+    work_item_t *wi = p;
+    wi->result = ze_bench_spin_work(wi->seed, wi->iters);
 }
 
 typedef struct par_ctx_t {
     ze_worldtick_t *tick;
     work_item_t items[2];
-    spin_thread_t threads[2];
+    ze_bench_thread_pair_t threads;
     uint32_t failures;
 } par_ctx_t;
 
-static double par_serial(par_ctx_t *c)
+static double par_serial(void *p)
 {
+    par_ctx_t *c = p;
     uint64_t t0 = ze_bench_now_ns();
     for (uint32_t i = 0; i < 2; i++)
         spin_system(NULL, &(ze_tick_t){.dt = DT, .user = &c->items[i]});
@@ -1312,51 +1210,35 @@ static double par_serial(par_ctx_t *c)
     return (double)(ze_bench_now_ns() - t0) * 1e-6;
 }
 
-static double par_pool(par_ctx_t *c)
+static double par_pool(void *p)
 {
+    par_ctx_t *c = p;
     uint64_t t0 = ze_bench_now_ns();
     c->failures += ze_worldtick_run(c->tick, DT) != ZE_OK;
     ze_bench_do_not_optimize(c->items);
     return (double)(ze_bench_now_ns() - t0) * 1e-6;
 }
 
-static double par_threads(par_ctx_t *c)
+static double par_threads(void *p)
 {
+    par_ctx_t *c = p;
     uint64_t t0 = ze_bench_now_ns();
-    sem_post(&c->threads[0].go);
-    sem_post(&c->threads[1].go);
-    sem_wait_intr(&c->threads[0].done);
-    sem_wait_intr(&c->threads[1].done);
+    ze_bench_thread_pair_run(&c->threads);
     ze_bench_do_not_optimize(c->items);
     return (double)(ze_bench_now_ns() - t0) * 1e-6;
-}
-
-/* Iterations of spin_work that take about `ns`. */
-static uint32_t calibrate(uint64_t ns)
-{
-    uint32_t iters = 10000;
-    double per_iter[7];
-    for (int i = 0; i < 7; i++) {
-        uint64_t t0 = ze_bench_now_ns();
-        ze_bench_use_u64(spin_work((uint64_t)i + 1, iters));
-        per_iter[i] = (double)(ze_bench_now_ns() - t0) / iters;
-    }
-    double m = ze_bench_median(per_iter, 7);
-    double n = m > 0 ? (double)ns / m : 1e5;
-    return (uint32_t)ZE_MIN(ZE_MAX(n, 100.0), 1e8);
 }
 
 static void bench_parallel(ze_bench_t *b, const env_t *env)
 {
     const char *name = "parallel_speedup";
-    par_ctx_t *c = table_alloc(sizeof(*c));
+    par_ctx_t *c = ze_bench_table_alloc(sizeof(*c));
     ze_world_t *w = ze_world_create(env->k, &(ze_world_desc_t){.name = "parallel"});
     c->tick = w ? ze_worldtick_create(w) : NULL;
     if (!c->tick) {
         ze_bench_fail(b, name, "ze_worldtick_create failed");
         goto out;
     }
-    uint32_t iters = calibrate(ze_bench_size(b, 1000000, 100000));
+    uint32_t iters = ze_bench_spin_calibrate(ze_bench_size(b, 1000000, 100000));
     for (uint32_t i = 0; i < 2; i++)
         c->items[i] = (work_item_t){.seed = i * 0x9e3779b97f4a7c15ULL + 1, .iters = iters};
     ze_system_t sa = ze_worldtick_add(c->tick, &(ze_system_desc_t){.name = "spin_a",
@@ -1373,39 +1255,13 @@ static void bench_parallel(ze_bench_t *b, const env_t *env)
                       ze_worldtick_error(c->tick));
         goto out;
     }
-    for (uint32_t i = 0; i < 2; i++) {
-        spin_thread_t *t = &c->threads[i];
-        t->item = &c->items[i];
-        ZE_VERIFY(sem_init(&t->go, 0, 0) == 0 && sem_init(&t->done, 0, 0) == 0);
-        ZE_VERIFY(pthread_create(&t->thread, NULL, spin_thread_main, t) == 0);
-    }
-    enum { MAX_ROUNDS = 101 };
-    uint32_t rounds = ZE_MIN(ze_bench_rounds(b, 21), (uint32_t)MAX_ROUNDS);
-    double t1[MAX_ROUNDS], tp[MAX_ROUNDS], t2[MAX_ROUNDS], ratio[MAX_ROUNDS];
+    ze_bench_thread_pair_start(&c->threads, spin_item, &c->items[0], &c->items[1]);
     ze_bench_load_t load;
     ze_bench_load_begin(&load);
     ze_job_stats_t js0 = ze_job_system_stats(env->js);
-    (void)par_serial(c);
-    (void)par_pool(c);
-    (void)par_threads(c);
-    for (uint32_t r = 0; r < rounds; r++) {
-        for (uint32_t k = 0; k < 3; k++) {
-            switch ((r + k) % 3) {
-            case 0:
-                t1[r] = par_serial(c);
-                break;
-            case 1:
-                tp[r] = par_pool(c);
-                break;
-            default:
-                t2[r] = par_threads(c);
-                break;
-            }
-        }
-        ratio[r] = t2[r] / tp[r];
-    }
-    double m1 = ze_bench_median(t1, rounds), mp = ze_bench_median(tp, rounds);
-    double m2 = ze_bench_median(t2, rounds), mr = ze_bench_median(ratio, rounds);
+    ze_bench_speedup_t sp =
+        ze_bench_speedup_rounds(ze_bench_rounds(b, 21), par_serial, par_pool, par_threads, c);
+    double m1 = sp.serial, mp = sp.pool, m2 = sp.threads, mr = sp.ratio;
     double other = ze_bench_load_end(&load);
     ze_job_stats_t js1 = ze_job_system_stats(env->js);
     if (other > 0.25)
@@ -1429,14 +1285,7 @@ static void bench_parallel(ze_bench_t *b, const env_t *env)
            name, (unsigned long long)(js1.executed_by_workers - js0.executed_by_workers),
            (unsigned long long)(js1.executed_by_waiters - js0.executed_by_waiters),
            (unsigned long long)(js1.executed_inline - js0.executed_inline));
-    for (uint32_t i = 0; i < 2; i++) {
-        spin_thread_t *t = &c->threads[i];
-        t->quit = true;
-        sem_post(&t->go);
-        pthread_join(t->thread, NULL);
-        sem_destroy(&t->go);
-        sem_destroy(&t->done);
-    }
+    ze_bench_thread_pair_stop(&c->threads);
     if (c->failures) {
         ze_bench_fail(b, name, "%u ticks failed", c->failures);
     } else {
@@ -1448,7 +1297,7 @@ out:
         ze_worldtick_destroy(c->tick);
     if (w)
         ze_world_destroy(w);
-    table_free(c);
+    ze_bench_table_free(c);
 }
 
 /* ------------------------------------------------------------- one size */
@@ -1468,11 +1317,11 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
         any |= ze_bench_enabled(b, scenarios[uses[i]].name);
     if (!any)
         return;
-    fixture_t *f = table_alloc(sizeof(*f));
+    fixture_t *f = ze_bench_table_alloc(sizeof(*f));
     uint64_t t0 = ze_bench_now_ns();
     if (!fixture_init(f, env, n, false)) {
         ze_bench_fail(b, "setup", "populating %u entities failed", n);
-        table_free(f);
+        ze_bench_table_free(f);
         return;
     }
     printf("  n=%u: populated in %.0f ms; groups: {Position,Velocity} %u packed, "
@@ -1515,7 +1364,7 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
         }
     }
     fixture_free(f);
-    table_free(f);
+    ze_bench_table_free(f);
 }
 
 /* destroy (sc = S_DESTROY) or destroy_nogroups (S_DESTROY_NG): the same
@@ -1546,12 +1395,12 @@ static void run_nogroups_fixture(ze_bench_t *b, const env_t *env, uint32_t n, ui
 {
     if (!ze_bench_enabled(b, scenarios[S_ITERATE_PV_NG].name))
         return;
-    fixture_t *f = table_alloc(sizeof(*f));
+    fixture_t *f = ze_bench_table_alloc(sizeof(*f));
     uint64_t t0 = ze_bench_now_ns();
     if (!fixture_init(f, env, n, true)) {
         ze_bench_fail(b, scenarios[S_ITERATE_PV_NG].name,
                       "populating %u entities with no_auto_groups failed (or a group existed)", n);
-        table_free(f);
+        ze_bench_table_free(f);
         return;
     }
     printf("  n=%u, no_auto_groups: populated in %.0f ms; groups: {Position,Velocity} %u packed, "
@@ -1562,18 +1411,18 @@ static void run_nogroups_fixture(ze_bench_t *b, const env_t *env, uint32_t n, ui
     fflush(stdout);
     res[S_ITERATE_PV_NG].ok = bench_iterate(b, f, rounds, S_ITERATE_PV_NG, &res[S_ITERATE_PV_NG].r);
     fixture_free(f);
-    table_free(f);
+    ze_bench_table_free(f);
 }
 
 static void run_create_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, uint32_t rounds,
                                  bool largest, result_t res[S_COUNT])
 {
-    create_ctx_t *c = table_alloc(sizeof(*c));
+    create_ctx_t *c = ze_bench_table_alloc(sizeof(*c));
     c->env = env;
     c->n = n;
-    c->e = table_alloc((size_t)n * sizeof(ze_entity_t));
-    c->h = table_alloc((size_t)n * sizeof(uint64_t));
-    uint32_t *vperm = table_alloc((size_t)n * sizeof(uint32_t));
+    c->e = ze_bench_table_alloc((size_t)n * sizeof(ze_entity_t));
+    c->h = ze_bench_table_alloc((size_t)n * sizeof(uint64_t));
+    uint32_t *vperm = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
     shuffle(vperm, n, 0x5eed0001);
     c->vperm = vperm;
 
@@ -1610,10 +1459,10 @@ static void run_create_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, ui
         run_destroy(b, c, rounds, S_DESTROY, &res[S_DESTROY]);
     if (largest && ze_bench_enabled(b, scenarios[S_DESTROY_NG].name))
         run_destroy(b, c, rounds, S_DESTROY_NG, &res[S_DESTROY_NG]);
-    table_free(vperm);
-    table_free(c->e);
-    table_free(c->h);
-    table_free(c);
+    ze_bench_table_free(vperm);
+    ze_bench_table_free(c->e);
+    ze_bench_table_free(c->h);
+    ze_bench_table_free(c);
 }
 
 /* -------------------------------------------------------------------- main */

@@ -78,19 +78,6 @@ static const double FIXED_DT = 1.0 / 64.0;
 
 /* ---------------------------------------------------------------- helpers */
 
-static void *table_alloc(size_t bytes)
-{
-    void *p = ze_mem_sys_alloc(bytes ? bytes : 1);
-    ZE_VERIFY_MSG(p != NULL, "ecs_framework_bench: out of memory for a table");
-    memset(p, 0, bytes); /* touched now, not inside a timed loop */
-    return p;
-}
-
-static void table_free(void *p)
-{
-    ze_mem_sys_free(p);
-}
-
 static inline double seconds_since(uint64_t t0)
 {
     return (double)(ze_bench_now_ns() - t0) * 1e-9;
@@ -110,17 +97,7 @@ typedef struct env_t {
 static ze_result env_create(env_t *env)
 {
     memset(env, 0, sizeof(*env));
-    ze_mem_budget_config_t cfg = ze_mem_profile_config(ZE_MEM_PROFILE_DEFAULT);
-    const uint64_t want = ZE_GIB(4);
-    if (cfg.budget[ZE_MEM_OWNER_ECS] < want) {
-        uint64_t sum = 0;
-        for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++)
-            sum += cfg.budget[i];
-        uint64_t extra = want - cfg.budget[ZE_MEM_OWNER_ECS];
-        cfg.budget[ZE_MEM_OWNER_ECS] = want;
-        if (sum + extra > cfg.capacity)
-            cfg.capacity = sum + extra;
-    }
+    ze_mem_budget_config_t cfg = ze_bench_mem_config_with_ecs(ZE_GIB(4));
     ze_result res = ze_mem_create(&(ze_mem_desc_t){.config = &cfg}, &env->mm);
     if (res != ZE_OK)
         return res;
@@ -268,7 +245,7 @@ static double frame_base(void *p)
 static void bench_frame(ze_bench_t *b, const env_t *env)
 {
     const char *name = "frame_overhead";
-    frame_ctx_t *c = table_alloc(sizeof(*c));
+    frame_ctx_t *c = ze_bench_table_alloc(sizeof(*c));
     c->k = env->k;
     c->n = (uint32_t)ze_bench_size(b, 10000, 1000);
     c->frames = (uint32_t)ze_bench_size(b, 200, 5);
@@ -368,7 +345,7 @@ static void bench_frame(ze_bench_t *b, const env_t *env)
 out:
     if (c->w)
         ze_world_destroy(c->w);
-    table_free(c);
+    ze_bench_table_free(c);
 }
 
 /* ------------------------------------------------ message_publish_deliver */
@@ -570,9 +547,9 @@ static double msg_base(void *p)
 static void bench_messages(ze_bench_t *b, const env_t *env)
 {
     const char *name = "message_publish_deliver";
-    msg_ctx_t *c = table_alloc(sizeof(*c));
+    msg_ctx_t *c = ze_bench_table_alloc(sizeof(*c));
     c->n = (uint32_t)ze_bench_size(b, 100000, 1000);
-    uint8_t *sel = table_alloc(c->n);
+    uint8_t *sel = ze_bench_table_alloc(c->n);
     ze_rng_t rng;
     ze_rng_seed(&rng, 0x5eed0004);
     for (uint32_t i = 0; i < c->n; i++)
@@ -617,8 +594,8 @@ out:
         ze_world_destroy(c->w);
     if (c->queue)
         ze_free(ze_mem_system_allocator(), c->queue, sizeof(base_msg_t) * c->cap);
-    table_free(sel);
-    table_free(c);
+    ze_bench_table_free(sel);
+    ze_bench_table_free(c);
 }
 
 /* ------------------------------------------------------------- snapshots */
@@ -702,7 +679,7 @@ static void snap_rows(ze_bench_t *b, const char *name, uint32_t n, ze_bench_pair
 static void bench_snapshots(ze_bench_t *b, const env_t *env, bool do_save, bool do_load)
 {
     const char *name = do_save ? "snapshot_save" : "snapshot_load";
-    snap_ctx_t *c = table_alloc(sizeof(*c));
+    snap_ctx_t *c = ze_bench_table_alloc(sizeof(*c));
     c->n = (uint32_t)ze_bench_size(b, 1000000, 2000);
     c->wr = (ze_byte_writer_t){.alloc = ze_mem_system_allocator()};
     c->src = ze_world_create(env->k, &(ze_world_desc_t){.name = "snapshot_src"});
@@ -742,8 +719,8 @@ static void bench_snapshots(ze_bench_t *b, const env_t *env, bool do_save, bool 
         goto out;
     }
     c->size = c->wr.size;
-    c->ref = table_alloc(c->size);
-    c->copy = table_alloc(c->size);
+    c->ref = ze_bench_table_alloc(c->size);
+    c->copy = ze_bench_table_alloc(c->size);
     memcpy(c->ref, c->wr.data, c->size);
     printf("  snapshot: %u entities created, %u alive, a Transform each (%zu bytes), built in "
            "%.0f ms; snapshot %zu bytes (%.1f an entity)\n",
@@ -784,10 +761,10 @@ out:
     if (c->src)
         ze_world_destroy(c->src);
     if (c->ref)
-        table_free(c->ref);
+        ze_bench_table_free(c->ref);
     if (c->copy)
-        table_free(c->copy);
-    table_free(c);
+        ze_bench_table_free(c->copy);
+    ze_bench_table_free(c);
 }
 
 /* --------------------------------------------------------- scene_json_load */
@@ -810,7 +787,7 @@ static double scene_ecs(void *p)
         snprintf(c->why, sizeof(c->why), "ze_world_create failed");
         return NAN;
     }
-    ze_scene_report_t *rep = table_alloc(sizeof(*rep));
+    ze_scene_report_t *rep = ze_bench_table_alloc(sizeof(*rep));
     uint64_t t0 = ze_bench_now_ns();
     ze_result r = ze_scene_load_json(w, c->text, c->len, rep);
     uint64_t t1 = ze_bench_now_ns();
@@ -824,7 +801,7 @@ static double scene_ecs(void *p)
                      rep->entities, count, c->n);
         c->failures++;
     }
-    table_free(rep);
+    ze_bench_table_free(rep);
     ze_world_destroy(w);
     return (double)c->n / ((double)(t1 - t0) * 1e-9);
 }
@@ -850,14 +827,14 @@ static double scene_jansson(void *p)
 static void bench_scene(ze_bench_t *b, const env_t *env)
 {
     const char *name = "scene_json_load";
-    scene_ctx_t *c = table_alloc(sizeof(*c));
+    scene_ctx_t *c = ze_bench_table_alloc(sizeof(*c));
     c->k = env->k;
     c->n = (uint32_t)ze_bench_size(b, 10000, 200);
     ze_byte_writer_t text = {.alloc = ze_mem_system_allocator()};
     ze_byte_writer_t again = {.alloc = ze_mem_system_allocator()};
     ze_world_t *w = ze_world_create(env->k, &(ze_world_desc_t){.name = "scene_src"});
     ze_world_t *back = NULL;
-    ze_scene_report_t *rep = table_alloc(sizeof(*rep));
+    ze_scene_report_t *rep = ze_bench_table_alloc(sizeof(*rep));
     if (!w) {
         ze_bench_fail(b, name, "ze_world_create failed");
         goto out;
@@ -911,8 +888,8 @@ out:
         ze_world_destroy(w);
     ze_byte_writer_free(&text);
     ze_byte_writer_free(&again);
-    table_free(rep);
-    table_free(c);
+    ze_bench_table_free(rep);
+    ze_bench_table_free(c);
 }
 
 /* -------------------------------------------------------------------- main */

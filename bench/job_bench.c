@@ -11,10 +11,8 @@
  */
 #include "bench.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -580,29 +578,14 @@ static void bench_job_latency(ze_bench_t *b, ze_job_system_t *js)
  * on its creator's CPU and is not migrated within a 3 ms frame, so the split
  * ran no faster than T1.) speed-up relative to the two-thread split =
  * (T1/Tpool)/(T1/T2) = T2/Tpool, per round, median. */
-enum { JOBS = 64, CACHE_LINE = 64 };
+enum { JOBS = 64 };
 
-typedef struct work_item_t {
-    _Alignas(CACHE_LINE) uint64_t seed;
-    uint64_t result; /* each job writes only its own line */
-    uint32_t iters;
-} work_item_t;
-
-static uint64_t spin_work(uint64_t x, uint32_t iters)
-{
-    for (uint32_t i = 0; i < iters; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x += i;
-    }
-    return x;
-}
+typedef ze_bench_spin_item_t work_item_t;
 
 static void work_job(void *ctx)
 {
     work_item_t *w = ctx;
-    w->result = spin_work(w->seed, w->iters);
+    w->result = ze_bench_spin_work(w->seed, w->iters);
 }
 
 static void run_items(work_item_t *items, uint32_t begin, uint32_t end)
@@ -611,73 +594,48 @@ static void run_items(work_item_t *items, uint32_t begin, uint32_t end)
         work_job(&items[i]);
 }
 
-static void sem_wait_intr(sem_t *s)
-{
-    while (sem_wait(s) != 0 && errno == EINTR) {
-    }
-}
-
-typedef struct half_worker_t {
-    pthread_t thread;
-    sem_t go, done;
+/* One half of the job set, for one of the two plain threads. */
+typedef struct half_t {
     work_item_t *items;
     uint32_t begin, end;
-    bool quit; /* written before `go` is posted */
-} half_worker_t;
+} half_t;
 
-static void *half_worker_main(void *p)
+static void run_half(void *p)
 {
-    half_worker_t *w = p;
-    for (;;) {
-        sem_wait_intr(&w->go);
-        if (w->quit)
-            return NULL;
-        run_items(w->items, w->begin, w->end);
-        sem_post(&w->done);
-    }
+    half_t *h = p;
+    run_items(h->items, h->begin, h->end);
 }
 
 typedef struct speedup_ctx_t {
     ze_job_system_t *js;
-    half_worker_t halves[2];
+    half_t halves[2];
+    ze_bench_thread_pair_t threads;
     work_item_t items[JOBS];
 } speedup_ctx_t;
 
 static void halves_start(speedup_ctx_t *c)
 {
     for (uint32_t i = 0; i < 2; i++) {
-        half_worker_t *w = &c->halves[i];
-        w->items = c->items;
-        w->begin = i * (JOBS / 2);
-        w->end = w->begin + JOBS / 2;
-        w->quit = false;
-        ZE_VERIFY(sem_init(&w->go, 0, 0) == 0 && sem_init(&w->done, 0, 0) == 0);
-        start_thread(&w->thread, half_worker_main, w);
+        half_t *h = &c->halves[i];
+        h->items = c->items;
+        h->begin = i * (JOBS / 2);
+        h->end = h->begin + JOBS / 2;
     }
+    ze_bench_thread_pair_start(&c->threads, run_half, &c->halves[0], &c->halves[1]);
 }
 
-static void halves_stop(speedup_ctx_t *c)
+static double time_serial(void *p)
 {
-    for (uint32_t i = 0; i < 2; i++) {
-        half_worker_t *w = &c->halves[i];
-        w->quit = true;
-        sem_post(&w->go);
-        pthread_join(w->thread, NULL);
-        sem_destroy(&w->go);
-        sem_destroy(&w->done);
-    }
-}
-
-static double time_serial(speedup_ctx_t *c)
-{
+    speedup_ctx_t *c = p;
     uint64_t t0 = ze_bench_now_ns();
     run_items(c->items, 0, JOBS);
     ze_bench_do_not_optimize(c->items);
     return (double)(ze_bench_now_ns() - t0) * 1e-6;
 }
 
-static double time_pool(speedup_ctx_t *c)
+static double time_pool(void *p)
 {
+    speedup_ctx_t *c = p;
     ze_wait_group_t wg;
     ze_wait_group_init(&wg);
     uint64_t t0 = ze_bench_now_ns();
@@ -688,30 +646,13 @@ static double time_pool(speedup_ctx_t *c)
     return (double)(ze_bench_now_ns() - t0) * 1e-6;
 }
 
-static double time_two_threads(speedup_ctx_t *c)
+static double time_two_threads(void *p)
 {
+    speedup_ctx_t *c = p;
     uint64_t t0 = ze_bench_now_ns();
-    sem_post(&c->halves[0].go);
-    sem_post(&c->halves[1].go);
-    sem_wait_intr(&c->halves[0].done);
-    sem_wait_intr(&c->halves[1].done);
+    ze_bench_thread_pair_run(&c->threads);
     ze_bench_do_not_optimize(c->items);
     return (double)(ze_bench_now_ns() - t0) * 1e-6;
-}
-
-/* Iterations of spin_work that take about `ns`. */
-static uint32_t calibrate(uint64_t ns)
-{
-    uint32_t iters = 10000;
-    double per_iter[7];
-    for (int i = 0; i < 7; i++) {
-        uint64_t t0 = ze_bench_now_ns();
-        ze_bench_use_u64(spin_work((uint64_t)i + 1, iters));
-        per_iter[i] = (double)(ze_bench_now_ns() - t0) / iters;
-    }
-    double m = ze_bench_median(per_iter, 7);
-    double n = m > 0 ? (double)ns / m : 1e5;
-    return (uint32_t)ZE_MIN(ZE_MAX(n, 100.0), 1e8);
 }
 
 static void bench_speedup(ze_bench_t *b, ze_job_system_t *js, uint32_t iters)
@@ -728,34 +669,11 @@ static void bench_speedup(ze_bench_t *b, ze_job_system_t *js, uint32_t iters)
         c->items[i] = (work_item_t){.seed = i * 0x9e3779b97f4a7c15ULL + 1, .iters = iters};
 
     halves_start(c);
-    enum { MAX_ROUNDS = 101 };
-    uint32_t rounds = ZE_MIN(ze_bench_rounds(b, 21), (uint32_t)MAX_ROUNDS);
-    double t1[MAX_ROUNDS], tp[MAX_ROUNDS], t2[MAX_ROUNDS], ratio[MAX_ROUNDS];
     ze_bench_load_t load;
     ze_bench_load_begin(&load);
-    /* warm-up */
-    (void)time_serial(c);
-    (void)time_pool(c);
-    (void)time_two_threads(c);
-    for (uint32_t r = 0; r < rounds; r++) {
-        /* rotate the order so no variant always runs first */
-        for (uint32_t k = 0; k < 3; k++) {
-            switch ((r + k) % 3) {
-            case 0:
-                t1[r] = time_serial(c);
-                break;
-            case 1:
-                tp[r] = time_pool(c);
-                break;
-            default:
-                t2[r] = time_two_threads(c);
-                break;
-            }
-        }
-        ratio[r] = t2[r] / tp[r];
-    }
-    double m1 = ze_bench_median(t1, rounds), mp = ze_bench_median(tp, rounds);
-    double m2 = ze_bench_median(t2, rounds), mr = ze_bench_median(ratio, rounds);
+    ze_bench_speedup_t sp = ze_bench_speedup_rounds(ze_bench_rounds(b, 21), time_serial, time_pool,
+                                                    time_two_threads, c);
+    double m1 = sp.serial, mp = sp.pool, m2 = sp.threads, mr = sp.ratio;
     double other = ze_bench_load_end(&load);
     if (other > 0.25)
         printf("  %s: WARNING: other processes kept %.2f CPUs busy meanwhile\n", name, other);
@@ -767,7 +685,7 @@ static void bench_speedup(ze_bench_t *b, ze_job_system_t *js, uint32_t iters)
                  ZE_BENCH_NONE);
     ze_bench_add(b, "parallel_pool", JOBS, "ms/frame", ZE_BENCH_LOWER, mp, m2, ZE_BENCH_NONE);
     ze_bench_add(b, name, JOBS, "ratio", ZE_BENCH_HIGHER, mr, ZE_BENCH_NONE, 0.9);
-    halves_stop(c);
+    ze_bench_thread_pair_stop(&c->threads);
     ze_free(ze_mem_system_allocator(), c, sizeof(*c));
 }
 
@@ -804,7 +722,7 @@ int main(int argc, char **argv)
 
     /* Calibrate before the pool exists, then check that an idle pool does
      * not slow a single thread down (spinning workers would, on 2 cores). */
-    uint32_t iters = calibrate(ze_bench_size(&b, 50000, 5000));
+    uint32_t iters = ze_bench_spin_calibrate(ze_bench_size(&b, 50000, 5000));
     double alone[5];
     speedup_ctx_t *probe = ZE_NEW(ze_mem_system_allocator(), speedup_ctx_t);
     ZE_VERIFY(probe != NULL);

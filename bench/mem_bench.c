@@ -11,16 +11,12 @@
  */
 #include "bench.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "zengine/mem.h"
 
@@ -45,28 +41,6 @@ static inline void touch(void *block, uint64_t v)
 
 /* ------------------------------------------------------------- rss (child) */
 
-/* VmRSS / RssAnon of this process in bytes, -1 when unknown. No stdio: a
- * FILE buffer would itself move the numbers. */
-static int64_t status_kb(const char *field)
-{
-    char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t len = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (len <= 0)
-        return -1;
-    buf[len] = '\0';
-    const char *p = strstr(buf, field);
-    if (!p)
-        return -1;
-    p += strlen(field);
-    while (*p == ' ' || *p == '\t' || *p == ':')
-        p++;
-    return strtoll(p, NULL, 10) * 1024;
-}
-
 typedef struct rss_report_t {
     int ok;
     int64_t rss_before, rss_after;
@@ -76,54 +50,31 @@ typedef struct rss_report_t {
 
 /* Fork before any other benchmark touches memory; the child creates a
  * Default-profile manager and reports what its resident set gained. */
+static void default_rss_child(void *report, void *ctx)
+{
+    rss_report_t *r = report;
+    r->rss_before = ze_bench_proc_status_bytes("VmRSS");
+    r->anon_before = ze_bench_proc_status_bytes("RssAnon");
+    ze_mem_t *mm = NULL;
+    ze_result res = ze_mem_create(&(ze_mem_desc_t){.profile = ZE_MEM_PROFILE_DEFAULT}, &mm);
+    r->rss_after = ze_bench_proc_status_bytes("VmRSS");
+    r->anon_after = ze_bench_proc_status_bytes("RssAnon");
+    if (res == ZE_OK) {
+        ze_mem_owner_stats_t stats[ZE_MEM_OWNER_COUNT];
+        ze_mem_snapshot(mm, stats);
+        for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++) {
+            r->reserved += stats[i].reserved;
+            r->committed += stats[i].current;
+        }
+        r->capacity = ze_mem_profile_config(ZE_MEM_PROFILE_DEFAULT).capacity;
+        r->ok = r->rss_before >= 0 && r->rss_after >= 0;
+        ze_mem_destroy(mm);
+    }
+}
+
 static bool measure_default_rss(rss_report_t *out)
 {
-    int fds[2];
-    memset(out, 0, sizeof(*out));
-    if (pipe(fds) != 0)
-        return false;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) {
-        rss_report_t r = {0};
-        close(fds[0]);
-        r.rss_before = status_kb("VmRSS");
-        r.anon_before = status_kb("RssAnon");
-        ze_mem_t *mm = NULL;
-        ze_result res = ze_mem_create(&(ze_mem_desc_t){.profile = ZE_MEM_PROFILE_DEFAULT}, &mm);
-        r.rss_after = status_kb("VmRSS");
-        r.anon_after = status_kb("RssAnon");
-        if (res == ZE_OK) {
-            ze_mem_owner_stats_t stats[ZE_MEM_OWNER_COUNT];
-            ze_mem_snapshot(mm, stats);
-            for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++) {
-                r.reserved += stats[i].reserved;
-                r.committed += stats[i].current;
-            }
-            r.capacity = ze_mem_profile_config(ZE_MEM_PROFILE_DEFAULT).capacity;
-            r.ok = r.rss_before >= 0 && r.rss_after >= 0;
-            ze_mem_destroy(mm);
-        }
-        ssize_t w = write(fds[1], &r, sizeof(r));
-        _exit(w == (ssize_t)sizeof(r) ? 0 : 1);
-    }
-    close(fds[1]);
-    ssize_t got;
-    do {
-        got = read(fds[0], out, sizeof(*out));
-    } while (got < 0 && errno == EINTR);
-    close(fds[0]);
-    int wstatus = 0;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
-    return got == (ssize_t)sizeof(*out) && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 &&
-           out->ok;
+    return ze_bench_run_in_child(default_rss_child, NULL, out, sizeof(*out)) && out->ok;
 }
 
 /* ------------------------------------------------------------- arena_push */
@@ -425,8 +376,7 @@ typedef struct parked_t {
 static void *parked_main(void *p)
 {
     parked_t *t = p;
-    while (sem_wait(&t->wake) != 0 && errno == EINTR) {
-    }
+    ze_bench_sem_wait(&t->wake);
     return NULL;
 }
 
