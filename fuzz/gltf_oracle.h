@@ -1,0 +1,55 @@
+/* The oracle shared by fuzz_gltf.c and fuzz_glb.c: whatever imports must
+ * cook. Every mesh with triangles writes a .zemesh that our reader accepts,
+ * every material a .zematerial that reads back; a refused input gives one
+ * error line and no model. Included by both targets (not a target itself:
+ * fuzz/CMakeLists.txt builds only fuzz_*.c). */
+#ifndef ZE_FUZZ_GLTF_ORACLE_H
+#define ZE_FUZZ_GLTF_ORACLE_H
+
+#include <string.h>
+
+#include "zengine/asset.h"
+#include "zengine/mem.h"
+
+static void gltf_oracle_check(const uint8_t *data, size_t size)
+{
+    ze_allocator_t a = ze_mem_system_allocator();
+    ze_gltf_desc_t desc = {.alloc = a, .max_bytes = ZE_MIB(64)};
+    ze_model_t *m = NULL;
+    ze_asset_error_t err;
+    ze_result r = ze_asset_import_gltf_memory(data, size, &desc, &m, &err);
+    if (r != ZE_OK) {
+        ZE_VERIFY(m == NULL && err.message[0] != 0 && !strchr(err.message, '\n'));
+        return;
+    }
+    ze_uuid_t ids[64];
+    memset(ids, 0, sizeof ids);
+    for (uint32_t i = 0; i < 64; i++)
+        ids[i].bytes[0] = (uint8_t)i;
+    /* Uuid tables sized for the model (at most 64 of each in the fuzzer's
+       small inputs; larger models skip the cooking step). */
+    if (m->material_count <= 64 && m->texture_count <= 64) {
+        for (uint32_t i = 0; i < m->mesh_count; i++) {
+            uint8_t *bytes;
+            size_t n;
+            r = ze_asset_zemesh_write(m, i, ids[0], ids, a, &bytes, &n);
+            if (r == ZE_ERR_NOT_FOUND)
+                continue;
+            ZE_VERIFY(r == ZE_OK);
+            ze_zemesh_view_t v;
+            ZE_VERIFY(ze_asset_zemesh_read(bytes, n, &v, &err) == ZE_OK);
+            ze_free(a, bytes, n);
+        }
+        for (uint32_t i = 0; i < m->material_count; i++) {
+            char *text;
+            size_t n;
+            ZE_VERIFY(ze_asset_zematerial_write(m, i, ids[1], ids, a, &text, &n) == ZE_OK);
+            ze_zematerial_t mat;
+            ZE_VERIFY(ze_asset_zematerial_read(text, n, &mat, &err) == ZE_OK);
+            ze_free(a, text, n);
+        }
+    }
+    ze_asset_model_destroy(m);
+}
+
+#endif
