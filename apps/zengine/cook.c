@@ -1,4 +1,4 @@
-/* zengine cook SOURCE --out DIR [--json] [--uuid UUID]
+/* zengine cook SOURCE --out DIR [--json] [--uuid UUID] [--importer NAME]
  *
  * Imports one source file and writes its artifacts into DIR (created if
  * missing). With --json, prints one JSON object on stdout: the importer,
@@ -15,11 +15,12 @@
 
 void ze_cli_cook_usage(FILE *out)
 {
-    fputs("usage: zengine cook SOURCE --out DIR [--json] [--uuid UUID]\n"
-          "  SOURCE       a .gltf or .glb file\n"
+    fputs("usage: zengine cook SOURCE --out DIR [--json] [--uuid UUID] [--importer NAME]\n"
+          "  SOURCE       a .gltf, .glb, .obj, .fbx, .png, .jpg, .tga or .hdr file\n"
           "  --out DIR    folder for the artifacts (created if missing)\n"
           "  --json       print the import's counts and artifacts as JSON\n"
-          "  --uuid UUID  the source's identity (default: derived from its file name)\n",
+          "  --uuid UUID  the source's identity (default: derived from its file name)\n"
+          "  --importer NAME  gltf, assimp, image or hdr instead of the extension's\n",
           out);
 }
 
@@ -48,21 +49,24 @@ static json_t *cook_json(const ze_cook_result_t *r)
 
 int ze_cli_cook(int argc, char **argv)
 {
-    const char *source = NULL, *out_dir = NULL, *uuid_text = NULL;
+    const char *source = NULL, *out_dir = NULL, *uuid_text = NULL, *importer = NULL;
     bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0) {
             json = true;
-        } else if (strcmp(a, "--out") == 0 || strcmp(a, "--uuid") == 0) {
+        } else if (strcmp(a, "--out") == 0 || strcmp(a, "--uuid") == 0 ||
+                   strcmp(a, "--importer") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "zengine cook: %s needs a value\n", a);
                 return ZE_CLI_USAGE;
             }
             if (strcmp(a, "--out") == 0)
                 out_dir = argv[++i];
-            else
+            else if (strcmp(a, "--uuid") == 0)
                 uuid_text = argv[++i];
+            else
+                importer = argv[++i];
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             ze_cli_cook_usage(stdout);
             return ZE_CLI_OK;
@@ -83,7 +87,7 @@ int ze_cli_cook(int argc, char **argv)
                 source ? "--out DIR" : "SOURCE");
         return ZE_CLI_USAGE;
     }
-    ze_cook_desc_t desc = {.source = source, .out_dir = out_dir};
+    ze_cook_desc_t desc = {.source = source, .out_dir = out_dir, .importer = importer};
     if (uuid_text && ze_uuid_parse(uuid_text, strlen(uuid_text), &desc.source_uuid) != ZE_OK) {
         fprintf(stderr, "zengine cook: '%s' is not a uuid\n", uuid_text);
         return ZE_CLI_USAGE;

@@ -12,7 +12,7 @@ static void usage(FILE *out)
     fputs("usage: zengine <command> [arguments]\n"
           "\n"
           "commands:\n"
-          "  cook SOURCE --out DIR [--json] [--uuid UUID]\n"
+          "  cook SOURCE --out DIR [--json] [--uuid UUID] [--importer NAME]\n"
           "                 import one source file and write its cooked artifacts\n"
           "  help           this text\n",
           out);

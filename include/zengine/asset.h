@@ -420,6 +420,25 @@ float ze_asset_f16_to_f32(uint16_t h);
 
 /* ------------------------------------------------------------------ cook */
 
+/* What a registry entry is. Cooked sub-assets are told by their artifact's
+ * name: ".zemesh", ".zematerial", ".zetex", ".zenvmap", ".scene.json". */
+typedef enum ze_asset_type {
+    ZE_ASSET_TYPE_UNKNOWN = 0,
+    ZE_ASSET_TYPE_SOURCE,   /* a source file an importer cooks */
+    ZE_ASSET_TYPE_FILE,     /* a file sources read (.bin buffer, external image) */
+    ZE_ASSET_TYPE_MESH,     /* .zemesh */
+    ZE_ASSET_TYPE_MATERIAL, /* .zematerial */
+    ZE_ASSET_TYPE_TEXTURE,  /* .zetex */
+    ZE_ASSET_TYPE_ENVMAP,   /* .zenvmap */
+    ZE_ASSET_TYPE_SCENE,    /* .scene.json: the node hierarchy (ECS scene file) */
+    ZE_ASSET_TYPE_COUNT
+} ze_asset_type;
+/* "source", "file", "mesh", "material", "texture", "envmap", "scene";
+ * "unknown" for anything else. */
+const char *ze_asset_type_name(ze_asset_type type);
+/* The sub-asset type of an artifact file name, UNKNOWN when none. */
+ze_asset_type ze_asset_type_of_artifact(const char *name);
+
 typedef struct ze_cook_desc_t {
     ze_allocator_t alloc; /* zero = the system allocator */
     const char *source;   /* a file path */
@@ -429,6 +448,9 @@ typedef struct ze_cook_desc_t {
        v5(source uuid, "mesh/N" | "material/N" | "texture/N"). */
     ze_uuid_t source_uuid;
     uint64_t max_bytes; /* as ze_gltf_desc_t.max_bytes */
+    /* Force an importer ("gltf", "assimp", "image", "hdr") instead of the
+       one the extension picks; NULL = by extension. */
+    const char *importer;
 } ze_cook_desc_t;
 
 typedef struct ze_cook_stats_t {
@@ -445,6 +467,14 @@ typedef struct ze_cook_result_t {
     ze_uuid_t source_uuid;
     uint32_t artifact_count;
     const char *const *artifacts; /* relative to out_dir, sorted */
+    /* One per artifact, same order: its uuid v5(source uuid, "mesh/N" |
+       "material/N" | "texture/N" | "envmap/0" | "scene/0") and type. */
+    const ze_uuid_t *sub_asset_uuids;
+    const ze_asset_type *sub_asset_types;
+    /* External files the import read, relative to the source's folder,
+       sorted and unique (glTF buffers and images, OBJ .mtl and textures). */
+    uint32_t dependency_count;
+    const char *const *dependencies;
     ze_asset_error_t error;
     ze_allocator_t alloc_;
     void *storage_;

@@ -464,6 +464,19 @@ ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
             ze_uuid_v5(ZE_UUID_NAMESPACE_ZENGINE, label, ZE_MIN((size_t)n, sizeof label - 1));
     }
     out->importer = ze_asset_importer_for(desc->source);
+    if (desc->importer) {
+        static const char *const known[] = {"gltf", "assimp", "image", "hdr"};
+        out->importer = NULL;
+        for (size_t i = 0; i < ZE_COUNTOF(known); i++)
+            if (strcmp(desc->importer, known[i]) == 0)
+                out->importer = known[i];
+        if (!out->importer) {
+            ze__asset_error_set(&out->error,
+                                "unknown importer '%.64s' (one of gltf, assimp, image, hdr)",
+                                desc->importer);
+            return ZE_ERR_INVALID_ARG;
+        }
+    }
     if (!out->importer) {
         ze__asset_error_set(&out->error,
                             "no importer for '%s' (this build cooks .gltf, .glb, .obj, .fbx, .png, "
