@@ -19,8 +19,9 @@ test: dev
 	ctest --test-dir build/dev $(CTEST_ARGS) -j $(JOBS)
 
 # Sanitizers reserve terabytes of shadow memory: no RLIMIT_AS tests there,
-# and the large tests are too slow under instrumentation.
-test-asan: asan
+# and the large tests are too slow under instrumentation. Import tests spawn
+# the dev tree's (unsanitized) zengine as their cooker child: build it too.
+test-asan: asan dev
 	ctest --test-dir build/asan $(CTEST_ARGS) -j $(JOBS) -LE 'large|rlimit'
 
 test-tsan: tsan

@@ -3,8 +3,10 @@
  * Imports one source file and writes its artifacts into DIR (created if
  * missing). With --json, prints one JSON object on stdout: the importer,
  * the counts found in the source (before any processing), the cooked
- * counts and the artifacts (paths relative to DIR, sorted). On invalid
- * input: exit status 1, one error line on stderr, no artifact written. */
+ * counts, the artifacts (paths relative to DIR, sorted), their sub-assets
+ * (uuid, type, artifact; same order) and the dependencies (external files
+ * read, relative to the source's folder). On invalid input: exit status 1,
+ * one error line on stderr, no artifact written. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +20,8 @@ void ze_cli_cook_usage(FILE *out)
     fputs("usage: zengine cook SOURCE --out DIR [--json] [--uuid UUID] [--importer NAME]\n"
           "  SOURCE       a .gltf, .glb, .obj, .fbx, .png, .jpg, .tga or .hdr file\n"
           "  --out DIR    folder for the artifacts (created if missing)\n"
-          "  --json       print the import's counts and artifacts as JSON\n"
+          "  --json       print the import's counts, artifacts, sub-assets and\n"
+          "               dependencies as JSON\n"
           "  --uuid UUID  the source's identity (default: derived from its file name)\n"
           "  --importer NAME  gltf, assimp, image or hdr instead of the extension's\n",
           out);
@@ -38,13 +41,26 @@ static json_t *cook_json(const ze_cook_result_t *r)
     json_t *arts = json_array();
     for (uint32_t i = 0; arts && i < r->artifact_count; i++)
         json_array_append_new(arts, json_string(r->artifacts[i]));
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+    json_t *subs = json_array();
+    for (uint32_t i = 0; subs && i < r->artifact_count; i++) {
+        char sub[ZE_UUID_STRING_LEN + 1];
+        ze_uuid_format(r->sub_asset_uuids[i], sub);
+        json_array_append_new(subs, json_pack("{s:s, s:s, s:s}", "uuid", sub, "type",
+                                              ze_asset_type_name(r->sub_asset_types[i]), "artifact",
+                                              r->artifacts[i]));
+    }
+    json_t *deps = json_array();
+    for (uint32_t i = 0; deps && i < r->dependency_count; i++)
+        json_array_append_new(deps, json_string(r->dependencies[i]));
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, "
+                     "s:o}",
                      "importer", r->importer, "uuid", uuid, "meshes", (json_int_t)s->meshes,
                      "primitives", (json_int_t)s->primitives, "vertices", (json_int_t)s->vertices,
                      "indices", (json_int_t)s->indices, "materials", (json_int_t)s->materials,
                      "textures", (json_int_t)s->textures, "images", (json_int_t)s->images, "nodes",
                      (json_int_t)s->nodes, "scenes", (json_int_t)s->scenes, "cameras",
-                     (json_int_t)s->cameras, "cooked", cooked, "artifacts", arts);
+                     (json_int_t)s->cameras, "cooked", cooked, "artifacts", arts, "sub_assets",
+                     subs, "dependencies", deps);
 }
 
 int ze_cli_cook(int argc, char **argv)

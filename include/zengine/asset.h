@@ -11,10 +11,9 @@
  * (Radiance .hdr through our own reader); and the cooker (`ze_asset_cook`)
  * behind `zengine cook`, which imports one source and writes its artifacts
  * atomically.
- * Not yet (later slices of the asset-pipeline issue): the AssetRegistry,
- * ImportCoordinator (child-process isolation, priorities), AssetManager,
- * hot reload, `.meta` identities, LODs and scene files of the node
- * hierarchy.
+ * the runtime side (end of this header): AssetRegistry, ImportCoordinator
+ * (child-process isolation, priorities, hot reload), AssetManager.
+ * Not yet: LODs.
  * Threads: every function is reentrant; an imported model belongs to one
  * thread at a time and is immutable once returned.
  * Memory: every call takes a ze_allocator_t (zero = the system allocator,
@@ -31,6 +30,9 @@
 #define ZENGINE_ASSET_H
 
 #include "zengine/base.h"
+#include "zengine/job.h"
+#include "zengine/mem.h"
+#include "zengine/vfs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -489,10 +491,258 @@ const char *ze_asset_importer_for(const char *path);
  * leaves no artifact behind. Artifacts: <stem>.mesh<N>.zemesh for each mesh
  * with triangles, <stem>.material<N>.zematerial, <stem>.texture<N>.zetex for
  * each texture with a PNG/JPEG/TGA image (a standalone image:
- * <stem>.texture0.zetex), <stem>.envmap0.zenvmap for a .hdr. */
+ * <stem>.texture0.zetex), <stem>.envmap0.zenvmap for a .hdr, and
+ * <stem>.scene.json (the node hierarchy as an ECS scene file: one entity per
+ * node with Name, Transform, Parent, Mesh, Camera) for models with nodes. */
 ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out);
 /* Frees the artifact list; call after every ze_asset_cook, failed or not. */
 void ze_asset_cook_result_release(ze_cook_result_t *result);
+
+/* ============================================================ the runtime
+ *
+ * AssetRegistry, ImportCoordinator and AssetManager live in the running
+ * engine and belong to its main thread (every function below is main-thread
+ * only unless it says otherwise). The flow: a source is registered with the
+ * uuid of its `.meta` sidecar (created on first sight) -> an import request
+ * queues it (Immediate before Background) -> the coordinator's tick starts
+ * a `zengine cook` child process (resource-limited, timed out; or a pool job
+ * in the in-process mode) writing into /cache/artifacts/<source uuid>/
+ * <content hash>/ -> the tick notices the end by polling pidfds (never
+ * blocking), completion goes through the MainThreadScheduler, the `.meta`
+ * is updated and the sub-assets registered -> the manager loads artifacts
+ * that are wanted (pool jobs read and validate them with our checked
+ * readers; results come back through the scheduler), counts references,
+ * evicts unreferenced ones under its budget and calls on_asset_ready.
+ * Hot reload: a watcher event on a source (or a file it depends on) marks
+ * it and its dependents Stale and queues a Background re-import; the
+ * manager reloads what it holds and calls on_asset_ready again. A failed
+ * re-import (garbage, deleted source, crash) leaves the previous artifacts
+ * in use and reports the reason in the source's Failed state.
+ */
+
+/* ---------------------------------------------------------------- registry */
+
+typedef enum ze_asset_state {
+    ZE_ASSET_STATE_UNKNOWN = 0, /* registered, not imported (source) / not loaded */
+    ZE_ASSET_STATE_QUEUED,      /* an import is waiting for a slot */
+    ZE_ASSET_STATE_IMPORTING,   /* the cooker runs */
+    ZE_ASSET_STATE_LOADED,      /* source: cooked and current; sub-asset: data in memory */
+    ZE_ASSET_STATE_FAILED,      /* the last import or load failed: see reason */
+    ZE_ASSET_STATE_STALE,       /* the source changed; the previous data stays in use */
+    ZE_ASSET_STATE_COUNT
+} ze_asset_state;
+/* "unknown", "queued", "importing", "loaded", "failed", "stale". */
+const char *ze_asset_state_name(ze_asset_state state);
+
+enum { ZE_ASSET_REASON_MAX = 256 };
+
+/* A registry entry as seen from outside; strings are borrowed until the
+ * next call that changes the entry. */
+typedef struct ze_asset_info_t {
+    ze_uuid_t uuid;
+    ze_asset_type type;
+    ze_asset_state state;
+    ze_uuid_t source;    /* the source it is cooked from; itself for sources and files */
+    const char *path;    /* VFS path: the source file, or the artifact */
+    uint32_t generation; /* sources: successful imports; sub-assets: loads */
+    const char *reason;  /* why it failed ("" unless FAILED or after a failed re-import) */
+} ze_asset_info_t;
+
+typedef struct ze_asset_registry_t ze_asset_registry_t;
+
+/* Called on every state change, after it is applied. */
+typedef void (*ze_asset_state_fn)(void *user, const ze_asset_info_t *info,
+                                  ze_asset_state old_state);
+
+typedef struct ze_asset_registry_desc_t {
+    ze_allocator_t alloc; /* zero = the system allocator (the engine: the Asset owner) */
+} ze_asset_registry_desc_t;
+
+ze_result ze_asset_registry_create(const ze_asset_registry_desc_t *desc, ze_asset_registry_t **out);
+void ze_asset_registry_destroy(ze_asset_registry_t *reg);
+
+/* Insert an entry (state UNKNOWN), or update the path/type/source of the
+ * existing one with that uuid (its state is kept). ZE_ERR_INVALID_ARG for a
+ * nil uuid, an UNKNOWN type or a missing path. */
+ze_result ze_asset_registry_put(ze_asset_registry_t *reg, ze_uuid_t uuid, ze_asset_type type,
+                                ze_uuid_t source, const char *path);
+/* Removes the entry and every edge to or from it. */
+ze_result ze_asset_registry_remove(ze_asset_registry_t *reg, ze_uuid_t uuid);
+bool ze_asset_registry_get(const ze_asset_registry_t *reg, ze_uuid_t uuid, ze_asset_info_t *out);
+/* The entry whose path is `path` (sources and files; artifacts too). */
+bool ze_asset_registry_find_path(const ze_asset_registry_t *reg, const char *path, ze_uuid_t *out);
+uint32_t ze_asset_registry_count(const ze_asset_registry_t *reg);
+
+/* The state machine: UNKNOWN/FAILED/STALE/LOADED -> QUEUED -> IMPORTING ->
+ * LOADED | FAILED; any -> STALE; STALE -> LOADED (a failed re-import going
+ * back to the data in use); UNKNOWN/STALE/LOADED -> FAILED (a load failed);
+ * LOADED -> UNKNOWN (evicted); UNKNOWN -> LOADED (a sub-asset loaded).
+ * Anything else is ZE_ERR_STATE. `reason` (optional) is kept for FAILED
+ * and cleared by LOADED. A successful import or load (-> LOADED) bumps the
+ * generation. */
+ze_result ze_asset_registry_set_state(ze_asset_registry_t *reg, ze_uuid_t uuid,
+                                      ze_asset_state state, const char *reason);
+/* Record that `dependent` is built from `dependency` (a sub-asset from its
+ * source, a glTF source from its .bin, a material from its textures).
+ * Idempotent. ZE_ERR_NOT_FOUND when either is missing, ZE_ERR_CYCLE when
+ * the edge would close a cycle. */
+ze_result ze_asset_registry_add_dependency(ze_asset_registry_t *reg, ze_uuid_t dependent,
+                                           ze_uuid_t dependency);
+/* Drop every edge where `dependent` is the dependent (before re-recording
+ * them after a re-import). */
+void ze_asset_registry_clear_dependencies(ze_asset_registry_t *reg, ze_uuid_t dependent);
+/* Direct dependents; returns how many exist (may exceed max). */
+uint32_t ze_asset_registry_dependents(const ze_asset_registry_t *reg, ze_uuid_t uuid,
+                                      ze_uuid_t *out, uint32_t max);
+/* Mark `uuid` and everything that depends on it, transitively, STALE (each
+ * entry once, dependencies before dependents). Returns the number marked. */
+uint32_t ze_asset_registry_mark_stale(ze_asset_registry_t *reg, ze_uuid_t uuid);
+/* Sub-assets of a source (entries whose `source` is it and that are not
+ * the source itself), in artifact order; returns how many exist. */
+uint32_t ze_asset_registry_sub_assets(const ze_asset_registry_t *reg, ze_uuid_t source,
+                                      ze_uuid_t *out, uint32_t max);
+typedef bool (*ze_asset_registry_fn)(void *user, const ze_asset_info_t *info);
+/* Every entry, in insertion order; return false to stop. */
+void ze_asset_registry_foreach(const ze_asset_registry_t *reg, ze_asset_registry_fn fn, void *user);
+enum { ZE_ASSET_MAX_LISTENERS = 16 };
+ze_result ze_asset_registry_listen(ze_asset_registry_t *reg, ze_asset_state_fn fn, void *user);
+void ze_asset_registry_unlisten(ze_asset_registry_t *reg, ze_asset_state_fn fn, void *user);
+
+/* ------------------------------------------------------ import coordinator */
+
+typedef enum ze_import_priority {
+    ZE_IMPORT_BACKGROUND = 0,
+    ZE_IMPORT_IMMEDIATE, /* dispatched before any Background request */
+} ze_import_priority;
+
+typedef enum ze_import_mode {
+    ZE_IMPORT_CHILD_PROCESS = 0, /* the default: `zengine cook` children */
+    ZE_IMPORT_IN_PROCESS,        /* ze_asset_cook on a pool job (tests, tools) */
+} ze_import_mode;
+
+typedef struct ze_import_coordinator_t ze_import_coordinator_t;
+
+typedef struct ze_import_coordinator_desc_t {
+    ze_mem_t *mem;                  /* required: bookkeeping from the Import owner */
+    ze_vfs_t *vfs;                  /* required, with a writable /cache */
+    ze_asset_registry_t *registry;  /* required */
+    ze_job_system_t *jobs;          /* in-process imports; NULL = on the tick, inline */
+    ze_main_scheduler_t *scheduler; /* completions; NULL: the coordinator makes its own */
+    ze_import_mode mode;
+    /* The `zengine` executable for child imports; NULL = the environment
+       variable ZENGINE_COOKER, else "zengine" beside the running program. */
+    const char *cooker;
+    uint64_t memory_limit; /* child RLIMIT_AS; 0 = 2 GiB */
+    uint32_t cpu_seconds;  /* child RLIMIT_CPU; 0 = 60 */
+    uint32_t timeout_ms;   /* child wall clock; 0 = 30000 */
+    uint32_t max_running;  /* imports at once; 0 = the job workers (at least 1) */
+    bool watch;            /* hot reload: subscribe to the VFS watcher */
+} ze_import_coordinator_desc_t;
+
+ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
+                                       ze_import_coordinator_t **out);
+/* Kills running children (and waits for in-process jobs), then frees. */
+void ze_import_coordinator_destroy(ze_import_coordinator_t *ic);
+
+/* Register the source at VFS `path`: reads its .meta (or creates one with a
+ * fresh uuid v4 and writes it), puts the source and the sub-assets the meta
+ * lists in the registry. A source whose meta says it is cooked, with the
+ * same content hash, and whose artifacts all exist is LOADED without an
+ * import. ZE_ERR_UNSUPPORTED when no importer takes the file. */
+ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_uuid_t *out);
+/* Register (if needed) and queue an import. A source already queued moves
+ * up to Immediate if asked; one importing is re-queued to run again when
+ * it ends (its data changed under it). `force` re-imports a current source. */
+ze_result ze_import_request(ze_import_coordinator_t *ic, const char *path,
+                            ze_import_priority priority, bool force, ze_uuid_t *out);
+/* Main thread, once per frame: runs completions, polls children (kills the
+ * ones past their timeout), starts queued imports up to max_running.
+ * Returns the number of imports that ended during this tick. */
+uint32_t ze_import_coordinator_tick(ze_import_coordinator_t *ic);
+/* Tick (and ze_vfs_tick when the coordinator watches) until nothing is
+ * queued or running, or timeout_ms passes (ZE_ERR_TIMEOUT). Tools and
+ * tests; a game never blocks like this. */
+ze_result ze_import_coordinator_wait(ze_import_coordinator_t *ic, uint32_t timeout_ms);
+bool ze_import_coordinator_idle(const ze_import_coordinator_t *ic);
+
+typedef struct ze_import_stats_t {
+    uint64_t requested, started, succeeded, failed;
+    uint64_t crashed, timed_out; /* of failed: killed by a signal / by the timeout */
+    uint64_t up_to_date;         /* registrations that needed no import */
+    uint32_t queued, running;
+} ze_import_stats_t;
+ze_import_stats_t ze_import_coordinator_stats(const ze_import_coordinator_t *ic);
+
+/* ---------------------------------------------------------- asset manager */
+
+/* A loaded sub-asset. The bytes are the artifact as read, validated; the
+ * views point into them. Valid until the asset is reloaded or evicted:
+ * consumers (the renderer) copy what they keep. */
+typedef struct ze_asset_data_t {
+    ze_uuid_t uuid;
+    ze_asset_type type;
+    uint32_t generation; /* the registry generation of this load */
+    union {
+        ze_zemesh_view_t mesh;
+        ze_zematerial_t material;
+        ze_tex_view_t texture; /* TEXTURE and ENVMAP */
+        struct {
+            const char *json; /* NUL-terminated */
+            size_t size;
+        } scene;
+    } as;
+    const uint8_t *bytes;
+    size_t size;
+} ze_asset_data_t;
+
+/* Called on the main thread when an asset becomes LOADED: first load and
+ * every reload. */
+typedef void (*ze_asset_ready_fn)(void *user, const ze_asset_data_t *data);
+
+typedef struct ze_asset_manager_t ze_asset_manager_t;
+
+typedef struct ze_asset_manager_desc_t {
+    ze_mem_t *mem;                    /* required: loaded data from the Asset owner */
+    ze_vfs_t *vfs;                    /* required */
+    ze_asset_registry_t *registry;    /* required */
+    ze_import_coordinator_t *imports; /* required: loads of sources not yet cooked */
+    ze_job_system_t *jobs;            /* loads; NULL = synchronous, on the tick */
+    ze_main_scheduler_t *scheduler;   /* load completions; NULL: the manager's own */
+    /* Bytes of loaded data to keep: over it, unreferenced assets are evicted
+       (least recently released first). 0 = the Asset owner's budget / 4. */
+    uint64_t budget;
+    ze_asset_ready_fn on_asset_ready;
+    void *user;
+} ze_asset_manager_desc_t;
+
+ze_result ze_asset_manager_create(const ze_asset_manager_desc_t *desc, ze_asset_manager_t **out);
+void ze_asset_manager_destroy(ze_asset_manager_t *am);
+
+/* Take a reference to a sub-asset and start loading it when needed (its
+ * source is imported first, Immediate, when it is not cooked). ZE_ERR_NOT_FOUND
+ * for a uuid the registry does not know; ZE_ERR_INVALID_ARG for a source. */
+ze_result ze_asset_acquire(ze_asset_manager_t *am, ze_uuid_t uuid);
+/* Drop a reference; at zero the asset may be evicted (not before the
+ * budget needs the room). ZE_ERR_STATE when there is no reference. */
+ze_result ze_asset_release(ze_asset_manager_t *am, ze_uuid_t uuid);
+/* The loaded data, or NULL while it is not loaded. */
+const ze_asset_data_t *ze_asset_get(const ze_asset_manager_t *am, ze_uuid_t uuid);
+uint32_t ze_asset_refcount(const ze_asset_manager_t *am, ze_uuid_t uuid);
+/* Main thread, once per frame: runs load completions (-> LOADED and
+ * on_asset_ready), starts loads (and reloads after re-imports), evicts.
+ * Returns the number of assets that became LOADED. */
+uint32_t ze_asset_manager_tick(ze_asset_manager_t *am);
+/* Tick the manager, the coordinator (and the VFS when it watches) until
+ * nothing is loading or importing, or timeout_ms passes (ZE_ERR_TIMEOUT). */
+ze_result ze_asset_manager_wait(ze_asset_manager_t *am, uint32_t timeout_ms);
+
+typedef struct ze_asset_manager_stats_t {
+    uint64_t loads, reloads, load_failures, evictions;
+    uint64_t bytes;  /* loaded data now */
+    uint32_t loaded; /* assets in memory now */
+    uint32_t pending;
+} ze_asset_manager_stats_t;
+ze_asset_manager_stats_t ze_asset_manager_stats(const ze_asset_manager_t *am);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,14 @@
  * Texture files named by a material are resolved against the source's
  * folder ('\' read as '/', leading "./" dropped); absolute paths and ".."
  * are refused, and a missing file is an error naming it.
+ *
+ * Dependencies: assimp opens files through our aiFileIO callbacks
+ * (read-only; any write mode is refused), which record every regular file
+ * it opened besides the source (an OBJ's .mtl library); with the texture
+ * files read they are the model's dependencies, relative to the source's
+ * folder (files outside it are not listed).
  */
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/postprocess.h>
@@ -48,6 +55,7 @@ enum {
     MAX_NODE_DEPTH = 256,
     MAX_NODES = 1 << 20,
     MAX_TEXTURES = 4096,
+    MAX_OPENED = 4096, /* files assimp opened, recorded as dependencies */
     DEFAULT_MAX_BYTES = 1 << 30,
 };
 
@@ -63,6 +71,10 @@ typedef struct ai_ctx_t {
     ze_model_texture_t *textures;
     ze_model_image_t *images;
     uint32_t ntex;
+    /* files assimp opened (relative to dir, normalized), repeats included */
+    const char *source;
+    const char **opened;
+    uint32_t nopened;
 } ai_ctx_t;
 
 #define FAIL(code, ...)                                      \
@@ -470,6 +482,122 @@ static ze_result convert_material(ai_ctx_t *c, uint32_t index, ze_model_material
     return ZE_OK;
 }
 
+/* ------------------------------------------------------------ file access */
+
+static FILE *io_fp(struct aiFile *f)
+{
+    return (FILE *)(void *)f->UserData;
+}
+
+static size_t io_read(struct aiFile *f, char *buf, size_t size, size_t count)
+{
+    return size && count ? fread(buf, size, count, io_fp(f)) : 0;
+}
+
+static size_t io_write(struct aiFile *f, const char *buf, size_t size, size_t count)
+{
+    (void)f, (void)buf, (void)size, (void)count;
+    return 0; /* opened read-only */
+}
+
+static size_t io_tell(struct aiFile *f)
+{
+    off_t p = ftello(io_fp(f));
+    return p < 0 ? 0 : (size_t)p;
+}
+
+static size_t io_size(struct aiFile *f)
+{
+    struct stat st;
+    return fstat(fileno(io_fp(f)), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+}
+
+static enum aiReturn io_seek(struct aiFile *f, size_t offset, enum aiOrigin origin)
+{
+    int whence = origin == aiOrigin_SET   ? SEEK_SET
+                 : origin == aiOrigin_CUR ? SEEK_CUR
+                 : origin == aiOrigin_END ? SEEK_END
+                                          : -1;
+    if (whence < 0)
+        return aiReturn_FAILURE;
+    /* as assimp's own stream: a negative offset arrives as a huge size_t */
+    return fseeko(io_fp(f), (off_t)offset, whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
+}
+
+static void io_flush(struct aiFile *f)
+{
+    (void)f;
+}
+
+/* A file assimp opened, relative to the source's folder (NULL: outside). */
+static const char *io_relative(const ai_ctx_t *c, const char *path)
+{
+    size_t dl = strlen(c->dir);
+    if (strcmp(c->dir, ".") == 0 && path[0] != '/')
+        return path;
+    if (dl && strncmp(path, c->dir, dl) == 0) {
+        if (c->dir[dl - 1] == '/')
+            return path + dl;
+        if (path[dl] == '/')
+            return path + dl + 1;
+    }
+    return NULL;
+}
+
+static void io_record(ai_ctx_t *c, const char *path)
+{
+    if (strcmp(path, c->source) == 0 || c->nopened == MAX_OPENED)
+        return;
+    const char *rel = io_relative(c, path);
+    char *p = rel ? normalize_path(c, rel) : NULL;
+    const char *slash = strrchr(c->source, '/');
+    if (!p || strcmp(p, slash ? slash + 1 : c->source) == 0)
+        return; /* outside the folder, or the source again */
+    if (!c->opened) {
+        c->opened = ze__astore_array(c->store, MAX_OPENED, sizeof(char *), 16, false);
+        if (!c->opened)
+            return;
+    }
+    c->opened[c->nopened++] = p;
+}
+
+static struct aiFile *io_open(struct aiFileIO *io, const char *path, const char *mode)
+{
+    ai_ctx_t *c = (ai_ctx_t *)(void *)io->UserData;
+    if (!path || !mode || mode[0] != 'r' || strchr(mode, '+') || strchr(mode, 'w') ||
+        strchr(mode, 'a'))
+        return NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    struct stat st;
+    struct aiFile *f = NULL;
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode))
+        f = ze__astore_zero(c->store, sizeof *f, 16);
+    if (!f) {
+        fclose(fp);
+        return NULL;
+    }
+    f->ReadProc = io_read;
+    f->WriteProc = io_write;
+    f->TellProc = io_tell;
+    f->FileSizeProc = io_size;
+    f->SeekProc = io_seek;
+    f->FlushProc = io_flush;
+    f->UserData = (aiUserData)(void *)fp;
+    io_record(c, path);
+    return f;
+}
+
+static void io_close(struct aiFileIO *io, struct aiFile *f)
+{
+    (void)io;
+    if (f && f->UserData) {
+        fclose(io_fp(f));
+        f->UserData = NULL;
+    }
+}
+
 /* ------------------------------------------------------------------ nodes */
 
 typedef struct walk_t {
@@ -630,14 +758,18 @@ static ze_result convert(ai_ctx_t *c)
     m->stats.textures = m->stats.images = c->ntex;
     m->stats.cameras = s->mCameras ? s->mNumCameras : 0;
     m->stats.animations = s->mAnimations ? s->mNumAnimations : 0;
-    /* dependencies: the texture files read, sorted and unique */
-    const char **deps = ze__astore_array(c->store, c->ntex + 1u, sizeof(char *), 16, false);
+    /* dependencies: the texture files read and the files assimp opened
+       (an OBJ's .mtl), sorted and unique */
+    const char **deps =
+        ze__astore_array(c->store, c->ntex + c->nopened + 1u, sizeof(char *), 16, false);
     if (!deps)
         FAIL(ZE_ERR_OUT_OF_MEMORY, "out of memory");
     uint32_t nd = 0;
     for (uint32_t i = 0; i < c->ntex; i++)
         if (c->images[i].uri)
             deps[nd++] = c->images[i].uri;
+    for (uint32_t i = 0; i < c->nopened; i++)
+        deps[nd++] = c->opened[i];
     qsort(deps, nd, sizeof(char *), cmp_str);
     uint32_t u = 0;
     for (uint32_t i = 0; i < nd; i++)
@@ -680,6 +812,7 @@ ze_result ze__assimp_import(const char *path, ze_allocator_t alloc, uint64_t max
     c->err = err;
     c->model = m;
     c->max_bytes = max_bytes;
+    c->source = path;
     m->default_scene = -1;
     m->internal_ = store;
     const char *slash = strrchr(path, '/');
@@ -693,7 +826,8 @@ ze_result ze__assimp_import(const char *path, ze_allocator_t alloc, uint64_t max
     const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                            aiProcess_SortByPType | aiProcess_FlipUVs |
                            aiProcess_RemoveRedundantMaterials | aiProcess_ValidateDataStructure;
-    const struct aiScene *scene = aiImportFile(path, flags);
+    struct aiFileIO io = {.OpenProc = io_open, .CloseProc = io_close, .UserData = (aiUserData)c};
+    const struct aiScene *scene = aiImportFileEx(path, flags, &io);
     ze_result r = ZE_OK;
     if (!scene) {
         const char *why = aiGetErrorString();

@@ -34,9 +34,9 @@ typedef struct ze__child_desc_t {
 
 typedef enum ze__child_outcome {
     ZE__CHILD_RUNNING = 0,
-    ZE__CHILD_EXITED,    /* exit_code holds the status (0 = success) */
-    ZE__CHILD_SIGNALED,  /* killed by `signal` (a crash, or RLIMIT_CPU) */
-    ZE__CHILD_TIMED_OUT, /* killed by us at the deadline */
+    ZE__CHILD_EXITED,          /* exit_code holds the status (0 = success) */
+    ZE__CHILD_SIGNALED,        /* killed by `signal` (a crash, or RLIMIT_CPU) */
+    ZE__CHILD_TIMED_OUT,       /* killed by us at the deadline */
     ZE__CHILD_OUTPUT_OVERFLOW, /* killed by us: stdout over ZE__CHILD_STDOUT_MAX */
 } ze__child_outcome;
 

@@ -3,7 +3,12 @@
  * only when all of them are written are they renamed into place, so an
  * import or write failure leaves no artifact behind. (The VFS will take
  * over these writes when the coordinator arrives; the cooker runs in a
- * child `zengine cook` process there.) */
+ * child `zengine cook` process there.)
+ *
+ * Models (glTF, assimp) with nodes also get <stem>.scene.json, the node
+ * hierarchy as an ECS scene file (src/asset/scene_out.c). The result lists
+ * each artifact's sub-asset (uuid, type) in the artifacts' sorted order and
+ * the external files the import read (the model's dependencies). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +18,7 @@
 #include <unistd.h>
 
 #include "asset/asset_internal.h"
+#include "asset/scene_out.h"
 
 static bool ends_with_ci(const char *s, const char *suffix)
 {
@@ -88,6 +94,8 @@ typedef struct artifact_t {
     char *name; /* relative to out_dir */
     char *tmp;  /* full path of the temporary file */
     char *final_path;
+    ze_uuid_t uuid; /* the sub-asset's */
+    ze_asset_type type;
     bool written, renamed;
 } artifact_t;
 
@@ -135,9 +143,9 @@ static char *join(ze__astore_t *s, const char *dir, const char *prefix, const ch
     return p;
 }
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_artifact(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp(((const artifact_t *)a)->name, ((const artifact_t *)b)->name);
 }
 
 /* ------------------------------------------------------- the artifacts */
@@ -155,10 +163,17 @@ typedef struct cook_ctx_t {
     uint32_t nart, cap;
 } cook_ctx_t;
 
+static ze_uuid_t sub_uuid(const cook_ctx_t *c, const char *kind, uint32_t i)
+{
+    char label[48];
+    int n = snprintf(label, sizeof label, "%s/%u", kind, i);
+    return ze_uuid_v5(c->out->source_uuid, label, (size_t)n);
+}
+
 /* Write one artifact under its temporary name (the folder made on the
  * first). The bytes stay the caller's. */
-static ze_result emit(cook_ctx_t *c, const char *kind, uint32_t index, const char *ext,
-                      const void *bytes, size_t size)
+static ze_result emit_named(cook_ctx_t *c, const char *name, ze_uuid_t uuid, const void *bytes,
+                            size_t size)
 {
     if (!c->dir_ready) {
         ZE__TRY(make_dirs(c->desc->out_dir, &c->created_dir, c->err));
@@ -176,9 +191,9 @@ static ze_result emit(cook_ctx_t *c, const char *kind, uint32_t index, const cha
         c->arts = n;
         c->cap = cap;
     }
-    char name[NAME_MAX + 64];
-    snprintf(name, sizeof name, "%s.%s%u.%s", c->stem, kind, index, ext);
     artifact_t *a = &c->arts[c->nart];
+    a->uuid = uuid;
+    a->type = ze_asset_type_of_artifact(name);
     a->name = ze__astore_strdup(c->store, name);
     a->tmp = join(c->store, c->desc->out_dir, c->tmp_prefix, name);
     a->final_path = join(c->store, c->desc->out_dir, "", name);
@@ -188,6 +203,15 @@ static ze_result emit(cook_ctx_t *c, const char *kind, uint32_t index, const cha
     }
     c->nart++;
     return write_temp(a, bytes, size, c->err);
+}
+
+/* <stem>.<kind><index>.<ext>, uuid v5(source uuid, "<kind>/<index>"). */
+static ze_result emit(cook_ctx_t *c, const char *kind, uint32_t index, const char *ext,
+                      const void *bytes, size_t size)
+{
+    char name[NAME_MAX + 64];
+    snprintf(name, sizeof name, "%s.%s%u.%s", c->stem, kind, index, ext);
+    return emit_named(c, name, sub_uuid(c, kind, index), bytes, size);
 }
 
 /* All written: move them into place; or, on failure, remove every trace. */
@@ -223,26 +247,37 @@ static ze_result finish(cook_ctx_t *c, ze_result r)
         if (c->created_dir)
             rmdir(c->desc->out_dir); /* only succeeds when empty */
         memset(&c->out->cooked, 0, sizeof c->out->cooked);
+        c->out->dependencies = NULL;
+        c->out->dependency_count = 0;
         return r;
     }
+    /* The artifacts sorted by name, their sub-assets in the same order. */
+    if (c->nart)
+        qsort(c->arts, c->nart, sizeof(artifact_t), cmp_artifact);
     const char **names = ze__astore_array(c->store, c->nart + 1u, sizeof(char *), 16, false);
-    if (!names) {
+    ze_uuid_t *uuids = ze__astore_array(c->store, c->nart + 1u, sizeof(ze_uuid_t), 16, false);
+    ze_asset_type *types =
+        ze__astore_array(c->store, c->nart + 1u, sizeof(ze_asset_type), 16, false);
+    const char **no_deps =
+        c->out->dependencies ? NULL : ze__astore_array(c->store, 1, sizeof(char *), 16, true);
+    if (!names || !uuids || !types || (!c->out->dependencies && !no_deps)) {
         ze__asset_error_set(c->err, "out of memory");
         return ZE_ERR_OUT_OF_MEMORY;
     }
-    for (uint32_t i = 0; i < c->nart; i++)
+    for (uint32_t i = 0; i < c->nart; i++) {
         names[i] = c->arts[i].name;
-    qsort(names, c->nart, sizeof(char *), cmp_name);
+        uuids[i] = c->arts[i].uuid;
+        types[i] = c->arts[i].type;
+    }
     c->out->artifacts = names;
+    c->out->sub_asset_uuids = uuids;
+    c->out->sub_asset_types = types;
     c->out->artifact_count = c->nart;
+    if (!c->out->dependencies) {
+        c->out->dependencies = no_deps;
+        c->out->dependency_count = 0;
+    }
     return ZE_OK;
-}
-
-static ze_uuid_t sub_uuid(const cook_ctx_t *c, const char *kind, uint32_t i)
-{
-    char label[48];
-    int n = snprintf(label, sizeof label, "%s/%u", kind, i);
-    return ze_uuid_v5(c->out->source_uuid, label, (size_t)n);
 }
 
 /* The whole source file, allocated from c->alloc. */
@@ -313,6 +348,27 @@ static bool texture_is_linear(const ze_model_t *m, uint32_t t)
     return data_use;
 }
 
+/* The model's external files, copied into the result (the model goes). */
+static ze_result copy_dependencies(cook_ctx_t *c, const ze_model_t *model)
+{
+    uint32_t n = model->dependencies ? model->dependency_count : 0;
+    const char **deps = ze__astore_array(c->store, n + 1u, sizeof(char *), 16, true);
+    if (!deps) {
+        ze__asset_error_set(c->err, "out of memory");
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        deps[i] = ze__astore_strdup(c->store, model->dependencies[i]);
+        if (!deps[i]) {
+            ze__asset_error_set(c->err, "out of memory");
+            return ZE_ERR_OUT_OF_MEMORY;
+        }
+    }
+    c->out->dependencies = deps;
+    c->out->dependency_count = n;
+    return ZE_OK;
+}
+
 static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
 {
     ze_cook_result_t *out = c->out;
@@ -323,7 +379,10 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
         ze__astore_array(c->store, model->material_count + 1u, sizeof(ze_uuid_t), 16, false);
     ze_uuid_t *tex_ids =
         ze__astore_array(c->store, model->texture_count + 1u, sizeof(ze_uuid_t), 16, false);
-    if (!mat_ids || !tex_ids) {
+    /* the uuid of each mesh's .zemesh, nil when it has none (the scene's) */
+    ze_uuid_t *mesh_ids =
+        ze__astore_array(c->store, model->mesh_count + 1u, sizeof(ze_uuid_t), 16, true);
+    if (!mat_ids || !tex_ids || !mesh_ids) {
         ze__asset_error_set(err, "out of memory");
         return ZE_ERR_OUT_OF_MEMORY;
     }
@@ -352,6 +411,7 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
         ze_free(c->alloc, bytes, size);
         if (r != ZE_OK)
             return r;
+        mesh_ids[i] = v.uuid;
         out->cooked.meshes++;
         out->cooked.submeshes += v.submesh_count;
         out->cooked.vertices += v.vertex_count;
@@ -400,7 +460,20 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
             return r;
         out->cooked.textures++;
     }
-    return ZE_OK;
+    ZE__TRY(copy_dependencies(c, model));
+    if (model->node_count == 0)
+        return ZE_OK;
+    /* The node hierarchy as an ECS scene file. */
+    ze_byte_writer_t w = {.alloc = c->alloc};
+    uint32_t entities = 0;
+    ze_result r = ze__scene_write(model, out->source_uuid, mesh_ids, c->alloc, &w, &entities, err);
+    if (r == ZE_OK) {
+        char name[NAME_MAX + 64];
+        snprintf(name, sizeof name, "%s.scene.json", c->stem);
+        r = emit_named(c, name, sub_uuid(c, "scene", 0), w.data, w.size);
+    }
+    ze_byte_writer_free(&w);
+    return r;
 }
 
 static ze_result cook_gltf(cook_ctx_t *c)
@@ -520,5 +593,9 @@ void ze_asset_cook_result_release(ze_cook_result_t *result)
     ze__astore_release(&copy);
     result->storage_ = NULL;
     result->artifacts = NULL;
+    result->sub_asset_uuids = NULL;
+    result->sub_asset_types = NULL;
     result->artifact_count = 0;
+    result->dependencies = NULL;
+    result->dependency_count = 0;
 }

@@ -16,6 +16,10 @@
 typedef struct stbi_ctx_t {
     ze_allocator_t alloc;
     uint64_t used, limit;
+    /* Why the last refused allocation was refused: stb reports some failed
+       allocations as a format error (a failed zlib buffer shows as the
+       previous probe's "no SOI"), so the decode checks these itself. */
+    bool over_cap, no_memory;
 } stbi_ctx_t;
 
 static _Thread_local stbi_ctx_t *t_stbi;
@@ -38,12 +42,17 @@ static void *ze__stbi_malloc(size_t size)
 {
     stbi_ctx_t *c = t_stbi;
     size_t total;
-    if (!c || !ze_size_add(size, STBI_HDR, &total) || total > c->limit ||
-        c->used > c->limit - total)
+    if (!c)
         return NULL;
+    if (!ze_size_add(size, STBI_HDR, &total) || total > c->limit || c->used > c->limit - total) {
+        c->over_cap = true;
+        return NULL;
+    }
     uint8_t *b = ze_alloc(c->alloc, total, 16);
-    if (!b)
+    if (!b) {
+        c->no_memory = true;
         return NULL;
+    }
     /* Zeroed: stb 2.27 reads some state it never wrote on hostile input
        (e.g. a Huffman table a scan names but no DHT defined); zeros make
        such reads fail its lookups instead of following garbage. */
@@ -293,7 +302,7 @@ ze_result ze__image_decode(const uint8_t *data, size_t size, ze_image_format for
         ze__asset_error_set(err, "%s is larger than 2 GiB", format_name(format));
         return ZE_ERR_LIMIT;
     }
-    stbi_ctx_t ctx = {ze__asset_alloc_or_default(alloc), 0, max_bytes};
+    stbi_ctx_t ctx = {ze__asset_alloc_or_default(alloc), 0, max_bytes, false, false};
     t_stbi = &ctx;
     /* Dimensions before decoding: the caps apply before any pixel memory. */
     int iw = 0, ih = 0, comp = 0;
@@ -323,12 +332,13 @@ ze_result ze__image_decode(const uint8_t *data, size_t size, ze_image_format for
     t_stbi = NULL;
     if (!pixels) {
         const char *reason = stbi_failure_reason();
-        bool oom = reason && strcmp(reason, "outofmem") == 0;
+        bool oom = ctx.no_memory || ctx.over_cap || (reason && strcmp(reason, "outofmem") == 0);
         ze__asset_error_set(err, "%s cannot be decoded (%s)", format_name(format),
-                            oom      ? "decoder memory exceeds the cap"
-                            : reason ? reason
-                                     : "unknown");
-        return oom ? ZE_ERR_LIMIT : ZE_ERR_PARSE;
+                            ctx.no_memory ? "out of memory: the system refused the decoder"
+                            : oom         ? "decoder memory exceeds the cap"
+                            : reason      ? reason
+                                          : "unknown");
+        return oom ? (ctx.no_memory ? ZE_ERR_OUT_OF_MEMORY : ZE_ERR_LIMIT) : ZE_ERR_PARSE;
     }
     if (dw != iw || dh != ih) {
         ze__stbi_free(pixels);

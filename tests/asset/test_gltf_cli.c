@@ -1,6 +1,8 @@
 /* `zengine cook` run as a child process, as the import coordinator and CI
  * will run it: every valid glTF/GLB model of the shared corpus cooks and its
- * --json counts equal the manifest's facts, the artifacts it lists exist;
+ * --json counts equal the manifest's facts, the artifacts it lists exist,
+ * each with its sub-asset, and the dependencies are as many as the
+ * manifest's;
  * every gltf-invalid file exits 1 with exactly one line on stderr, nothing
  * on stdout and no output folder; usage errors exit 2. */
 #include <setjmp.h>
@@ -183,10 +185,25 @@ static void test_valid_models_cook(void **state)
                     json_integer_value(json_object_get(facts, "primitives")));
         json_t *arts = json_object_get(o, "artifacts");
         assert_true(json_is_array(arts));
+        /* models with nodes also get <stem>.scene.json */
         assert_int_equal(json_array_size(arts),
                          json_integer_value(json_object_get(c, "meshes")) +
                              json_integer_value(json_object_get(c, "materials")) +
-                             json_integer_value(json_object_get(c, "textures")));
+                             json_integer_value(json_object_get(c, "textures")) +
+                             (json_integer_value(json_object_get(o, "nodes")) > 0));
+        /* one sub-asset per artifact, same order */
+        json_t *subs = json_object_get(o, "sub_assets");
+        assert_true(json_is_array(subs));
+        assert_int_equal(json_array_size(subs), json_array_size(arts));
+        for (size_t k = 0; k < json_array_size(subs); k++) {
+            json_t *sub = json_array_get(subs, k);
+            assert_string_equal(json_string_value(json_object_get(sub, "artifact")),
+                                json_string_value(json_array_get(arts, k)));
+            assert_true(json_is_string(json_object_get(sub, "uuid")));
+            assert_true(json_is_string(json_object_get(sub, "type")));
+        }
+        assert_int_equal(json_array_size(json_object_get(o, "dependencies")),
+                         json_array_size(json_object_get(e, "dependencies")));
         const char *prev = "";
         size_t k;
         json_t *a;

@@ -430,7 +430,7 @@ static void test_cook_deterministic_and_atomic(void **state)
     assert_int_equal(r1.cooked.submeshes, 3);
     assert_int_equal(r1.cooked.skipped_primitives, 4);
     assert_int_equal(r1.cooked.indices, 18 + 12 + 18);
-    assert_int_equal(r1.artifact_count, 3);
+    assert_int_equal(r1.artifact_count, 4); /* three meshes and the scene file */
     for (uint32_t i = 1; i < r1.artifact_count; i++)
         assert_true(strcmp(r1.artifacts[i - 1], r1.artifacts[i]) < 0);
     assert_string_equal(r1.artifacts[0], "MeshPrimitiveModes.mesh4.zemesh");
@@ -443,12 +443,14 @@ static void test_cook_deterministic_and_atomic(void **state)
         size_t n1 = read_all(p1, a, sizeof a), n2 = read_all(p2, b, sizeof b);
         assert_int_equal(n1, n2);
         assert_memory_equal(a, b, n1);
+        if (r1.sub_asset_types[i] == ZE_ASSET_TYPE_SCENE)
+            continue;
         ze_zemesh_view_t v;
         ze_asset_error_t err;
         assert_int_equal(ze_asset_zemesh_read(a, n1, &v, &err), ZE_OK);
     }
     char names[16][128];
-    assert_int_equal(list_dir(out1, names, 16), 3); /* no temporaries left */
+    assert_int_equal(list_dir(out1, names, 16), 4); /* no temporaries left */
     /* The sub-asset uuids derive from the source's. */
     ze_uuid_t want = ze_uuid_v5(r1.source_uuid, "mesh/4", 6);
     ze_zemesh_view_t v;
