@@ -208,6 +208,7 @@ int main(int argc, char **argv)
            (unsigned long long)ms.replaced);
 
     bool ecs_ok = showcase_ecs(mm, js);
+    bool assets_ok = showcase_assets(mm, js);
 
     ze_job_stats_t jst = ze_job_system_stats(js);
     printf("job stats: %llu submitted, %llu run by workers, %llu by waiting threads, %llu inline\n",
@@ -237,8 +238,8 @@ int main(int argc, char **argv)
         }
     }
     ze_mem_destroy(mm);
-    bool ok =
-        atomic_load(&sum.total) == expect && completed == LOADS && rt.last_frame == 600 && ecs_ok;
+    bool ok = atomic_load(&sum.total) == expect && completed == LOADS && rt.last_frame == 600 &&
+              ecs_ok && assets_ok;
     printf("== showcase %s\n", ok ? "ok" : "FAILED");
     return ok ? 0 : 1;
 }

@@ -5,5 +5,6 @@
 #include <zengine/zengine.h>
 
 bool showcase_ecs(ze_mem_t *mm, ze_job_system_t *js);
+bool showcase_assets(ze_mem_t *mm, ze_job_system_t *js);
 
 #endif

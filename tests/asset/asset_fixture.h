@@ -119,6 +119,7 @@ typedef struct fix_desc_t {
     uint32_t timeout_ms;
     uint64_t memory_limit;
     uint64_t budget;
+    uint32_t max_running;
 } fix_desc_t;
 
 ZE_MAYBE_UNUSED static void fix_open_runtime(fixture_t *f, const fix_desc_t *d)
@@ -136,6 +137,7 @@ ZE_MAYBE_UNUSED static void fix_open_runtime(fixture_t *f, const fix_desc_t *d)
                                        .cooker = d->cooker,
                                        .timeout_ms = d->timeout_ms,
                                        .memory_limit = d->memory_limit,
+                                       .max_running = d->max_running,
                                        .watch = true};
     assert_int_equal(ze_import_coordinator_create(&cd, &f->ic), ZE_OK);
     ze_asset_manager_desc_t md = {.mem = f->mm,

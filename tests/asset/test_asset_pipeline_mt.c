@@ -346,6 +346,52 @@ static void test_garbage_and_deletion_keep_the_old_data(void **state)
     assert_int_equal(fix_state(f, mesh), ZE_ASSET_STATE_LOADED);
 }
 
+typedef struct order_t {
+    ze_uuid_t started[8];
+    uint32_t n;
+} order_t;
+
+static void on_start(void *user, const ze_asset_info_t *info, ze_asset_state old)
+{
+    order_t *o = user;
+    (void)old;
+    if (info->state == ZE_ASSET_STATE_IMPORTING && o->n < 8)
+        o->started[o->n++] = info->uuid;
+}
+
+static void test_immediate_goes_first(void **state)
+{
+    NEED_FIXTURE(f);
+    fix_close_runtime(f);
+    fix_open_runtime(f, &(fix_desc_t){.mode = ZE_IMPORT_IN_PROCESS, .max_running = 1});
+    fix_copy(f, "textures/TextureEncodingTest/SlotLabels.png", "models/a.png");
+    fix_copy(f, "textures/InterpolationTest/l.jpg", "models/b.jpg");
+    order_t o = {0};
+    assert_int_equal(ze_asset_registry_listen(f->reg, on_start, &o), ZE_OK);
+    ze_uuid_t a, b, c, box;
+    assert_int_equal(ze_import_request(f->ic, "/models/a.png", ZE_IMPORT_BACKGROUND, 0, &a), 0);
+    assert_int_equal(ze_import_request(f->ic, "/models/b.jpg", ZE_IMPORT_BACKGROUND, 0, &b), 0);
+    assert_int_equal(
+        ze_import_request(f->ic, "/models/CesiumLogoFlat.png", ZE_IMPORT_BACKGROUND, false, &c),
+        ZE_OK);
+    assert_int_equal(ze_import_request(f->ic, BOX, ZE_IMPORT_IMMEDIATE, false, &box), ZE_OK);
+    /* asking again for Immediate moves a Background request up */
+    assert_int_equal(
+        ze_import_request(f->ic, "/models/CesiumLogoFlat.png", ZE_IMPORT_IMMEDIATE, false, NULL),
+        ZE_OK);
+    ze_import_stats_t s = ze_import_coordinator_stats(f->ic);
+    assert_int_equal(s.queued, 4);
+    assert_int_equal(ze_import_coordinator_wait(f->ic, 30000), ZE_OK);
+    ze_asset_registry_unlisten(f->reg, on_start, &o);
+    assert_int_equal(o.n, 4);
+    assert_true(ze_uuid_eq(o.started[0], box));
+    assert_true(ze_uuid_eq(o.started[1], c));
+    assert_true(ze_uuid_eq(o.started[2], a));
+    assert_true(ze_uuid_eq(o.started[3], b));
+    assert_int_equal(fix_state(f, a), ZE_ASSET_STATE_LOADED);
+    assert_int_equal(ze_asset_registry_sub_assets(f->reg, a, NULL, 0), 1); /* one .zetex */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +402,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hot_reload, setup, teardown),
         cmocka_unit_test_setup_teardown(test_garbage_and_deletion_keep_the_old_data, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_immediate_goes_first, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
