@@ -8,5 +8,7 @@
 #include "zengine/ecs.h"
 #include "zengine/vfs.h"
 #include "zengine/asset.h"
+#include "zengine/gfx.h"
+#include "zengine/engine.h"
 
 #endif /* ZENGINE_ZENGINE_H */

@@ -1,0 +1,295 @@
+/* zengine/engine.h — the running engine: process bootstrap, the
+ * application layer, staged initialization, the main and render loops,
+ * input, project files, the crash handler.
+ *
+ * What: a game is a C program that fills a ze_app_desc_t with the seed's
+ * GameApplication hooks and calls ze_app_main(&app, argc, argv). The entry
+ * point installs the crash handler, parses the one command-line grammar,
+ * creates the memory manager (profile from the command line, else the
+ * project, else Default), the profiler, the job system and the logger, then
+ * initializes the engine as a table of stages (each with init and fini; a
+ * failure unwinds exactly the completed stages in reverse and names the
+ * stage), starts the render thread and runs the main loop:
+ *   1 poll input  2 VFS tick  3 (minimized: skip)  4 frame time, clamped to
+ *   250 ms  5-6 ze_kernel_frame (the one accumulator: fixed steps, at most 5)
+ *   7 alpha  8 import tick  9 scheduler drain (+ asset manager tick)
+ *   10 on_update  11 UI slot, sync ECS -> render scene, publish the snapshot
+ *   to the render thread's latest-state mailbox  12 frame-rate cap (every
+ *   iteration, also when nothing was published).
+ * The render thread takes the newest snapshot and drives the render backend;
+ * it never touches ECS data. Shutdown: render thread joined first, then the
+ * stages in reverse.
+ * Deterministic runs: with `frames` and `fixed_dt` set, a virtual clock
+ * advances by fixed_dt per iteration, so iteration N's state is the same on
+ * every run.
+ * Threads: everything here runs on the main thread except where noted; the
+ * hooks are called on the main thread.
+ * Memory: the engine's state comes from the Bootstrap owner; subsystems use
+ * their own owners.
+ * Errors: ze_result; ze_app_main returns a process exit status (0 ok, 1
+ * runtime failure, 2 usage error).
+ */
+#ifndef ZENGINE_ENGINE_H
+#define ZENGINE_ENGINE_H
+#include "zengine/asset.h"
+#include "zengine/base.h"
+#include "zengine/ecs.h"
+#include "zengine/gfx.h"
+#include "zengine/job.h"
+#include "zengine/mem.h"
+#include "zengine/vfs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ input */
+
+/* Key codes: printable keys are their upper-case ASCII (ZE_KEY_A = 'A',
+ * ZE_KEY_0 = '0', ZE_KEY_SPACE = ' '), the rest follow GLFW's numbering so
+ * a GLFW window maps keys one to one. */
+enum {
+    ZE_KEY_UNKNOWN = 0,
+    ZE_KEY_SPACE = 32,
+    ZE_KEY_0 = 48,
+    ZE_KEY_9 = 57,
+    ZE_KEY_A = 65,
+    ZE_KEY_Z = 90,
+    ZE_KEY_ESCAPE = 256,
+    ZE_KEY_ENTER = 257,
+    ZE_KEY_TAB = 258,
+    ZE_KEY_BACKSPACE = 259,
+    ZE_KEY_RIGHT = 262,
+    ZE_KEY_LEFT = 263,
+    ZE_KEY_DOWN = 264,
+    ZE_KEY_UP = 265,
+    ZE_KEY_F1 = 290,
+    ZE_KEY_F12 = 301,
+    ZE_KEY_LEFT_SHIFT = 340,
+    ZE_KEY_LEFT_CONTROL = 341,
+    ZE_KEY_LEFT_ALT = 342,
+    ZE_KEY_COUNT = 349,
+};
+enum {
+    ZE_MOUSE_BUTTON_COUNT = 8,
+    ZE_GAMEPAD_COUNT = 4,
+    ZE_GAMEPAD_AXIS_COUNT = 6,    /* left x/y, right x/y, left/right trigger */
+    ZE_GAMEPAD_BUTTON_COUNT = 15, /* GLFW's gamepad layout */
+};
+
+typedef struct ze_gamepad_state_t {
+    bool connected;
+    float axes[ZE_GAMEPAD_AXIS_COUNT]; /* -1..1, triggers 0..1 */
+    uint32_t buttons;                  /* bit per button */
+} ze_gamepad_state_t;
+
+/* The polled state of one frame (step 1 of the main loop). */
+typedef struct ze_input_state_t {
+    uint64_t frame;
+    uint8_t keys[(ZE_KEY_COUNT + 7) / 8];     /* down now */
+    uint8_t previous[(ZE_KEY_COUNT + 7) / 8]; /* down last frame */
+    double mouse_x, mouse_y;                  /* window pixels */
+    double mouse_dx, mouse_dy;                /* since last frame */
+    double scroll_x, scroll_y;                /* this frame */
+    uint32_t mouse_buttons, previous_mouse_buttons;
+    ze_gamepad_state_t gamepads[ZE_GAMEPAD_COUNT];
+    bool quit_requested; /* window close, or a replay's `quit` */
+} ze_input_state_t;
+
+bool ze_input_key_down(const ze_input_state_t *in, int key);
+bool ze_input_key_pressed(const ze_input_state_t *in, int key);  /* went down this frame */
+bool ze_input_key_released(const ze_input_state_t *in, int key); /* went up this frame */
+bool ze_input_mouse_down(const ze_input_state_t *in, int button);
+/* Parse a key name ("W", "SPACE", "ESCAPE", "LEFT", "F1"...); UNKNOWN if none. */
+int ze_input_key_from_name(const char *name, size_t len);
+
+/* A scripted input file for headless runs, one event per line:
+ *   <frame> key <NAME> down|up
+ *   <frame> mouse <x> <y>
+ *   <frame> button <0-7> down|up
+ *   <frame> scroll <dx> <dy>
+ *   <frame> gamepad <0-3> connect|disconnect
+ *   <frame> gamepad <0-3> axis <0-5> <value -1..1>
+ *   <frame> gamepad <0-3> button <0-14> down|up
+ *   <frame> quit
+ * Frames are main-loop iterations (from 0), non-decreasing; `#` starts a
+ * comment; blank lines are ignored. */
+typedef struct ze_input_replay_t ze_input_replay_t;
+typedef struct ze_input_replay_error_t {
+    uint32_t line; /* 1-based; 0 when not about a line */
+    char message[160];
+} ze_input_replay_error_t;
+ze_result ze_input_replay_parse(const char *text, size_t len, ze_allocator_t alloc,
+                                ze_input_replay_t **out, ze_input_replay_error_t *err);
+void ze_input_replay_destroy(ze_input_replay_t *r);
+uint32_t ze_input_replay_event_count(const ze_input_replay_t *r);
+/* Apply the events of `frame` to `state` (call once per frame, in order,
+ * after ze_input_begin_frame). */
+void ze_input_replay_apply(ze_input_replay_t *r, uint64_t frame, ze_input_state_t *state);
+/* previous <- keys, deltas and scroll cleared, frame set. */
+void ze_input_begin_frame(ze_input_state_t *state, uint64_t frame);
+
+/* ---------------------------------------------------------- project.json */
+
+enum { ZE_PROJECT_MAX_FOLDERS = 16, ZE_PROJECT_STRING_MAX = 256 };
+
+typedef struct ze_window_config_t {
+    uint32_t width, height; /* 0 = 1280 x 720 */
+    char title[ZE_PROJECT_STRING_MAX];
+    bool vsync;
+    bool headless; /* set by --headless or the absence of a display */
+} ze_window_config_t;
+
+typedef struct ze_project_t {
+    char name[ZE_PROJECT_STRING_MAX];
+    char start_scene[ZE_PROJECT_STRING_MAX];                           /* VFS path, "" = none */
+    char asset_folders[ZE_PROJECT_MAX_FOLDERS][ZE_PROJECT_STRING_MAX]; /* VFS dirs */
+    uint32_t asset_folder_count;
+    char memory_profile[32]; /* "" = default */
+    ze_window_config_t window;
+    char root[4096]; /* host directory of the project (the file's folder) */
+} ze_project_t;
+
+typedef struct ze_project_report_t {
+    char messages[8][160]; /* unknown keys and other warnings, with JSON paths */
+    uint32_t count;        /* may exceed 8 */
+} ze_project_report_t;
+
+/* Parse project.json text. Required: name (non-empty string). Optional:
+ * start_scene, asset_folders (array of strings), memory_profile
+ * ("default" | "editor" | "server"), window {width, height (1..16384),
+ * title, vsync}. Wrong types or values fail (ZE_ERR_PARSE, reason in
+ * err); unknown keys are reported and skipped. */
+ze_result ze_project_parse(const char *text, size_t len, ze_project_t *out,
+                           ze_project_report_t *report, char err[160]);
+/* Read and parse a file; out->root becomes its folder. */
+ze_result ze_project_load(const char *path, ze_project_t *out, ze_project_report_t *report,
+                          char err[160]);
+
+/* ------------------------------------------------------------ crash handler */
+
+/* Fatal signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) -> the signal, a
+ * backtrace and the last log lines on stderr and in
+ * `<dir>/crash-<pid>.log`, then the default action (the process still dies
+ * by that signal). Runs on an alternate stack; uses only pre-opened
+ * descriptors and async-signal-safe calls after the fault. dir NULL = the
+ * current directory. */
+ze_result ze_crash_handler_install(const char *dir);
+void ze_crash_handler_uninstall(void);
+/* The crash log path chosen at install ("" before). */
+const char *ze_crash_handler_log_path(void);
+
+/* ------------------------------------------------------------ application */
+
+typedef struct ze_engine_t ze_engine_t;
+
+/* The seed's GameApplication hooks; any may be NULL. */
+typedef struct ze_app_desc_t {
+    const char *name;
+    void *user;
+    /* Before the engine exists (memory, jobs and logger do). */
+    void (*on_initializing)(void *user);
+    void (*override_window_config)(void *user, ze_window_config_t *config);
+    /* The engine is up: register components and systems, load scenes. A
+       failure ends the run (the engine unwinds). */
+    ze_result (*on_initialized)(ze_engine_t *e, void *user);
+    /* Once per main-loop iteration, after the fixed steps (step 10). */
+    void (*on_update)(ze_engine_t *e, double dt, void *user);
+    /* Step 11, when a UI slot is free. */
+    void (*on_render_ui)(ze_engine_t *e, void *user);
+    /* The last hook with live engine state. */
+    void (*on_closing)(ze_engine_t *e, void *user);
+    /* After shutdown: only the app's own and OS resources. */
+    void (*on_closed)(void *user);
+} ze_app_desc_t;
+
+/* What a run is told (the command line, or a test). */
+typedef struct ze_run_desc_t {
+    const char *project;             /* project.json; required */
+    bool headless;                   /* no window (also without a display) */
+    uint64_t frames;                 /* iterations to run; 0 = until closed */
+    double fixed_dt;                 /* > 0 (with frames): a virtual clock of this step */
+    const char *screenshot;          /* PNG of the last frame (backends with images) */
+    const char *stats;               /* JSON written at exit */
+    const char *input_script;        /* replayed input (headless) */
+    const char *backend;             /* NULL = "null" until the Vulkan backend exists */
+    const char *memory_profile;      /* NULL = the project's, else default */
+    double max_fps;                  /* frame-rate cap; 0 = 60 without a virtual clock, none with */
+    const char *fail_stage;          /* tests: this init stage fails (ZE_ERR_FAULT_INJECTED) */
+    uint32_t backend_frame_delay_us; /* tests: a slow null backend */
+    uint64_t backend_lose_device_at; /* tests: simulated device loss at this frame */
+    ze_import_mode import_mode;      /* child processes (default) or in-process */
+    const char *cooker;              /* NULL: zengine beside the program */
+    bool no_cache;                   /* run without /cache (read-only project) */
+} ze_run_desc_t;
+
+enum { ZE_ENGINE_MAX_STAGES = 24 };
+
+/* What a run did: the --stats JSON, and more for tests. */
+typedef struct ze_run_report_t {
+    ze_result result;
+    char failed_stage[32];                 /* "" when initialization succeeded */
+    char error[256];                       /* one line when result != ZE_OK */
+    uint32_t stages_completed;             /* at the peak of initialization */
+    char stages[ZE_ENGINE_MAX_STAGES][32]; /* their names, in init order */
+    uint32_t stages_unwound;               /* fini calls made (must equal completed) */
+    uint64_t frames;                       /* main-loop iterations */
+    uint64_t sim_steps;
+    double avg_frame_ms, p99_frame_ms; /* main-loop iteration wall time */
+    uint32_t instances, lights;        /* in the last published snapshot */
+    double allocations_per_frame;      /* heap allocations per iteration, steady state */
+    uint64_t validation_messages;
+    uint64_t frames_rendered;                         /* by the render thread */
+    uint64_t snapshots_published, snapshots_replaced; /* replaced: never seen by render */
+    uint64_t world_hash;                              /* ze_world_hash of the main world at exit */
+    char backend[32];
+    char device[128];
+    bool shutdown_complete;
+} ze_run_report_t;
+
+/* Parse the one grammar:
+ *   zengine run --project FILE [--headless] [--frames N] [--fixed-dt S]
+ *     [--screenshot PNG] [--stats JSON] [--log-level L] [--memory-profile P]
+ *     [--input FILE] [--backend NAME] [--max-fps F]
+ * (`--projectConfigFile` = `--project`; `--launchEditor` is refused with a
+ * clear error until the editor exists). argv[0] is the program or "run".
+ * Errors: ZE_ERR_INVALID_ARG with a one-line reason in err. Strings point
+ * into argv. `log_level` is set when --log-level is given. */
+ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_level *log_level,
+                            bool *log_level_set, char err[160]);
+
+/* The whole process bootstrap for a game's main(): crash handler, the
+ * arguments above, memory manager, profiler, jobs, logger, the app, run,
+ * shutdown. Returns the exit status. */
+int ze_app_main(const ze_app_desc_t *app, int argc, char **argv);
+/* ze_app_main without the argument parsing and process-wide setup (the
+ * crash handler, signal handlers): tests and tools. `report` optional. */
+ze_result ze_app_run(const ze_app_desc_t *app, const ze_run_desc_t *run, ze_run_report_t *report);
+/* Write a report as the --stats JSON object. */
+ze_result ze_run_report_write_json(const ze_run_report_t *report, const char *path);
+
+/* ------------------------------------------------------- engine accessors */
+
+ze_mem_t *ze_engine_mem(ze_engine_t *e);
+ze_job_system_t *ze_engine_jobs(ze_engine_t *e);
+ze_kernel_t *ze_engine_kernel(ze_engine_t *e);
+ze_world_t *ze_engine_world(ze_engine_t *e); /* the main world */
+ze_vfs_t *ze_engine_vfs(ze_engine_t *e);
+ze_asset_registry_t *ze_engine_registry(ze_engine_t *e);
+ze_import_coordinator_t *ze_engine_imports(ze_engine_t *e);
+ze_asset_manager_t *ze_engine_assets(ze_engine_t *e);
+ze_render_backend_t *ze_engine_backend(ze_engine_t *e);
+ze_main_scheduler_t *ze_engine_scheduler(ze_engine_t *e);
+const ze_input_state_t *ze_engine_input(const ze_engine_t *e);
+const ze_project_t *ze_engine_project(const ze_engine_t *e);
+uint64_t ze_engine_frame_index(const ze_engine_t *e);
+/* Ends the main loop after this iteration (like a window close). */
+void ze_engine_request_close(ze_engine_t *e);
+/* Replace the main world's entities with a scene file (VFS path); Mesh
+ * components get render instances and their assets are acquired. */
+ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZENGINE_ENGINE_H */

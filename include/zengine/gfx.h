@@ -1,0 +1,149 @@
+/* zengine/gfx.h — the render-backend interface, the render-scene snapshot
+ * the render thread consumes, and the `null` backend.
+ *
+ * What: the engine's render thread drives one backend through this
+ * interface. Each frame it hands the backend an immutable render-scene
+ * snapshot (instances with world matrices, lights, camera, sky) that the
+ * main thread built in a mailbox slot's arena; the backend never sees ECS
+ * data. Assets reach a backend only as `ze_asset_data_t` notifications from
+ * the AssetManager's on_asset_ready (main thread): the backend copies what
+ * it needs into a bounded pending queue and uploads it at its next frame on
+ * the render thread. Backends: "null" (consumes frames and counts what they
+ * contain: tests, dedicated servers, CI without a GPU) and, later, "vulkan".
+ * Not: windows and input (engine), the render graph (later issues).
+ * Threads: create/destroy on the main thread (destroy after the render
+ * thread is joined); ze_render_backend_frame and _screenshot on the render
+ * thread only; ze_render_backend_asset_ready on the main thread (it may run
+ * while the render thread renders); ze_render_backend_stats from any thread.
+ * Memory: backends allocate from the Render owner of the memory manager in
+ * their desc.
+ * Errors: ze_result; ZE_ERR_FULL from asset_ready when the pending queue is
+ * full (the caller retries next frame; counted); ZE_ERR_IO ("device lost")
+ * from frame when the backend can no longer render: the render loop leaves
+ * and the engine shuts down with an error.
+ */
+#ifndef ZENGINE_GFX_H
+#define ZENGINE_GFX_H
+#include "zengine/asset.h"
+#include "zengine/base.h"
+#include "zengine/mem.h"
+#include "zengine/vfs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------ render scene */
+
+typedef struct ze_render_instance_t {
+    ze_mat4_t world;    /* interpolated between the last two fixed steps */
+    ze_uuid_t mesh;     /* the Mesh component's uuid (a cooked mesh) */
+    ze_uuid_t material; /* per-instance override; nil = the mesh's own */
+    uint32_t id;        /* render-instance id, stable while its entity has a Mesh */
+    uint32_t _pad[3];
+} ze_render_instance_t;
+
+typedef enum ze_render_light_type {
+    ZE_RENDER_LIGHT_DIRECTIONAL = 0,
+    ZE_RENDER_LIGHT_POINT,
+    ZE_RENDER_LIGHT_SPOT,
+} ze_render_light_type;
+
+typedef struct ze_render_light_t {
+    ze_render_light_type type;
+    float intensity;
+    float range;      /* point and spot */
+    float spot_angle; /* spot, radians */
+    ze_vec3_t color;
+    ze_vec3_t position;  /* world space */
+    ze_vec3_t direction; /* world space, normalized (the light's -Z) */
+} ze_render_light_t;
+
+typedef struct ze_render_camera_t {
+    ze_mat4_t view;
+    ze_mat4_t projection; /* right-handed, depth 0..1 */
+    ze_vec3_t position;
+    float fov_y, near_plane, far_plane, aspect;
+} ze_render_camera_t;
+
+typedef struct ze_render_sky_t {
+    ze_vec3_t clear_color; /* linear RGB */
+    float exposure;
+    ze_uuid_t envmap; /* nil = clear colour only */
+} ze_render_sky_t;
+
+/* One frame's immutable snapshot. Arrays live in the same mailbox slot
+ * arena as the struct; valid until the render thread takes a newer one. */
+typedef struct ze_render_scene_t {
+    uint64_t frame;     /* main-loop iteration that built it */
+    uint64_t sim_steps; /* fixed steps run so far */
+    float alpha;        /* interpolation factor used for the matrices */
+    uint32_t width, height;
+    bool resized;            /* the target size changed since the last snapshot */
+    uint64_t scene_revision; /* bumped when a scene is (re)loaded: backends reset */
+    bool has_camera;
+    ze_render_camera_t camera;
+    ze_render_sky_t sky;
+    uint32_t instance_count, light_count;
+    const ze_render_instance_t *instances;
+    const ze_render_light_t *lights;
+} ze_render_scene_t;
+
+/* ----------------------------------------------------------- backends */
+
+typedef struct ze_render_backend_t ze_render_backend_t;
+
+typedef struct ze_render_backend_desc_t {
+    ze_mem_t *mem;   /* required */
+    ze_vfs_t *vfs;   /* engine assets, /cache/pso; may be NULL (null backend) */
+    bool headless;   /* offscreen target, no window */
+    uint32_t width;  /* 0 = 1280 */
+    uint32_t height; /* 0 = 720 */
+    const char *title;
+    bool vsync;
+    uint32_t pending_capacity; /* asset notifications in flight; 0 = 1024 */
+    /* null backend: time each frame takes on the render thread (a slow GPU
+       in tests); 0 = none */
+    uint32_t frame_delay_us;
+    /* tests: the Nth frame (1-based) reports a lost device; 0 = never */
+    uint64_t lose_device_at_frame;
+} ze_render_backend_desc_t;
+
+typedef struct ze_render_stats_t {
+    uint64_t frames;          /* frames rendered */
+    uint64_t instances_drawn; /* summed over frames */
+    uint32_t last_instances, last_lights;
+    uint64_t last_scene_frame;                     /* `frame` of the last snapshot rendered */
+    uint64_t assets_received;                      /* notifications drained into resources */
+    uint64_t assets_rejected;                      /* asset_ready refused: queue full */
+    uint32_t meshes, materials, textures, envmaps; /* resident now */
+    uint64_t validation_messages;
+    uint64_t scene_resets; /* scene_revision changes seen */
+} ze_render_stats_t;
+
+/* "null" (and, when built, "vulkan"). ZE_ERR_NOT_FOUND for an unknown name;
+ * ZE_ERR_UNSUPPORTED with a logged reason when the backend cannot run here. */
+ze_result ze_render_backend_create(const char *name, const ze_render_backend_desc_t *desc,
+                                   ze_render_backend_t **out);
+void ze_render_backend_destroy(ze_render_backend_t *b);
+const char *ze_render_backend_name(const ze_render_backend_t *b);
+/* A human-readable device ("null (headless)", "NVIDIA H200 (driver ...)"). */
+const char *ze_render_backend_device(const ze_render_backend_t *b);
+/* Render thread: drain pending assets, render the snapshot, finish. */
+ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_scene_t *scene);
+/* Main thread: an asset became Loaded (or was reloaded). Copies what the
+ * backend keeps; `data` may be freed right after. */
+ze_result ze_render_backend_asset_ready(ze_render_backend_t *b, const ze_asset_data_t *data);
+/* Render thread, after a frame: write the last image as PNG.
+ * ZE_ERR_UNSUPPORTED for backends without images (null). */
+ze_result ze_render_backend_screenshot(ze_render_backend_t *b, const char *png_path);
+/* Any thread. */
+ze_render_stats_t ze_render_backend_stats(const ze_render_backend_t *b);
+/* Is this resource resident in the backend (render thread's view, read
+ * from any thread): the asset's generation, 0 when absent. */
+uint32_t ze_render_backend_resident(const ze_render_backend_t *b, ze_uuid_t uuid);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZENGINE_GFX_H */
