@@ -1,0 +1,375 @@
+/* The crash handler: fatal signals -> a report on stderr and in
+ * `<dir>/crash-<pid>.log`, then death by the same signal.
+ *
+ * Everything the handler needs is prepared at install: the log path, an
+ * alternate signal stack from mmap (so a stack overflow can still be
+ * reported), and one backtrace() call so that libgcc's unwinder is loaded
+ * before any fault (its first use may allocate). After a fault the handler
+ * uses only async-signal-safe calls (open, write, close, getpid, sigaction,
+ * raise) plus backtrace()/backtrace_symbols_fd(), which glibc documents as
+ * safe once the unwinder is loaded.
+ *
+ * Log lines: the logger's ring (ze_log_ring_read) is read under a mutex; a
+ * thread that faulted inside the logger would deadlock on it, so the handler
+ * does not read the ring and says so in the report.
+ *
+ * Signals: SA_SIGINFO | SA_ONSTACK | SA_RESETHAND. After the report, a
+ * handler installed before ours (a sanitizer's, a host program's) is called;
+ * then the handler restores the default action and re-raises, so the exit
+ * status names the signal (and a core is dumped where the system allows)
+ * unless that earlier handler ended the process its own way. A second fatal signal during the
+ * report (another thread, or the handler itself faulting) kills the process
+ * at once with that signal.
+ *
+ * Threads: install and uninstall on the main thread, before other threads
+ * start and after they end. The alternate stack belongs to the installing
+ * thread; other threads' faults run on their own stacks (so their stack
+ * overflows are not reported, but still kill the process by the signal).
+ *
+ * Globals: the crash handler state below (on the STYLE.md list).
+ */
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "zengine/engine.h"
+
+enum {
+    CRASH_STACK_SIZE = 256 * 1024, /* ASan builds need more than SIGSTKSZ */
+    CRASH_GUARD_SIZE = 64 * 1024,  /* PROT_NONE below the stack (>= a page) */
+    CRASH_FRAMES_MAX = 64,
+    CRASH_PATH_MAX = 4096,
+};
+
+static const int k_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define CRASH_SIGNAL_COUNT ((int)(sizeof k_signals / sizeof k_signals[0]))
+
+static struct {
+    bool installed;
+    char dir[CRASH_PATH_MAX];  /* absolute, no trailing slash (except "/") */
+    char path[CRASH_PATH_MAX]; /* dir + "/crash-<pid>.log" */
+    pid_t pid;                 /* the pid in `path` */
+    struct sigaction previous[CRASH_SIGNAL_COUNT];
+    void *map; /* guard + stack */
+    size_t map_size;
+    stack_t previous_stack;
+    bool stack_installed;
+    atomic_int handling;
+} g_crash;
+
+/* ------------------------------------------- async-signal-safe formatting */
+
+typedef struct sbuf_t {
+    char data[512];
+    size_t len;
+} sbuf_t;
+
+static void sb_str(sbuf_t *b, const char *s)
+{
+    while (*s && b->len < sizeof b->data)
+        b->data[b->len++] = *s++;
+}
+
+static void sb_u64(sbuf_t *b, uint64_t v, unsigned base, int min_digits)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v && n < (int)sizeof tmp);
+    while (n < min_digits && n < (int)sizeof tmp)
+        tmp[n++] = '0';
+    while (n > 0 && b->len < sizeof b->data)
+        b->data[b->len++] = tmp[--n];
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void write_both(int fd, const sbuf_t *b)
+{
+    write_all(STDERR_FILENO, b->data, b->len);
+    if (fd >= 0)
+        write_all(fd, b->data, b->len);
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGABRT:
+        return "SIGABRT";
+    default:
+        return "signal";
+    }
+}
+
+/* dir + "/crash-<pid>.log" into out (CRASH_PATH_MAX); false if too long. */
+static bool format_path(char *out, const char *dir, pid_t pid)
+{
+    size_t dl = strlen(dir);
+    sbuf_t nb = {.len = 0};
+    sb_str(&nb, dl && dir[dl - 1] == '/' ? "crash-" : "/crash-");
+    sb_u64(&nb, (uint64_t)pid, 10, 1);
+    sb_str(&nb, ".log");
+    if (dl + nb.len >= CRASH_PATH_MAX)
+        return false;
+    memcpy(out, dir, dl);
+    memcpy(out + dl, nb.data, nb.len);
+    out[dl + nb.len] = '\0';
+    return true;
+}
+
+/* ---------------------------------------------------------------- handler */
+
+static void die_by(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    /* Pending until the handler returns (the signal is blocked inside it);
+       then the default action ends the process. A hardware fault would also
+       simply recur on return. */
+    raise(sig);
+}
+
+static void crash_handler(int sig, siginfo_t *info, void *uctx)
+{
+    int saved_errno = errno;
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_crash.handling, &expected, 1)) {
+        die_by(sig);
+        errno = saved_errno;
+        return;
+    }
+
+    /* A forked child that never exec'd writes under its own pid. */
+    pid_t pid = getpid();
+    if (pid != g_crash.pid && format_path(g_crash.path, g_crash.dir, pid))
+        g_crash.pid = pid;
+    int fd = open(g_crash.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+    write_all(STDERR_FILENO, "\n", 1); /* off whatever line stderr was on */
+    sbuf_t b = {.len = 0};
+    sb_str(&b, "zengine crashed: ");
+    sb_str(&b, signal_name(sig));
+    sb_str(&b, " (signal ");
+    sb_u64(&b, (uint64_t)sig, 10, 1);
+    sb_str(&b, ")");
+    if (info && info->si_code > 0 && sig != SIGABRT) { /* a fault: si_addr is set */
+        sb_str(&b, " at address 0x");
+        sb_u64(&b, (uint64_t)(uintptr_t)info->si_addr, 16, 16);
+    } else if (info && info->si_code <= 0 && sig != SIGABRT) { /* kill(), raise() */
+        sb_str(&b, " sent by pid ");
+        sb_u64(&b, (uint64_t)info->si_pid, 10, 1);
+    }
+    sb_str(&b, "\npid ");
+    sb_u64(&b, (uint64_t)pid, 10, 1);
+    if (fd >= 0) {
+        sb_str(&b, ", crash log ");
+        sb_str(&b, g_crash.path);
+    }
+    sb_str(&b, "\nbacktrace:\n");
+    write_both(fd, &b);
+
+    void *frames[CRASH_FRAMES_MAX];
+    int n = backtrace(frames, CRASH_FRAMES_MAX);
+    if (n > 0) {
+        backtrace_symbols_fd(frames, n, STDERR_FILENO);
+        if (fd >= 0)
+            backtrace_symbols_fd(frames, n, fd);
+    }
+
+    b.len = 0;
+    sb_str(&b, "log records: not included (the log ring is read under a lock, "
+               "which is not safe from a signal handler)\n");
+    write_both(fd, &b);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    /* A handler that was there before (a sanitizer's, a host's) gets its
+       turn; if it returns, the default action still ends the process. */
+    for (int i = 0; i < CRASH_SIGNAL_COUNT; i++) {
+        const struct sigaction *prev = &g_crash.previous[i];
+        if (k_signals[i] != sig)
+            continue;
+        if (prev->sa_flags & SA_SIGINFO) {
+            if (prev->sa_sigaction)
+                prev->sa_sigaction(sig, info, uctx);
+        } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+            prev->sa_handler(sig);
+        }
+    }
+    die_by(sig);
+    errno = saved_errno;
+}
+
+/* -------------------------------------------------------- install / remove */
+
+static void release_stack(void)
+{
+    if (g_crash.stack_installed) {
+        stack_t cur;
+        /* Only this thread's stack can be swapped back; when the installing
+           thread is another one, the mapping is kept (it may still be in
+           use there). */
+        if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)g_crash.map + CRASH_GUARD_SIZE &&
+            !(cur.ss_flags & SS_ONSTACK)) {
+            stack_t prev = g_crash.previous_stack;
+            if (prev.ss_flags & SS_DISABLE) {
+                prev.ss_sp = NULL;
+                prev.ss_size = 0;
+                prev.ss_flags = SS_DISABLE;
+            } else {
+                prev.ss_flags = 0;
+            }
+            sigaltstack(&prev, NULL);
+            munmap(g_crash.map, g_crash.map_size);
+        }
+        g_crash.stack_installed = false;
+    } else if (g_crash.map) {
+        munmap(g_crash.map, g_crash.map_size);
+    }
+    g_crash.map = NULL;
+    g_crash.map_size = 0;
+}
+
+ze_result ze_crash_handler_install(const char *dir)
+{
+    char abs[CRASH_PATH_MAX];
+    if (!dir || !dir[0]) {
+        if (!getcwd(abs, sizeof abs))
+            return ZE_ERR_IO;
+    } else if (dir[0] == '/') {
+        size_t n = strlen(dir);
+        if (n >= sizeof abs)
+            return ZE_ERR_LIMIT;
+        memcpy(abs, dir, n + 1);
+    } else {
+        char cwd[CRASH_PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd))
+            return ZE_ERR_IO;
+        int n = snprintf(abs, sizeof abs, "%s/%s", cwd, dir);
+        if (n < 0 || (size_t)n >= sizeof abs)
+            return ZE_ERR_LIMIT;
+    }
+    struct stat st;
+    if (stat(abs, &st) != 0)
+        return errno == ENOENT ? ZE_ERR_NOT_FOUND : ZE_ERR_IO;
+    if (!S_ISDIR(st.st_mode))
+        return ZE_ERR_INVALID_ARG;
+    size_t al = strlen(abs);
+    while (al > 1 && abs[al - 1] == '/')
+        abs[--al] = '\0';
+    char path[CRASH_PATH_MAX];
+    pid_t pid = getpid();
+    if (!format_path(path, abs, pid))
+        return ZE_ERR_LIMIT;
+
+    if (g_crash.installed) {
+        /* Re-install: only the destination changes. Block the signals while
+           the path is rewritten so a crash never sees half a path. */
+        sigset_t set, old;
+        sigemptyset(&set);
+        for (int i = 0; i < CRASH_SIGNAL_COUNT; i++)
+            sigaddset(&set, k_signals[i]);
+        pthread_sigmask(SIG_BLOCK, &set, &old);
+        memcpy(g_crash.dir, abs, al + 1);
+        memcpy(g_crash.path, path, strlen(path) + 1);
+        g_crash.pid = pid;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return ZE_OK;
+    }
+
+    /* Load the unwinder now: its first use may allocate and dlopen. */
+    void *warm[4];
+    (void)backtrace(warm, 4);
+
+    g_crash.map_size = CRASH_GUARD_SIZE + CRASH_STACK_SIZE;
+    g_crash.map = mmap(NULL, g_crash.map_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (g_crash.map == MAP_FAILED) {
+        g_crash.map = NULL;
+        g_crash.map_size = 0;
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    mprotect(g_crash.map, CRASH_GUARD_SIZE, PROT_NONE);
+    stack_t ss = {.ss_sp = (char *)g_crash.map + CRASH_GUARD_SIZE,
+                  .ss_size = CRASH_STACK_SIZE,
+                  .ss_flags = 0};
+    if (sigaltstack(&ss, &g_crash.previous_stack) != 0) {
+        release_stack();
+        return ZE_ERR_INTERNAL;
+    }
+    g_crash.stack_installed = true;
+
+    memcpy(g_crash.dir, abs, al + 1);
+    memcpy(g_crash.path, path, strlen(path) + 1);
+    g_crash.pid = pid;
+    atomic_store(&g_crash.handling, 0);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < CRASH_SIGNAL_COUNT; i++)
+        sigaddset(&sa.sa_mask, k_signals[i]);
+    for (int i = 0; i < CRASH_SIGNAL_COUNT; i++) {
+        if (sigaction(k_signals[i], &sa, &g_crash.previous[i]) != 0) {
+            for (int j = i - 1; j >= 0; j--)
+                sigaction(k_signals[j], &g_crash.previous[j], NULL);
+            release_stack();
+            g_crash.path[0] = '\0';
+            return ZE_ERR_INTERNAL;
+        }
+    }
+    g_crash.installed = true;
+    return ZE_OK;
+}
+
+void ze_crash_handler_uninstall(void)
+{
+    if (!g_crash.installed)
+        return;
+    for (int i = CRASH_SIGNAL_COUNT - 1; i >= 0; i--)
+        sigaction(k_signals[i], &g_crash.previous[i], NULL);
+    release_stack();
+    g_crash.installed = false;
+    g_crash.path[0] = '\0';
+    g_crash.dir[0] = '\0';
+}
+
+const char *ze_crash_handler_log_path(void)
+{
+    return g_crash.path;
+}
