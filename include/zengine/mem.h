@@ -97,11 +97,21 @@ typedef struct ze_mem_owner_stats_t {
     uint64_t regions;  /* live regions (arenas, pools, heaps, tables) */
     uint64_t failures; /* refused allocations (budget, faults) */
     uint64_t warnings; /* 80 % warnings emitted */
+    /* Successful allocations served since the manager was created: every
+       ze_heap_alloc (so every owner-allocator allocation, and a realloc that
+       moves its block; an in-place resize is not one) and every
+       ze_pool_alloc, pass-through builds included. Arena pushes are not
+       counted (arenas are bump allocators), nor regions or the system
+       allocator. Per-thread counters summed on read. */
+    uint64_t allocations;
 } ze_mem_owner_stats_t;
 
 ze_mem_owner_stats_t ze_mem_owner_stats(ze_mem_t *mm, ze_mem_owner owner);
 /* Snapshot of every owner at once (the editor's memory panel). */
 void ze_mem_snapshot(ze_mem_t *mm, ze_mem_owner_stats_t out[ZE_MEM_OWNER_COUNT]);
+/* `allocations` summed over every owner (the engine's allocations per frame
+ * are differences of this). Any thread. */
+uint64_t ze_mem_allocation_count(ze_mem_t *mm);
 /* Prints a table of owners to the log at INFO. */
 void ze_mem_log_stats(ze_mem_t *mm);
 

@@ -230,9 +230,13 @@ static void default_cooker(char *out, size_t cap)
     }
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
-    snprintf(out, cap, "%s/zengine", exe);
+    size_t dir = slash ? (size_t)(slash - exe) : 0;
+    if (dir + sizeof "/zengine" > cap) {
+        snprintf(out, cap, "zengine"); /* cannot be named: let exec fail clearly */
+        return;
+    }
+    memcpy(out, exe, dir);
+    memcpy(out + dir, "/zengine", sizeof "/zengine");
 }
 
 ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,

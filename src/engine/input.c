@@ -322,7 +322,7 @@ static bool need(parser_t *ps, token_t *t, const char *what)
 /* An index token in 0..max. */
 static bool need_index(parser_t *ps, const char *what, uint64_t max, uint64_t *out)
 {
-    token_t t;
+    token_t t = {0};
     if (!need(ps, &t, what))
         return false;
     uint64_t v;
@@ -342,7 +342,7 @@ static bool need_index(parser_t *ps, const char *what, uint64_t max, uint64_t *o
 
 static bool need_number(parser_t *ps, const char *what, double *out)
 {
-    token_t t;
+    token_t t = {0};
     if (!need(ps, &t, what))
         return false;
     if (!tok_number(&t, out)) {
@@ -355,7 +355,7 @@ static bool need_number(parser_t *ps, const char *what, double *out)
 
 static bool need_word2(parser_t *ps, const char *a, const char *b, uint8_t *out_is_a)
 {
-    token_t t;
+    token_t t = {0};
     char what[64];
     snprintf(what, sizeof what, "%s|%s", a, b);
     if (!need(ps, &t, what))
@@ -375,12 +375,12 @@ static bool need_word2(parser_t *ps, const char *a, const char *b, uint8_t *out_
 /* Parse the words after the frame number into `ev`. */
 static bool parse_event(parser_t *ps, replay_event_t *ev)
 {
-    token_t t;
+    token_t t = {0};
     uint64_t v;
     if (!need(ps, &t, "event"))
         return false;
     if (tok_is(&t, "key")) {
-        token_t name;
+        token_t name = {0};
         if (!need(ps, &name, "key name"))
             return false;
         int key = ze_input_key_from_name(name.s, name.len);
@@ -507,7 +507,7 @@ ze_result ze_input_replay_parse(const char *text, size_t len, ze_allocator_t all
         ps.p = line;
         ps.end = hash ? hash : line + line_len;
 
-        token_t t;
+        token_t t = {0};
         if (!next_token(&ps, &t))
             continue; /* blank or comment */
         replay_event_t ev;

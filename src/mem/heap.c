@@ -288,6 +288,7 @@ static void *pt_alloc(ze_heap_t *h, size_t size, size_t align)
     h->live++;
     h->used += size;
     unlock(h);
+    ze__mem_count_alloc(h->mm, h->owner);
     return p;
 }
 
@@ -474,8 +475,10 @@ void *ze_heap_alloc(ze_heap_t *h, size_t size, size_t align)
     lock(h);
     void *p = alloc_locked(h, size, align);
     unlock(h);
-    if (!p)
+    if (__builtin_expect(!p, 0))
         ze__mem_note_failure(h->mm, h->owner, ZE_ERR_BUDGET, size);
+    else
+        ze__mem_count_alloc(h->mm, h->owner);
     return p;
 }
 

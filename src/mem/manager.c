@@ -111,6 +111,7 @@ ze_result ze_mem_create(const ze_mem_desc_t *desc, ze_mem_t **out)
     mm->warn_ratio = d.warn_ratio > 0.0f && d.warn_ratio <= 1.0f ? d.warn_ratio : 0.8f;
     mm->warn_cooldown_ns = d.warn_cooldown_ns ? d.warn_cooldown_ns : 1000000000ull;
     pthread_mutex_init(&mm->scratch_lock, NULL);
+    pthread_mutex_init(&mm->count_lock, NULL);
 
     size_t page = ze_mem_page_size();
     ze_result r = ZE_OK;
@@ -149,6 +150,7 @@ void ze_mem_destroy(ze_mem_t *mm)
     if (!mm)
         return;
     ze__scratch_release_all(mm);
+    ze__mem_count_release_all(mm);
     for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++) {
         ze__owner_t *o = &mm->owners[i];
         ze_heap_t *h = atomic_load(&o->heap);
@@ -161,6 +163,7 @@ void ze_mem_destroy(ze_mem_t *mm)
         pthread_mutex_destroy(&o->lock);
     }
     pthread_mutex_destroy(&mm->scratch_lock);
+    pthread_mutex_destroy(&mm->count_lock);
     free(mm);
 }
 
@@ -225,9 +228,81 @@ void ze__mem_note_failure(ze_mem_t *mm, ze_mem_owner owner, ze_result why, size_
                      (unsigned long long)(o->budget >> 20));
 }
 
+/* ------------------------------------------------- allocation counting */
+
+_Thread_local ze__count_tls_t ze__t_count __attribute__((tls_model("initial-exec")));
+static _Thread_local uint64_t t_thread_serial;
+static atomic_uint_fast64_t g_next_thread_serial = 1;
+
+/* First allocation of this thread from this manager (or the first after it
+ * used another one): find or make the thread's slot. */
+void ze__mem_count_slow(ze_mem_t *mm, ze_mem_owner owner)
+{
+    if (!t_thread_serial)
+        t_thread_serial = atomic_fetch_add_explicit(&g_next_thread_serial, 1, memory_order_relaxed);
+    pthread_mutex_lock(&mm->count_lock);
+    ze__count_slot_t *s = mm->counts;
+    while (s && s->thread_serial != t_thread_serial)
+        s = s->next;
+    if (!s && (s = calloc(1, sizeof *s)) != NULL) {
+        for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++)
+            atomic_init(&s->allocs[i], 0);
+        s->thread_serial = t_thread_serial;
+        s->next = mm->counts;
+        mm->counts = s;
+    }
+    pthread_mutex_unlock(&mm->count_lock);
+    if (!s) { /* out of memory: count on the shared counter, stay on this path */
+        atomic_fetch_add_explicit(&mm->owners[owner].allocs_shared, 1, memory_order_relaxed);
+        return;
+    }
+    ze__t_count.mm_id = mm->id;
+    ze__t_count.slot = s;
+    atomic_uint_fast64_t *c = &s->allocs[owner];
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+void ze__mem_count_release_all(ze_mem_t *mm)
+{
+    pthread_mutex_lock(&mm->count_lock);
+    ze__count_slot_t *s = mm->counts;
+    mm->counts = NULL;
+    pthread_mutex_unlock(&mm->count_lock);
+    while (s) {
+        ze__count_slot_t *next = s->next;
+        free(s);
+        s = next;
+    }
+}
+
+/* Sum of the per-thread counters of `owner` (count_lock held). */
+static uint64_t allocations_locked(ze_mem_t *mm, ze_mem_owner owner)
+{
+    uint64_t n = atomic_load_explicit(&mm->owners[owner].allocs_shared, memory_order_relaxed);
+    for (ze__count_slot_t *s = mm->counts; s; s = s->next)
+        n += atomic_load_explicit(&s->allocs[owner], memory_order_relaxed);
+    return n;
+}
+
+uint64_t ze_mem_allocation_count(ze_mem_t *mm)
+{
+    uint64_t n = 0;
+    pthread_mutex_lock(&mm->count_lock);
+    for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++)
+        n += allocations_locked(mm, (ze_mem_owner)i);
+    pthread_mutex_unlock(&mm->count_lock);
+    return n;
+}
+
+/* ------------------------------------------------------------ statistics */
+
 ze_mem_owner_stats_t ze_mem_owner_stats(ze_mem_t *mm, ze_mem_owner owner)
 {
     ze__owner_t *o = &mm->owners[owner];
+    pthread_mutex_lock(&mm->count_lock);
+    uint64_t allocations = allocations_locked(mm, owner);
+    pthread_mutex_unlock(&mm->count_lock);
     return (ze_mem_owner_stats_t){
         .budget = o->budget,
         .reserved = atomic_load(&o->reserved),
@@ -236,6 +311,7 @@ ze_mem_owner_stats_t ze_mem_owner_stats(ze_mem_t *mm, ze_mem_owner owner)
         .regions = atomic_load(&o->regions),
         .failures = atomic_load(&o->failures),
         .warnings = atomic_load(&o->warnings),
+        .allocations = allocations,
     };
 }
 
@@ -247,16 +323,16 @@ void ze_mem_snapshot(ze_mem_t *mm, ze_mem_owner_stats_t out[ZE_MEM_OWNER_COUNT])
 
 void ze_mem_log_stats(ze_mem_t *mm)
 {
-    ZE_LOG_INFO(LOG_CH, "%-10s %10s %10s %10s %10s %8s", "owner", "budget", "reserved", "current",
-                "peak", "failures");
+    ZE_LOG_INFO(LOG_CH, "%-10s %10s %10s %10s %10s %8s %12s", "owner", "budget", "reserved",
+                "current", "peak", "failures", "allocations");
     for (int i = 0; i < ZE_MEM_OWNER_COUNT; i++) {
         ze_mem_owner_stats_t s = ze_mem_owner_stats(mm, (ze_mem_owner)i);
         if (!s.budget)
             continue;
-        ZE_LOG_INFO(LOG_CH, "%-10s %8.1fMi %8.1fMi %8.2fMi %8.2fMi %8llu", g_owner_names[i],
+        ZE_LOG_INFO(LOG_CH, "%-10s %8.1fMi %8.1fMi %8.2fMi %8.2fMi %8llu %12llu", g_owner_names[i],
                     (double)s.budget / 1048576.0, (double)s.reserved / 1048576.0,
                     (double)s.current / 1048576.0, (double)s.peak / 1048576.0,
-                    (unsigned long long)s.failures);
+                    (unsigned long long)s.failures, (unsigned long long)s.allocations);
     }
 }
 

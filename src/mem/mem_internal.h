@@ -35,9 +35,19 @@ typedef struct ze__owner_t {
     uint32_t extent_count;
     atomic_uint_fast64_t current, peak, reserved, regions, failures, warnings;
     atomic_uint_fast64_t last_warn_ns, last_fail_log_ns;
-    atomic_bool fail; /* fault injection */
+    atomic_uint_fast64_t allocs_shared; /* allocations of threads without a count slot */
+    atomic_bool fail;                   /* fault injection */
     _Atomic(ze_heap_t *) heap;
 } ze__owner_t;
+
+/* Allocation counters of one thread for one manager: written only by that
+ * thread (relaxed load + store, no read-modify-write), read by anyone.
+ * Slots stay on the manager's list until it is destroyed. */
+typedef struct ze__count_slot_t {
+    atomic_uint_fast64_t allocs[ZE_MEM_OWNER_COUNT];
+    uint64_t thread_serial; /* the writing thread's process-unique serial */
+    struct ze__count_slot_t *next;
+} ze__count_slot_t;
 
 typedef struct ze__scratch_slot_t {
     ze_arena_t arena;
@@ -55,6 +65,8 @@ struct ze_mem_t {
     atomic_uint_fast64_t fault_nth, fault_counter;
     pthread_mutex_t scratch_lock;
     ze__scratch_slot_t *scratch;
+    pthread_mutex_t count_lock;
+    ze__count_slot_t *counts; /* per-thread allocation counters */
     ze__owner_t owners[ZE_MEM_OWNER_COUNT];
 };
 
@@ -67,6 +79,28 @@ static inline ze_result ze__mem_fault(ze_mem_t *mm, ze_mem_owner owner)
         return ze__mem_fault_slow(mm, owner);
     return ZE_OK;
 }
+
+/* Allocation counting: the calling thread's slot for its last manager is
+ * cached in thread-local storage (initial-exec: one %fs-relative load, also
+ * in the shared library), keyed by the manager's process-unique id. */
+typedef struct ze__count_tls_t {
+    uint64_t mm_id;
+    ze__count_slot_t *slot;
+} ze__count_tls_t;
+extern _Thread_local ze__count_tls_t ze__t_count __attribute__((tls_model("initial-exec")));
+void ze__mem_count_slow(ze_mem_t *mm, ze_mem_owner owner);
+static inline void ze__mem_count_alloc(ze_mem_t *mm, ze_mem_owner owner)
+{
+    ze__count_slot_t *s = ze__t_count.slot;
+    if (__builtin_expect(ze__t_count.mm_id != mm->id, 0)) { /* ids start at 1 */
+        ze__mem_count_slow(mm, owner);
+        return;
+    }
+    atomic_uint_fast64_t *c = &s->allocs[owner];
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+void ze__mem_count_release_all(ze_mem_t *mm);
 
 /* Budget accounting of committed (or pass-through) bytes. */
 ze_result ze__mem_account(ze_mem_t *mm, ze_mem_owner owner, size_t bytes);

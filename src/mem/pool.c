@@ -51,6 +51,7 @@ void *ze_pool_alloc(ze_pool_t *p)
     if (b) {
         p->free_list = *(void **)b;
         p->live++;
+        ze__mem_count_alloc(mm, p->region.owner);
         return b;
     }
     if (p->live >= p->max_blocks) { /* no free block and nothing left to carve */
@@ -71,6 +72,7 @@ void *ze_pool_alloc(ze_pool_t *p)
             return NULL;
         }
         p->live++;
+        ze__mem_count_alloc(mm, p->region.owner);
         return m;
     }
     size_t end = (size_t)(p->bumped + 1) * p->block_size;
@@ -79,6 +81,7 @@ void *ze_pool_alloc(ze_pool_t *p)
     b = p->region.base + (size_t)p->bumped * p->block_size;
     p->bumped++;
     p->live++;
+    ze__mem_count_alloc(mm, p->region.owner);
     return b;
 }
 

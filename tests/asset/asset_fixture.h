@@ -88,8 +88,8 @@ ZE_MAYBE_UNUSED static void fix_copy(const fixture_t *f, const char *from_testda
 {
     char src[512];
     snprintf(src, sizeof src, "%s/assets/%s", ZE_TESTDATA_DIR, from_testdata);
-    uint8_t *d;
-    size_t n;
+    uint8_t *d = NULL;
+    size_t n = 0;
     if (!fix_read_host(src, &d, &n))
         fail_msg("cannot read %s", src);
     fix_write(f, rel, d, n);

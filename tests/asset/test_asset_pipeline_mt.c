@@ -275,8 +275,8 @@ static void change_source(fixture_t *f)
     /* same model, different bytes: an extra space at the end */
     char src[512];
     snprintf(src, sizeof src, "%s/assets/gltf/BoxTextured/glTF/BoxTextured.gltf", ZE_TESTDATA_DIR);
-    uint8_t *d;
-    size_t n;
+    uint8_t *d = NULL;
+    size_t n = 0;
     assert_true(fix_read_host(src, &d, &n));
     d[n] = ' ';
     fix_write(f, "models/BoxTextured.gltf", d, n + 1);

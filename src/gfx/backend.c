@@ -1,0 +1,88 @@
+/* The public render-backend functions: argument checks, then dispatch
+ * through the backend's vtable (backend.h). */
+#include <string.h>
+
+#include "gfx/backend.h"
+
+#define LOG_CH "gfx"
+
+/* Upper bound on desc.pending_capacity: a queue of records, not payloads. */
+enum { PENDING_CAPACITY_MAX = 1u << 22 };
+
+ze_result ze_render_backend_create(const char *name, const ze_render_backend_desc_t *desc,
+                                   ze_render_backend_t **out)
+{
+    ZE_CHECK(out, ZE_ERR_INVALID_ARG);
+    *out = NULL;
+    ZE_CHECK(name && desc && desc->mem, ZE_ERR_INVALID_ARG);
+    if (desc->pending_capacity > PENDING_CAPACITY_MAX) {
+        ZE_LOG_ERROR(LOG_CH, "pending_capacity %u is above the limit of %u", desc->pending_capacity,
+                     (unsigned)PENDING_CAPACITY_MAX);
+        return ZE_ERR_LIMIT;
+    }
+    if (strcmp(name, ze__null_render_backend.name) == 0)
+        return ze__null_render_backend.create(desc, out);
+    if (strcmp(name, "vulkan") == 0) {
+        ZE_LOG_ERROR(LOG_CH, "render backend 'vulkan': not built yet (use 'null')");
+        return ZE_ERR_UNSUPPORTED;
+    }
+    ZE_LOG_ERROR(LOG_CH, "unknown render backend '%s' (known: null, vulkan)", name);
+    return ZE_ERR_NOT_FOUND;
+}
+
+void ze_render_backend_destroy(ze_render_backend_t *b)
+{
+    if (b)
+        b->vt->destroy(b);
+}
+
+const char *ze_render_backend_name(const ze_render_backend_t *b)
+{
+    return b ? b->vt->name : "none";
+}
+
+const char *ze_render_backend_device(const ze_render_backend_t *b)
+{
+    return b ? b->vt->device(b) : "none";
+}
+
+ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_scene_t *scene)
+{
+    ZE_CHECK(b && scene, ZE_ERR_INVALID_ARG);
+    /* The snapshot crossed a thread boundary: never trust its counts. */
+    if ((scene->instance_count && !scene->instances) || (scene->light_count && !scene->lights)) {
+        ZE_LOG_ERROR(
+            LOG_CH, "render scene of frame %llu rejected: %u instances at %p, %u lights at %p",
+            (unsigned long long)scene->frame, scene->instance_count, (const void *)scene->instances,
+            scene->light_count, (const void *)scene->lights);
+        return ZE_ERR_INVALID_ARG;
+    }
+    return b->vt->frame(b, scene);
+}
+
+ze_result ze_render_backend_asset_ready(ze_render_backend_t *b, const ze_asset_data_t *data)
+{
+    ZE_CHECK(b && data, ZE_ERR_INVALID_ARG);
+    ZE_CHECK((unsigned)data->type < ZE_ASSET_TYPE_COUNT, ZE_ERR_INVALID_ARG);
+    return b->vt->asset_ready(b, data);
+}
+
+ze_result ze_render_backend_screenshot(ze_render_backend_t *b, const char *png_path)
+{
+    ZE_CHECK(b && png_path && png_path[0], ZE_ERR_INVALID_ARG);
+    return b->vt->screenshot(b, png_path);
+}
+
+ze_render_stats_t ze_render_backend_stats(const ze_render_backend_t *b)
+{
+    if (!b)
+        return (ze_render_stats_t){0};
+    return b->vt->stats(b);
+}
+
+uint32_t ze_render_backend_resident(const ze_render_backend_t *b, ze_uuid_t uuid)
+{
+    if (!b || ze_uuid_is_nil(uuid))
+        return 0;
+    return b->vt->resident(b, uuid);
+}

@@ -1,0 +1,43 @@
+/* Internal: the render-backend vtable behind include/zengine/gfx.h.
+ *
+ * Every backend's object starts with a ze_render_backend_t (its first
+ * member), so the public handle and the backend's own struct are the same
+ * pointer. backend.c checks arguments (NULL handles, a snapshot whose counts
+ * promise arrays it lacks) and dispatches; a backend's functions see only
+ * valid arguments.
+ *
+ * Names: "null" (null_backend.c). "vulkan" is a known name that is not built
+ * yet: ze_render_backend_create logs "not built yet" and returns
+ * ZE_ERR_UNSUPPORTED. Any other name: ZE_ERR_NOT_FOUND (logged).
+ *
+ * Threads, as in gfx.h: create/destroy on the main thread; frame and
+ * screenshot on the render thread; asset_ready on the main thread, possibly
+ * while the render thread is in frame; stats, resident and device from any
+ * thread. Not a public header. */
+#ifndef ZE_GFX_BACKEND_H
+#define ZE_GFX_BACKEND_H
+
+#include "zengine/gfx.h"
+
+typedef struct ze__render_backend_vtable_t {
+    const char *name;
+    /* desc: checked non-NULL with desc->mem set; defaults not yet applied.
+       On success *out is the backend's object (base first). */
+    ze_result (*create)(const ze_render_backend_desc_t *desc, ze_render_backend_t **out);
+    void (*destroy)(ze_render_backend_t *b);
+    /* scene: checked non-NULL and consistent (counts match arrays). */
+    ze_result (*frame)(ze_render_backend_t *b, const ze_render_scene_t *scene);
+    ze_result (*asset_ready)(ze_render_backend_t *b, const ze_asset_data_t *data);
+    ze_result (*screenshot)(ze_render_backend_t *b, const char *png_path);
+    ze_render_stats_t (*stats)(const ze_render_backend_t *b);
+    uint32_t (*resident)(const ze_render_backend_t *b, ze_uuid_t uuid);
+    const char *(*device)(const ze_render_backend_t *b);
+} ze__render_backend_vtable_t;
+
+struct ze_render_backend_t {
+    const ze__render_backend_vtable_t *vt;
+};
+
+extern const ze__render_backend_vtable_t ze__null_render_backend;
+
+#endif /* ZE_GFX_BACKEND_H */
