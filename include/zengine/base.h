@@ -172,6 +172,12 @@ void ze_logv(ze_log_level level, const char *channel, const char *fmt, va_list a
  * Returns the number copied. Records overwritten before being read are
  * skipped; *dropped (optional) receives how many. */
 uint32_t ze_log_ring_read(uint64_t *cursor, ze_log_record_t *out, uint32_t max, uint64_t *dropped);
+/* For crash handlers: write the last `max` records of the ring to `fd` as
+ * text lines ("[warn ] channel: message"), using only write(2). Takes the
+ * log lock only if it is free (the crashing thread may hold it) and reads
+ * the ring without it otherwise (a record being written may come out
+ * garbled). Returns the records written. */
+uint32_t ze_log_crash_dump(int fd, uint32_t max);
 /* Count of records emitted at or above `level` since start (tests use it). */
 uint64_t ze_log_count(ze_log_level level);
 void ze_log_flush(void);

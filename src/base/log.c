@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "zengine/base.h"
@@ -188,4 +189,46 @@ void ze_log_flush(void)
     pthread_mutex_lock(&g_log.lock);
     fflush(stderr);
     pthread_mutex_unlock(&g_log.lock);
+}
+
+static void dump_str(int fd, const char *s, size_t cap)
+{
+    size_t n = 0;
+    while (n < cap && s[n])
+        n++;
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+uint32_t ze_log_crash_dump(int fd, uint32_t max)
+{
+    if (fd < 0 || max == 0 || !g_log.ring)
+        return 0;
+    bool locked = pthread_mutex_trylock(&g_log.lock) == 0;
+    uint64_t last = g_log.next_seq - 1;
+    uint64_t first = last >= max ? last - max + 1 : 1;
+    if (last >= g_log.ring_cap && first < last - g_log.ring_cap + 1)
+        first = last - g_log.ring_cap + 1;
+    uint32_t n = 0;
+    for (uint64_t seq = first; seq <= last; seq++) {
+        const ze_log_record_t *r = &g_log.ring[(seq - 1) & (g_log.ring_cap - 1)];
+        if (r->seq != seq)
+            continue;
+        dump_str(fd, "[", 1);
+        dump_str(fd, (unsigned)r->level < ZE_LOG_LEVEL_COUNT ? g_level_names[r->level] : "?", 8);
+        dump_str(fd, "] ", 2);
+        dump_str(fd, r->channel, sizeof r->channel);
+        dump_str(fd, ": ", 2);
+        dump_str(fd, r->message, sizeof r->message);
+        dump_str(fd, "\n", 1);
+        n++;
+    }
+    if (locked)
+        pthread_mutex_unlock(&g_log.lock);
+    return n;
 }

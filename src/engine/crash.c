@@ -9,9 +9,9 @@
  * raise) plus backtrace()/backtrace_symbols_fd(), which glibc documents as
  * safe once the unwinder is loaded.
  *
- * Log lines: the logger's ring (ze_log_ring_read) is read under a mutex; a
- * thread that faulted inside the logger would deadlock on it, so the handler
- * does not read the ring and says so in the report.
+ * Log lines: the last records of the logger's ring through
+ * ze_log_crash_dump, which uses write(2) only and takes the log lock only if
+ * it is free (a thread that faulted inside the logger holds it).
  *
  * Signals: SA_SIGINFO | SA_ONSTACK | SA_RESETHAND. After the report, a
  * handler installed before ours (a sanitizer's, a host program's) is called;
@@ -46,6 +46,7 @@ enum {
     CRASH_STACK_SIZE = 256 * 1024, /* ASan builds need more than SIGSTKSZ */
     CRASH_GUARD_SIZE = 64 * 1024,  /* PROT_NONE below the stack (>= a page) */
     CRASH_FRAMES_MAX = 64,
+    CRASH_LOG_RECORDS = 32,
     CRASH_PATH_MAX = 4096,
 };
 
@@ -209,9 +210,12 @@ static void crash_handler(int sig, siginfo_t *info, void *uctx)
     }
 
     b.len = 0;
-    sb_str(&b, "log records: not included (the log ring is read under a lock, "
-               "which is not safe from a signal handler)\n");
+    sb_str(&b, "last log records:\n");
     write_both(fd, &b);
+    /* the ring, not the sink: only write(2) from here */
+    ze_log_crash_dump(STDERR_FILENO, CRASH_LOG_RECORDS);
+    if (fd >= 0)
+        ze_log_crash_dump(fd, CRASH_LOG_RECORDS);
     if (fd >= 0) {
         fsync(fd);
         close(fd);

@@ -79,6 +79,8 @@ static int run_child(const char *dir, const char *errlog, crash_kind kind, int f
             _exit(91);
         if (flags & CHILD_UNINSTALL)
             ze_crash_handler_uninstall();
+        ze_log_configure(&(ze_log_desc_t){.quiet = true});
+        ze_log(ZE_LOG_WARN, "game", "the last words before the crash");
         if (kind == CRASH_NULL)
             crash_null();
         else
@@ -102,7 +104,7 @@ static size_t read_text(const char *path, char *buf, size_t cap)
     return n > 0 ? (size_t)n : 0;
 }
 
-/* Lines after "backtrace:" up to the next blank line or "log records". */
+/* Lines after "backtrace:" up to "last log records". */
 static int backtrace_lines(const char *text)
 {
     const char *p = strstr(text, "backtrace:\n");
@@ -110,7 +112,7 @@ static int backtrace_lines(const char *text)
         return 0;
     p += strlen("backtrace:\n");
     int n = 0;
-    while (*p && strncmp(p, "log records", 11) != 0) {
+    while (*p && strncmp(p, "last log records", 16) != 0) {
         const char *nl = strchr(p, '\n');
         if (!nl)
             break;
@@ -168,7 +170,9 @@ static void check_crash(fixture_t *f, crash_kind kind, int sig, const char *name
     if (sig == SIGSEGV)
         assert_non_null(strstr(text, "at address 0x0000000000000000"));
     assert_true(backtrace_lines(text) >= 3);
-    assert_non_null(strstr(text, "log records"));
+    assert_non_null(strstr(text, "last log records"));
+    /* the log ring made it into the report */
+    assert_non_null(strstr(text, "[warn] game: the last words before the crash"));
 
     /* The same report on stderr. */
     assert_true(read_text(f->errlog, text, sizeof text) > 0);
