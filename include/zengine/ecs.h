@@ -225,6 +225,12 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc);
 void ze_kernel_destroy(ze_kernel_t *k);
 ze_mem_t *ze_kernel_mem(const ze_kernel_t *k);
 ze_job_system_t *ze_kernel_jobs(const ze_kernel_t *k);
+/* Debug builds (ZE_DEBUG): mark the calling thread as one that must never
+ * call into ECS (the engine's render thread); every world, entity,
+ * component, query, command and kernel-frame entry point then asserts.
+ * Release builds: a no-op. (The inline getters below, ze_get and
+ * ze_component_get_inline, have no slow path and are not checked.) */
+void ze_ecs_forbid_thread(bool forbid);
 
 /* -------------------------------------------------------------- worlds */
 

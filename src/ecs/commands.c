@@ -239,6 +239,7 @@ static void reset(ze_commands_t *c)
 
 ze_commands_t *ze_commands_create(ze_world_t *w)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, NULL);
     ze_commands_t *c = ZE_NEW(w->alloc, ze_commands_t);
     if (!c) {
@@ -254,6 +255,7 @@ ze_commands_t *ze_commands_create(ze_world_t *w)
 
 void ze_commands_clear(ze_commands_t *c)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!c)
         return;
     /* Called by user code while this buffer flushes: the flush clears it when
@@ -269,6 +271,7 @@ void ze_commands_clear(ze_commands_t *c)
 
 void ze_commands_destroy(ze_commands_t *c)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!c)
         return;
     ZE_VERIFY_MSG(!c->flushing, "ze_commands_destroy on a buffer that is being flushed");
@@ -316,6 +319,7 @@ static const ze_component_info_t *check_component(const ze_commands_t *c, ze_com
 
 ze_entity_t ze_cmd_spawn(ze_commands_t *c, ze_spawn_fn fn, void *user)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(c, ZE_ENTITY_NULL);
     if (c->spawn_count == UINT32_MAX) {
         ZE_LOG_ERROR(ZE__LOG_CH, "commands: too many spawns in one buffer");
@@ -333,6 +337,7 @@ ze_entity_t ze_cmd_spawn(ze_commands_t *c, ze_spawn_fn fn, void *user)
 
 ze_result ze_cmd_destroy(ze_commands_t *c, ze_entity_t e)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(c, ZE_ERR_INVALID_ARG);
     ze_result r = check_target(c, e);
     if (r != ZE_OK)
@@ -342,6 +347,7 @@ ze_result ze_cmd_destroy(ze_commands_t *c, ze_entity_t e)
 
 ze_result ze_cmd_add(ze_commands_t *c, ze_entity_t e, ze_component_t comp)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(c, ZE_ERR_INVALID_ARG);
     ze_result r = check_target(c, e);
     if (r != ZE_OK)
@@ -353,6 +359,7 @@ ze_result ze_cmd_add(ze_commands_t *c, ze_entity_t e, ze_component_t comp)
 
 ze_result ze_cmd_set(ze_commands_t *c, ze_entity_t e, ze_component_t comp, const void *value)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(c, ZE_ERR_INVALID_ARG);
     ze_result r = check_target(c, e);
     if (r != ZE_OK)
@@ -388,6 +395,7 @@ ze_result ze_cmd_set(ze_commands_t *c, ze_entity_t e, ze_component_t comp, const
 
 ze_result ze_cmd_remove(ze_commands_t *c, ze_entity_t e, ze_component_t comp)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(c, ZE_ERR_INVALID_ARG);
     ze_result r = check_target(c, e);
     if (r != ZE_OK)
@@ -401,6 +409,7 @@ ze_result ze_cmd_remove(ze_commands_t *c, ze_entity_t e, ze_component_t comp)
 
 ze_result ze_commands_merge(ze_commands_t *dst, ze_commands_t *src)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(dst && src && dst != src, ZE_ERR_INVALID_ARG);
     ZE_CHECK(dst->world == src->world, ZE_ERR_INVALID_ARG);
     if (src->flushing)
@@ -617,6 +626,7 @@ ze_result ze_commands_flush(ze_commands_t *c)
 
 ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(c, ZE_ERR_INVALID_ARG);
     if (c->flushing)
         return ZE_OK; /* re-entered from a callback: the outer loop applies it */

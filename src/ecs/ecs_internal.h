@@ -47,20 +47,6 @@ typedef struct ze__group_t {
     uint32_t first_pool; /* lowest component id owned (membership test) */
 } ze__group_t;
 
-/* How ze_entity_destroy removes the components of an entity whose set is
- * `mask` without the general path's walk (storage.c): either no group holds
- * such entities (each pool fills the hole from its end), or one group does
- * and owns exactly `mask` (the group's end fills the hole, the pools' ends
- * the group's). Built by the general path for the last set it removed;
- * group creation clears it. */
-enum { ZE__PLAN_POOLS = 4 };
-typedef struct ze__destroy_plan_t {
-    ze_mask_t mask;  /* the set it is for (0: none) */
-    uint32_t npools; /* 0: the set takes the general path */
-    ze__group_t *group;
-    ze__pool_t *pools[ZE__PLAN_POOLS]; /* ascending type id */
-} ze__destroy_plan_t;
-
 typedef struct ze__query_t {
     ze_query_desc_t desc;
     int32_t group; /* group whose set is within desc.with (largest), or -1 */
@@ -117,6 +103,15 @@ struct ze_world_t {
     uint32_t free_head; /* UINT32_MAX = empty */
     uint32_t alive;
     uint32_t retired;
+    /* Deferred destroys (storage.c): slots already dead and on the free list
+     * whose components are still in the pools ("ghost" entries), removed in
+     * bulk by ze__world_settle. `pend` is a region (4 bytes per slot at
+     * most, committed as it fills); pend_union is every ghost's types. */
+    uint32_t *pend;
+    uint32_t pend_count, pend_cap;
+    ze_mask_t pend_union;
+    ze_mem_region_t pend_region;
+    bool pend_stuck; /* growing failed: destroy at once until the next settle */
 
     ze__group_t groups[ZE__MAX_GROUPS];
     uint32_t group_count;
@@ -146,7 +141,6 @@ struct ze_world_t {
     ze__bindings_t *bindings;
     ze_mask_t bind_mask;   /* components some binder watches (storage reports them) */
     ze_mask_t hooked_mask; /* components whose pool has hooks */
-    ze__destroy_plan_t plan;
     ze__hooks_t *hooks;
     ze_validation_policy policy;
     ze_hashmap_t services; /* name hash -> {name, ptr} */
@@ -185,6 +179,18 @@ static inline ze__gate_t ze__world_gate(ze_world_t *w)
         return ZE__GATE_DEFER;
     return ZE__GATE_NOW;
 }
+/* The render-thread guard (ze_ecs_forbid_thread, kernel.c): debug builds
+ * assert at the public entry points that the calling thread is not one that
+ * must stay out of the ECS. A thread-local load; nothing in release. */
+#ifdef ZE_DEBUG
+extern _Thread_local bool ze__ecs_thread_forbidden;
+#define ZE__ECS_THREAD_CHECK()                                                \
+    ZE_VERIFY_MSG(!ze__ecs_thread_forbidden, "ECS called from a thread that " \
+                                             "ze_ecs_forbid_thread marked (render thread)")
+#else
+#define ZE__ECS_THREAD_CHECK() ((void)0)
+#endif
+
 /* world.c */
 void ze__world_iter_begin(ze_world_t *w);
 void ze__world_iter_end(ze_world_t *w);
@@ -199,11 +205,22 @@ void ze__query_groups_changed(ze_world_t *w);
 /* groups.c: keep owning groups packed around adds and removes. */
 void ze__groups_after_add(ze_world_t *w, uint32_t index, ze__pool_t *p);
 void ze__groups_before_remove(ze_world_t *w, uint32_t index, ze__pool_t *p);
-/* storage.c: remove every component of slot `index` (a destroy); builds
- * w->plan for the slot's set when it can. The planned removal: only for a
- * set equal to plan->mask with plan->npools set and no binder watching. */
+/* storage.c: remove every component of slot `index` now (a destroy of an
+ * entity with hooked or watched components: dtors and binder notes in type
+ * order). */
 void ze__entity_remove_all(ze_world_t *w, uint32_t index);
-ze_result ze__entity_remove_planned(const ze__destroy_plan_t *plan, uint32_t index);
+/* storage.c: remove the ghost entries of the deferred destroys (w->pend):
+ * one linear pass over each pool they touch when they are a large part of
+ * it, else one entity at a time. Does nothing while the world is iterated
+ * or in a parallel wave (no ghosts can exist then: destroys are deferred or
+ * refused). Everything that walks dense arrays, reads a group's length, or
+ * reuses a slot settles first. */
+void ze__pending_flush(ze_world_t *w);
+static inline void ze__world_settle(ze_world_t *w)
+{
+    if (w->pend_count || w->pend_stuck)
+        ze__pending_flush(w);
+}
 
 /* builtins.c */
 ze_result ze__builtins_register(ze_kernel_t *k);

@@ -113,7 +113,6 @@ void ze__groups_before_remove(ze_world_t *w, uint32_t index, ze__pool_t *p)
 
 static void rebuild_pool_bits(ze_world_t *w)
 {
-    w->plan.mask = 0; /* destroy plans name groups */
     for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
         ze__pool_t *p = w->pools[c];
         if (!p)
@@ -140,6 +139,7 @@ static ze_result group_create(ze_world_t *w, ze_mask_t owned, bool quiet)
             ZE_LOG_ERROR(ZE__LOG_CH, "groups cannot be created during iteration");
         return ZE_ERR_STATE;
     }
+    ze__world_settle(w); /* the walk below reads masks of dense entries */
     uint32_t insert_at = w->group_count;
     uint32_t start_len = 0;
     for (uint32_t i = 0; i < w->group_count; i++) {
@@ -202,6 +202,7 @@ static ze_result group_create(ze_world_t *w, ze_mask_t owned, bool quiet)
 
 ze_result ze_group_create(ze_world_t *w, ze_mask_t owned)
 {
+    ZE__ECS_THREAD_CHECK();
     return group_create(w, owned, false);
 }
 
@@ -213,6 +214,10 @@ ze_result ze__group_try_create(ze_world_t *w, ze_mask_t owned)
 
 uint32_t ze_group_size(const ze_world_t *w, ze_mask_t owned)
 {
+    ZE__ECS_THREAD_CHECK();
+    /* Ghosts of deferred destroys count in a group's range until settled.
+     * Worlds are never const objects (ze_world_create allocates them). */
+    ze__world_settle((ze_world_t *)w);
     for (uint32_t i = 0; i < w->group_count; i++)
         if (w->groups[i].owned == owned)
             return w->groups[i].len;

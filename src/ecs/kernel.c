@@ -3,8 +3,22 @@
 
 #include "ecs_internal.h"
 
+#ifdef ZE_DEBUG
+_Thread_local bool ze__ecs_thread_forbidden;
+#endif
+
+void ze_ecs_forbid_thread(bool forbid)
+{
+#ifdef ZE_DEBUG
+    ze__ecs_thread_forbidden = forbid;
+#else
+    (void)forbid;
+#endif
+}
+
 ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
 {
+    ZE__ECS_THREAD_CHECK();
     ze_kernel_desc_t d = desc ? *desc : (ze_kernel_desc_t){0};
     ze_mem_t *mem = d.mem;
     bool owns_mem = false, owns_jobs = false;
@@ -106,6 +120,7 @@ ze_result ze__kernel_add_world(ze_kernel_t *k, ze_world_t *w)
 
 void ze_kernel_destroy(ze_kernel_t *k)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!k)
         return;
     while (k->world_count)

@@ -44,6 +44,7 @@ void ze__queries_free(ze_world_t *w)
 
 ze_query_t ze_query_create(ze_world_t *w, const ze_query_desc_t *desc)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!w || !desc)
         return (ze_query_t){0};
     ze_query_desc_t key = *desc;
@@ -124,8 +125,10 @@ static bool setup_driver(const ze_world_t *w, const ze__query_t *q, uint32_t *dr
 
 uint32_t ze_query_count(ze_world_t *w, ze_query_t qh)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!qh.id || qh.id > w->query_count)
         return 0;
+    ze__world_settle(w);
     const ze__query_t *q = &w->queries[qh.id];
     uint32_t driver, end, flags;
     if (!setup_driver(w, q, &driver, &end, &flags))
@@ -144,8 +147,12 @@ ze_iter_t ze_query_iter(ze_world_t *w, ze_query_t qh)
     ze_iter_t it;
     memset(&it, 0, sizeof it);
     it.world = w;
+    ZE__ECS_THREAD_CHECK();
     if (!w || !qh.id || qh.id > w->query_count)
         return it;
+    /* Deferred destroys leave ghosts in the dense arrays: remove them
+     * before the walk (a frame's first query settles the world). */
+    ze__world_settle(w);
     it.query = qh.id;
     const ze__query_t *q = &w->queries[qh.id];
     uint32_t flags;
@@ -219,6 +226,7 @@ static void *field_for(ze_iter_t *it, ze__pool_t *p, bool packed, uint32_t start
 
 bool ze_query_next(ze_iter_t *it)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!(it->flags & IT_ACTIVE))
         return false;
     finish_run(it);

@@ -430,6 +430,7 @@ static ze_result assign_uuids(ze_world_t *w)
 
 ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!w || !out)
         return ZE_ERR_INVALID_ARG;
     if (ze__world_gate(w) != ZE__GATE_NOW) {
@@ -1038,6 +1039,7 @@ static ze_result apply(loader_t *L)
 
 ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_scene_report_t *report)
 {
+    ZE__ECS_THREAD_CHECK();
     ze_scene_report_t local;
     ze_scene_report_t *rep = report ? report : &local;
     memset(rep, 0, sizeof *rep);

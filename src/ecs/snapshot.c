@@ -293,15 +293,19 @@ static ze_result save_formatted_records(const ze_world_t *w, const ze__pool_t *p
 
 ze_result ze_world_save(const ze_world_t *cw, ze_byte_writer_t *out)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!cw || !out)
         return ZE_ERR_INVALID_ARG;
-    /* The gate only reads the world's atomics. */
+    /* The gate only reads the world's atomics; settling deferred destroys
+     * (pool walks below) changes storage, not content. Worlds are never
+     * const objects (ze_world_create allocates them). */
     ze_world_t *w = (ze_world_t *)cw;
     if (ze__world_gate(w) != ZE__GATE_NOW) {
         ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': snapshot save during an iteration or parallel wave",
                      w->name);
         return ZE_ERR_STATE;
     }
+    ze__world_settle(w);
     if (out->failed)
         return ZE_ERR_OUT_OF_MEMORY;
     const ze_kernel_t *k = w->kernel;
@@ -780,6 +784,7 @@ static ze_result apply(loader_t *L)
             ze_entity_destroy(w, e);
     }
     ZE_VERIFY(w->alive == 0);
+    ze__world_settle(w); /* the table is replaced: no ghosts may outlive it */
     w->fresh = L->fresh;
     w->alive = L->alive;
     w->retired = L->retired;
@@ -832,6 +837,7 @@ static ze_result apply(loader_t *L)
 
 ze_result ze_world_load(ze_world_t *w, const void *data, size_t size)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!w || (!data && size))
         return ZE_ERR_INVALID_ARG;
     if (ze__world_gate(w) != ZE__GATE_NOW) {

@@ -237,45 +237,15 @@ void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp)
 
 /* ------------------------------------------------------------- destroy */
 
-/* Destroy's plan for set m (see ze__destroy_plan_t): none when a type has
- * hooks or a binder watches it (their order of calls is the general path's),
- * when m has more than ZE__PLAN_POOLS types, or when its entities are in a
- * group that does not own exactly m, or in more than one group. */
-static void plan_build(ze_world_t *w, ze_mask_t m)
+/* Remove slot `index`'s entries from the pools of set m, none with hooks or
+ * watched by a binder. Every component goes, so the entity's entries are
+ * holes to fill, not values to keep: each group it is in (innermost first)
+ * fills the hole from its end, which moves the hole out to the next group's
+ * range; then each pool fills it from its own end. One move per step, not a
+ * swap. Reads nothing of the slot but its sparse entries, so it also serves
+ * ghosts (whose mask word is the free list's link by then). */
+static void remove_holes(ze_world_t *w, uint32_t index, ze_mask_t m)
 {
-    ze__destroy_plan_t *pl = &w->plan;
-    pl->mask = m;
-    pl->npools = 0;
-    pl->group = NULL;
-    if (__builtin_popcountll(m) > ZE__PLAN_POOLS || (m & (w->bind_mask | w->hooked_mask)))
-        return;
-    ze__group_t *in = NULL;
-    for (uint32_t g = 0; g < w->group_count; g++) {
-        ze_mask_t o = w->groups[g].owned;
-        if ((o & m) != o)
-            continue; /* m's entities are not in it */
-        if (o != m)
-            return;
-        in = &w->groups[g];
-    }
-    for (ze_mask_t r = m; r; r &= r - 1)
-        pl->pools[pl->npools++] = w->pools[__builtin_ctzll(r)];
-    pl->group = in;
-}
-
-void ze__entity_remove_all(ze_world_t *w, uint32_t index)
-{
-    ze_mask_t m = w->mask[index];
-    if (m & (w->bind_mask | w->hooked_mask)) {
-        /* One type at a time: dtors and binder notes in type order. */
-        while ((m = w->mask[index]) != 0)
-            ze__component_remove_now(w, index, (uint32_t)__builtin_ctzll(m));
-        return;
-    }
-    /* Every component goes, so the entity's entries are holes to fill, not
-     * values to keep: each group it is in (innermost first) fills the hole
-     * from its end, which moves the hole out to the next group's range; then
-     * each pool fills it from its own end. One move per step, not a swap. */
     uint32_t hole[ZE_MAX_COMPONENTS];
     ze_mask_t gm = 0;
     for (ze_mask_t r = m; r; r &= r - 1) {
@@ -311,75 +281,207 @@ void ze__entity_remove_all(ze_world_t *w, uint32_t index)
         if (hole[c] != last)
             move_entry(p, last, hole[c], ze__pool_entity(p, last));
     }
+}
+
+void ze__entity_remove_all(ze_world_t *w, uint32_t index)
+{
+    ze_mask_t m = w->mask[index];
+    if (m & (w->bind_mask | w->hooked_mask)) {
+        /* One type at a time: dtors and binder notes in type order. */
+        while ((m = w->mask[index]) != 0)
+            ze__component_remove_now(w, index, (uint32_t)__builtin_ctzll(m));
+        return;
+    }
+    remove_holes(w, index, m);
     w->mask[index] = 0;
-    if (w->plan.mask != m)
-        plan_build(w, m);
 }
 
-/* The planned removals below are what ze__entity_remove_all does for such
- * sets, as straight-line code with few live values: at 1M entities a
- * destroy is bound by the store buffer (the random lines it writes: per
- * pool a dense entry, a value and the moved entity's sparse entry), and the
- * spills and pushes of a register-hungry loop are stores too. */
+/* Deferred destroys. ze_entity_destroy of an entity whose components have
+ * no hooks and no binder kills the slot at once (generation, free list) and
+ * appends its index to w->pend; its entries stay in the pools as ghosts:
+ * consistent sparse <-> dense entries that no lookup reaches (lookups check
+ * the generation first) and that settle removes before anything walks the
+ * dense arrays, reads a group's length or reuses a slot.
+ *
+ * Settling many ghosts is a bulk pass per pool instead of a random swap per
+ * entity: mark the ghosts' dense positions in a bitmap (reading their sparse
+ * entries in destroy order, sequential when entities die in creation
+ * order), shorten each group by its ghosts, then compact each pool in one
+ * forward pass. The pass is stable, so every group's packed prefix stays
+ * aligned across the pools it owns; a pool in no group may instead fill its
+ * holes from its end, whichever moves fewer entries. Few ghosts (fewer than
+ * a quarter of the entries they sit among) go one entity at a time. */
+enum { BULK_SHARE = 4 };
 
-/* In a group that owns exactly the set: hole h filled from the group's end,
- * then `last` (the hole now) from the pool's end. */
-static inline void planned_grouped(ze__pool_t *p, uint32_t idx, uint32_t h, uint32_t last,
-                                   uint32_t moved)
+/* The ghosts' types, from their sparse entries (the mask word is the free
+ * list's link). */
+static inline ze_mask_t ghost_mask(const ze_world_t *w, uint32_t index, ze_mask_t u)
 {
-    p->sparse[idx >> ZE__PAGE_BITS][idx & ZE__PAGE_MASK] = 0;
-    if (h != last)
-        move_entry(p, last, h, moved);
-    uint32_t end = --p->count;
-    if (end != last)
-        move_entry(p, end, last, ze__pool_entity(p, end));
+    ze_mask_t m = 0;
+    for (ze_mask_t r = u; r; r &= r - 1) {
+        uint32_t c = (uint32_t)__builtin_ctzll(r);
+        if (ze__sparse_get(w->pools[c], index))
+            m |= (ze_mask_t)1 << c;
+    }
+    return m;
 }
 
-/* In no group: the pool's end fills the hole. */
-static inline void planned_single(ze__pool_t *p, uint32_t idx)
+static inline bool bit_at(const uint64_t *b, uint32_t i)
 {
-    uint32_t *sp = &p->sparse[idx >> ZE__PAGE_BITS][idx & ZE__PAGE_MASK];
-    uint32_t h = *sp - 1;
-    *sp = 0;
-    uint32_t end = --p->count;
-    if (h != end)
-        move_entry(p, end, h, ze__pool_entity(p, end));
+    return (b[i >> 6] >> (i & 63)) & 1;
 }
 
-ze_result ze__entity_remove_planned(const ze__destroy_plan_t *pl, uint32_t idx)
+/* Mark the ghosts of pool p in b (zeroed, count bits) and clear their
+ * sparse entries. Returns how many there were. */
+static uint32_t mark_ghosts(ze__pool_t *p, const uint32_t *pend, uint32_t n, uint64_t *b)
 {
-    ze__pool_t *const *pp = pl->pools;
-    if (!pl->group) {
-        switch (pl->npools) {
-        case 4:
-            planned_single(pp[3], idx);
-            /* fall through */
-        case 3:
-            planned_single(pp[2], idx);
-            /* fall through */
-        case 2:
-            planned_single(pp[1], idx);
-            /* fall through */
-        default:
-            planned_single(pp[0], idx);
+    uint32_t dead = 0;
+    uint32_t *const *sparse = p->sparse;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = pend[i];
+        uint32_t *sp = &sparse[idx >> ZE__PAGE_BITS][idx & ZE__PAGE_MASK];
+        uint32_t s = *sp;
+        if (!s)
+            continue; /* not of this type (or a never-used page: nothing written) */
+        *sp = 0;
+        s -= 1;
+        b[s >> 6] |= (uint64_t)1 << (s & 63);
+        dead++;
+    }
+    return dead;
+}
+
+/* Number of set bits of b in [0, len). */
+static uint32_t bits_below(const uint64_t *b, uint32_t len)
+{
+    uint32_t n = 0, k = 0;
+    for (; (k + 1) * 64 <= len; k++)
+        n += (uint32_t)__builtin_popcountll(b[k]);
+    if (len & 63)
+        n += (uint32_t)__builtin_popcountll(b[k] & (((uint64_t)1 << (len & 63)) - 1));
+    return n;
+}
+
+/* Stable: survivors keep their order, moved down over the ghosts. */
+static void compact_stable(ze__pool_t *p, const uint64_t *b, uint32_t first)
+{
+    uint32_t count = p->count, words = (count + 63) >> 6;
+    uint32_t to = first;
+    for (uint32_t k = first >> 6; k < words; k++) {
+        uint64_t live = ~b[k];
+        if (k == first >> 6)
+            live &= ~(uint64_t)0 << (first & 63);
+        if (k + 1 == words && (count & 63))
+            live &= ((uint64_t)1 << (count & 63)) - 1;
+        while (live) {
+            uint32_t from = k * 64 + (uint32_t)__builtin_ctzll(live);
+            live &= live - 1;
+            move_entry(p, from, to, ze__pool_entity(p, from));
+            to++;
         }
-        return ZE_OK;
     }
-    uint32_t h = ze__sparse_get(pp[0], idx) - 1;
-    uint32_t last = --pl->group->len;
-    uint32_t moved = ze__pool_entity(pp[0], last);
-    switch (pl->npools) { /* a group owns two types at least */
-    case 4:
-        planned_grouped(pp[3], idx, h, last, moved);
-        /* fall through */
-    case 3:
-        planned_grouped(pp[2], idx, h, last, moved);
-        /* fall through */
-    default:
-        planned_grouped(pp[1], idx, h, last, moved);
-        planned_grouped(pp[0], idx, h, last, moved);
+}
+
+/* Unordered: each hole below the new end takes the last survivor. */
+static void compact_fill(ze__pool_t *p, const uint64_t *b, uint32_t first, uint32_t left)
+{
+    uint32_t hi = p->count;
+    uint32_t words = (left + 63) >> 6;
+    for (uint32_t k = first >> 6; k < words; k++) {
+        uint64_t holes = b[k];
+        if (k + 1 == words && (left & 63))
+            holes &= ((uint64_t)1 << (left & 63)) - 1;
+        while (holes) {
+            uint32_t h = k * 64 + (uint32_t)__builtin_ctzll(holes);
+            holes &= holes - 1;
+            do
+                hi--;
+            while (bit_at(b, hi));
+            move_entry(p, hi, h, ze__pool_entity(p, hi));
+        }
     }
-    return ZE_OK;
+}
+
+/* First set bit of b at or after 0 (b has one). */
+static uint32_t first_bit(const uint64_t *b)
+{
+    uint32_t k = 0;
+    while (!b[k])
+        k++;
+    return k * 64 + (uint32_t)__builtin_ctzll(b[k]);
+}
+
+/* The bulk pass over the pools of u. False (nothing changed) when the
+ * bitmaps cannot be allocated. */
+static bool settle_bulk(ze_world_t *w, const uint32_t *pend, uint32_t n, ze_mask_t u)
+{
+    size_t off[ZE_MAX_COMPONENTS], words = 0;
+    for (ze_mask_t r = u; r; r &= r - 1) {
+        uint32_t c = (uint32_t)__builtin_ctzll(r);
+        off[c] = words;
+        words += ((size_t)w->pools[c]->count + 63) >> 6;
+    }
+    size_t bytes = ZE_MAX(words, (size_t)1) * sizeof(uint64_t);
+    uint64_t *bits = ze_alloc(w->alloc, bytes, 64);
+    if (!bits)
+        return false;
+    memset(bits, 0, bytes);
+    uint32_t dead[ZE_MAX_COMPONENTS];
+    for (ze_mask_t r = u; r; r &= r - 1) {
+        uint32_t c = (uint32_t)__builtin_ctzll(r);
+        ZE_ASSERT(!w->pools[c]->has_hooks);
+        dead[c] = mark_ghosts(w->pools[c], pend, n, bits + off[c]);
+    }
+    /* A ghost in a group has every owned type, so it sits at the same
+     * position below len in every owned pool: count it in the first. */
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        ze__group_t *gr = &w->groups[g];
+        if ((u >> gr->first_pool) & 1 && dead[gr->first_pool])
+            gr->len -= bits_below(bits + off[gr->first_pool], gr->len);
+    }
+    for (ze_mask_t r = u; r; r &= r - 1) {
+        uint32_t c = (uint32_t)__builtin_ctzll(r);
+        ze__pool_t *p = w->pools[c];
+        if (!dead[c])
+            continue;
+        const uint64_t *b = bits + off[c];
+        uint32_t first = first_bit(b), left = p->count - dead[c];
+        /* stable moves every survivor past the first hole */
+        if (p->groups || p->count - first - dead[c] <= dead[c])
+            compact_stable(p, b, first);
+        else
+            compact_fill(p, b, first, left);
+        p->count = left;
+    }
+    ze_free(w->alloc, bits, bytes);
+    return true;
+}
+
+void ze__pending_flush(ze_world_t *w)
+{
+    if (ze__world_gate(w) != ZE__GATE_NOW) {
+        ZE_ASSERT(!w->pend_count); /* meanwhile destroys are recorded or refused */
+        return;
+    }
+    w->pend_stuck = false; /* growing the list may be tried again */
+    uint32_t n = w->pend_count;
+    if (!n)
+        return;
+    ze_mask_t u = w->pend_union;
+    w->pend_count = 0;
+    w->pend_union = 0;
+    /* At most n ghosts per pool of u: bulk when that is a fair share of
+     * the entries. */
+    uint64_t entries = 0;
+    for (ze_mask_t r = u; r; r &= r - 1)
+        entries += w->pools[__builtin_ctzll(r)]->count;
+    uint64_t most = (uint64_t)n * (uint64_t)__builtin_popcountll(u);
+    if (most * BULK_SHARE >= entries && settle_bulk(w, w->pend, n, u))
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = w->pend[i];
+        remove_holes(w, idx, ghost_mask(w, idx, u));
+    }
 }
 
 /* The common add, inlined into ze_component_add/_set: a plain pool (no
@@ -409,6 +511,7 @@ static inline bool insert_plain(ze_world_t *w, ze__pool_t *p, uint32_t index, ze
 
 void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!valid_component(w, c) || !ze__alive(w, e))
         return NULL;
     uint32_t index = ze_entity_index(e);
@@ -486,6 +589,7 @@ __attribute__((noinline)) static ze_result set_slow(ze_world_t *w, ze_entity_t e
 
 ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const void *value)
 {
+    ZE__ECS_THREAD_CHECK();
     /* A pool exists only for a registered type. */
     ze__pool_t *p = c.id < ZE_MAX_COMPONENTS ? w->pools[c.id] : NULL;
     uint32_t index = ze_entity_index(e);
@@ -501,6 +605,7 @@ ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const
 
 void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c)
 {
+    ZE__ECS_THREAD_CHECK();
     if (c.id >= ZE_MAX_COMPONENTS)
         return NULL;
     uint32_t index = ze_entity_index(e);
@@ -515,12 +620,14 @@ void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c)
 
 bool ze_component_has(const ze_world_t *w, ze_entity_t e, ze_component_t c)
 {
+    ZE__ECS_THREAD_CHECK();
     return c.id < ZE_MAX_COMPONENTS && ze__alive(w, e) &&
            (w->mask[ze_entity_index(e)] & ((ze_mask_t)1 << c.id));
 }
 
 ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!valid_component(w, c))
         return ZE_ERR_INVALID_ARG;
     if (!ze__alive(w, e))
@@ -542,5 +649,9 @@ ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c)
 
 uint32_t ze_component_population(const ze_world_t *w, ze_component_t c)
 {
+    ZE__ECS_THREAD_CHECK();
+    /* Pools count the ghosts of deferred destroys until settled. Worlds are
+     * never const objects (ze_world_create allocates them). */
+    ze__world_settle((ze_world_t *)w);
     return c.id < ZE_MAX_COMPONENTS && w->pools[c.id] ? w->pools[c.id]->count : 0;
 }

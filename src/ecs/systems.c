@@ -97,6 +97,7 @@ static sys_entry_t *entry_of(ze_world_t *w, ze_system_t h)
 
 ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w && desc && desc->fn && desc->name && desc->name[0], (ze_system_t){0});
     uint32_t group = desc->group == ZE_GROUP_DEFAULT ? ZE_GROUP_FIXED_SIMULATION : desc->group;
     if (group >= ZE_GROUP_END) {
@@ -367,6 +368,9 @@ static ze_result run_group(ze_world_t *w, uint32_t g, double dt, float alpha)
                 ze__bindings_note_system(w, ze_query_create(w, &qd), writes);
         }
     }
+    /* The barrier settles the destroys its commands (or the systems)
+     * deferred: one bulk pass, before the next group's queries. */
+    ze__world_settle(w);
     s->seconds[slot] += (double)(now_ns(w) - t0) * 1e-9;
     return r != ZE_OK ? r : f;
 }
@@ -379,6 +383,7 @@ static void keep_first(ze_result *first, ze_result r)
 
 ze_result ze_world_begin_frame(ze_world_t *w, double dt)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
     if (ze__world_gate(w) != ZE__GATE_NOW) {
         ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': begin_frame during iteration or a wave", w->name);
@@ -403,6 +408,7 @@ ze_result ze_world_begin_frame(ze_world_t *w, double dt)
 
 ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
     if (ze__world_gate(w) != ZE__GATE_NOW)
         return ZE_ERR_STATE;
@@ -416,6 +422,7 @@ ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt)
 
 ze_result ze_world_late_frame(ze_world_t *w, double dt, float alpha)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
     if (ze__world_gate(w) != ZE__GATE_NOW)
         return ZE_ERR_STATE;
@@ -454,6 +461,7 @@ ze_frame_stats_t ze_kernel_frame_stats(const ze_kernel_t *k)
 
 ze_result ze_kernel_begin_frame(ze_kernel_t *k, double dt)
 {
+    ZE__ECS_THREAD_CHECK();
     ze_result first = ZE_OK;
     k->stats.frame++;
     for (uint32_t i = 0; i < k->world_count; i++)
@@ -463,6 +471,7 @@ ze_result ze_kernel_begin_frame(ze_kernel_t *k, double dt)
 
 ze_result ze_kernel_fixed_step(ze_kernel_t *k)
 {
+    ZE__ECS_THREAD_CHECK();
     ze_result first = ZE_OK;
     k->stats.fixed_steps++;
     for (uint32_t i = 0; i < k->world_count; i++)
@@ -472,6 +481,7 @@ ze_result ze_kernel_fixed_step(ze_kernel_t *k)
 
 ze_result ze_kernel_late_frame(ze_kernel_t *k, double dt, float alpha)
 {
+    ZE__ECS_THREAD_CHECK();
     ze_result first = ZE_OK;
     for (uint32_t i = 0; i < k->world_count; i++)
         keep_first(&first, ze_world_late_frame(k->worlds[i], dt, alpha));
@@ -480,6 +490,7 @@ ze_result ze_kernel_late_frame(ze_kernel_t *k, double dt, float alpha)
 
 ze_result ze_kernel_frame(ze_kernel_t *k, double dt)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(k, ZE_ERR_INVALID_ARG);
     if (!isfinite(dt) || dt < 0.0 || dt > 1e6) {
         ZE_LOG_ERROR(ZE__LOG_CH, "kernel frame with dt = %g refused", dt);

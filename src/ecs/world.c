@@ -16,10 +16,10 @@ typedef struct service_entry_t {
 
 ze_result ze__kernel_add_world(ze_kernel_t *k, ze_world_t *w);
 void ze__kernel_forget_world(ze_kernel_t *k, ze_world_t *w);
-void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp);
 
 ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
 {
+    ZE__ECS_THREAD_CHECK();
     ze_world_desc_t d = desc ? *desc : (ze_world_desc_t){0};
     if (!k)
         return NULL;
@@ -89,6 +89,7 @@ void ze_world_destroy(ze_world_t *w)
 {
     if (!w)
         return;
+    ZE__ECS_THREAD_CHECK();
     ze__systems_fini(w); /* shutdown callbacks see the world whole */
     ze__actors_fini(w);
     ze__bindings_fini(w);
@@ -118,6 +119,8 @@ void ze_world_destroy(ze_world_t *w)
         ze_commands_destroy(w->deferred);
     ze_mem_region_release(&w->gen_region);
     ze_mem_region_release(&w->mask_region);
+    if (w->pend_region.base)
+        ze_mem_region_release(&w->pend_region);
     ze__kernel_forget_world(w->kernel, w);
     ze_free(w->alloc, w, sizeof *w);
 }
@@ -132,6 +135,7 @@ const char *ze_world_name(const ze_world_t *w)
 }
 uint32_t ze_world_entity_count(const ze_world_t *w)
 {
+    ZE__ECS_THREAD_CHECK();
     return w->alive;
 }
 uint32_t ze_world_capacity(const ze_world_t *w)
@@ -140,6 +144,7 @@ uint32_t ze_world_capacity(const ze_world_t *w)
 }
 ze_commands_t *ze_world_commands(ze_world_t *w)
 {
+    ZE__ECS_THREAD_CHECK();
     return w->deferred;
 }
 
@@ -165,6 +170,7 @@ void ze__world_iter_end(ze_world_t *w)
 
 void ze__world_parallel_begin(ze_world_t *w)
 {
+    ze__world_settle(w); /* workers' iterations must find no ghosts */
     atomic_store_explicit(&w->in_parallel, true, memory_order_release);
 }
 
@@ -183,6 +189,7 @@ static bool ensure_committed(ze_world_t *w, uint32_t slots)
 
 ze_entity_t ze_entity_create(ze_world_t *w)
 {
+    ZE__ECS_THREAD_CHECK();
     /* A new entity has no components, so making one never disturbs an open
      * iteration; only parallel waves are refused. */
     if (atomic_load_explicit(&w->in_parallel, memory_order_acquire)) {
@@ -194,6 +201,8 @@ ze_entity_t ze_entity_create(ze_world_t *w)
     }
     uint32_t idx;
     if (w->free_head != NO_SLOT) {
+        /* The slot may still have ghost entries in the pools. */
+        ze__world_settle(w);
         idx = w->free_head;
         w->free_head = (uint32_t)w->mask[idx];
         w->gen[idx] &= ~ZE__GEN_DEAD;
@@ -235,15 +244,31 @@ static inline void slot_free(ze_world_t *w, uint32_t idx)
     w->free_head = idx;
 }
 
-__attribute__((noinline)) static ze_result destroy_general(ze_world_t *w, uint32_t idx)
+/* Room for one more deferred destroy: the list is a region reserved on
+ * first use for the world's capacity and committed in steps. */
+__attribute__((noinline)) static bool pend_grow(ze_world_t *w)
 {
-    ze__entity_remove_all(w, idx); /* dtors, binders, any group layout */
-    slot_free(w, idx);
-    return ZE_OK;
+    if (w->pend_stuck)
+        return false; /* one failed attempt per settle, not one per destroy */
+    w->pend_stuck = true;
+    if (!w->pend_region.base) {
+        if (ze_mem_region_reserve(w->kernel->mem, ZE_MEM_OWNER_ECS,
+                                  (size_t)w->capacity * sizeof(uint32_t), &w->pend_region) != ZE_OK)
+            return false;
+        w->pend = (uint32_t *)w->pend_region.base;
+    }
+    uint32_t cap = ZE_MIN(w->capacity, ZE_MAX(w->pend_cap * 2, 16384u));
+    if (cap <= w->pend_cap ||
+        ze_mem_region_commit(&w->pend_region, (size_t)cap * sizeof(uint32_t)) != ZE_OK)
+        return false;
+    w->pend_stuck = false;
+    w->pend_cap = (uint32_t)ZE_MIN(w->pend_region.committed / sizeof(uint32_t), w->capacity);
+    return true;
 }
 
 ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!ze__alive(w, e))
         return ZE_ERR_NOT_FOUND;
     switch (ze__world_gate(w)) {
@@ -256,26 +281,32 @@ ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e)
     }
     uint32_t idx = ze_entity_index(e);
     ze_mask_t m = w->mask[idx];
-    if (!m) {
-        slot_free(w, idx);
-        return ZE_OK;
+    if (m & (w->bind_mask | w->hooked_mask)) {
+        /* dtors and binder notes run now, in type order */
+        ze__entity_remove_all(w, idx);
+    } else if (m && (w->pend_count < w->pend_cap || pend_grow(w))) {
+        /* Plain data: the slot dies now (generation, free list), its
+         * entries stay in the pools as ghosts until ze__world_settle
+         * removes them in bulk. Nothing reads a ghost: lookups check the
+         * generation first, walks of the pools settle first. */
+        w->pend[w->pend_count++] = idx;
+        w->pend_union |= m;
+    } else if (m) {
+        ze__entity_remove_all(w, idx); /* no room to defer */
     }
-    if (m != w->plan.mask || !w->plan.npools || (m & w->bind_mask))
-        return destroy_general(w, idx);
-    /* The common case: the same components as the last destroy. The planned
-     * removal reads no slot state, so the slot is freed first and the
-     * removal is a tail call. */
     slot_free(w, idx);
-    return ze__entity_remove_planned(&w->plan, idx);
+    return ZE_OK;
 }
 
 bool ze_entity_alive(const ze_world_t *w, ze_entity_t e)
 {
+    ZE__ECS_THREAD_CHECK();
     return ze__alive(w, e);
 }
 
 ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index)
 {
+    ZE__ECS_THREAD_CHECK();
     if (index >= w->fresh || (w->gen[index] & ZE__GEN_DEAD))
         return ZE_ENTITY_NULL;
     return (ze_entity_t){(uint64_t)w->gen[index] << 32 | index};
@@ -283,6 +314,7 @@ ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index)
 
 ze_mask_t ze_entity_mask(const ze_world_t *w, ze_entity_t e)
 {
+    ZE__ECS_THREAD_CHECK();
     return ze__alive(w, e) ? w->mask[ze_entity_index(e)] : 0;
 }
 
@@ -334,6 +366,7 @@ static uint64_t hash_formatted(const ze_component_formatter_t *f, const void *da
 
 uint64_t ze_world_hash(const ze_world_t *w)
 {
+    ZE__ECS_THREAD_CHECK();
     ze_byte_writer_t buf = {.alloc = w->alloc};
     uint64_t total = ze_hash_u64(w->alive + 0x1234567ull);
     for (uint32_t idx = 0; idx < w->fresh; idx++) {
@@ -410,6 +443,7 @@ bool ze_world_started(const ze_world_t *w)
 
 ze_result ze_world_service_register(ze_world_t *w, const char *name, void *service)
 {
+    ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w && name && name[0], ZE_ERR_INVALID_ARG);
     if (w->started) {
         ZE_LOG_ERROR(ZE__LOG_CH,
@@ -434,6 +468,7 @@ ze_result ze_world_service_register(ze_world_t *w, const char *name, void *servi
 
 void *ze_world_service_get(const ze_world_t *w, const char *name)
 {
+    ZE__ECS_THREAD_CHECK();
     if (!name)
         return NULL;
     uint64_t key = ze_hash64(name, strlen(name), 0);

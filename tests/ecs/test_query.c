@@ -341,9 +341,12 @@ static void test_structural_changes_deferred_during_iteration(void **state)
 
 /* Storage invariants: every pool's sparse and dense entries agree, and every
  * group holds exactly the alive entities with its whole set, packed at the
- * front of each pool it owns, in the same order. */
+ * front of each pool it owns, in the same order. Deferred destroys are
+ * settled first (their ghosts are in the pools until then). */
 static void check_storage(ze_world_t *w)
 {
+    ze__world_settle(w);
+    assert_int_equal(w->pend_count, 0);
     for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
         const ze__pool_t *p = w->pools[c];
         if (!p)
@@ -460,18 +463,243 @@ static void test_destroy_paths_keep_storage_consistent(void **state)
             assert_memory_equal(v, want, size);
         }
     }
-    /* The planned path was taken: destroying one of {Position, Velocity}
-     * leaves the plan for that set. */
+    /* A destroy is deferred: the handle is dead at once, its entries stay
+     * as ghosts until a settle (here: a group's size). */
     ze_entity_t e = ze_entity_create(w);
     ze_component_set(w, e, f->pos, &(Position){1, 1});
     ze_component_set(w, e, f->vel, &(Velocity){1, 1});
-    ze_entity_t e2 = ze_entity_create(w);
-    ze_component_set(w, e2, f->pos, &(Position){2, 2});
-    ze_component_set(w, e2, f->vel, &(Velocity){2, 2});
-    ze_entity_destroy(w, e);
-    assert_true(w->plan.mask == pv && w->plan.npools == 2 && w->plan.group);
-    ze_entity_destroy(w, e2);
+    uint32_t packed = ze_group_size(w, pv);
+    assert_int_equal(ze_entity_destroy(w, e), ZE_OK);
+    assert_false(ze_entity_alive(w, e));
+    assert_null(ze_component_get(w, e, f->pos));
+    assert_null(ze__get_sized(w, e, f->pos, sizeof(Position)));
+    assert_false(ze_component_has(w, e, f->vel));
+    assert_int_equal(w->pend_count, 1);
+    assert_int_equal(ze_group_size(w, pv), packed - 1);
+    assert_int_equal(w->pend_count, 0);
     check_storage(w);
+}
+
+/* Mass destroys settled in bulk (a pass per pool) and one by one, with
+ * nested groups, a disjoint group, pools in no group (data and a tag): random
+ * shares of the alive entities destroyed in random or creation order, adds
+ * and removes on survivors while ghosts are still in the pools, then a
+ * settle by a query, a group size, a population, or a create; storage and
+ * every survivor's values checked against a model. */
+static void test_bulk_destroy_keeps_storage_consistent(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    ze_component_t a, b, loose;
+    assert_int_equal(
+        ze_component_register(f->k, &(ze_component_desc_t){.name = "A", .size = 4}, &a), ZE_OK);
+    assert_int_equal(
+        ze_component_register(f->k, &(ze_component_desc_t){.name = "B", .size = 12}, &b), ZE_OK);
+    assert_int_equal(
+        ze_component_register(f->k, &(ze_component_desc_t){.name = "Loose", .size = 8}, &loose),
+        ZE_OK); /* in no group */
+    const ze_component_t comps[7] = {f->pos, f->vel, f->mass, f->frozen, a, b, loose};
+    const ze_mask_t pv = M(f, pos) | M(f, vel), ab = ze_mask_of(a) | ze_mask_of(b);
+    assert_int_equal(ze_group_create(w, pv), ZE_OK);
+    assert_int_equal(ze_group_create(w, pv | M(f, mass)), ZE_OK);
+    assert_int_equal(ze_group_create(w, ab), ZE_OK);
+    ze_query_t q_pv = ze_query_create(w, &(ze_query_desc_t){.with = pv});
+    enum { N = 20000 };
+    static ze_entity_t es[N];
+    static uint32_t val[N];
+    static uint32_t order[N];
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 777);
+    const uint32_t shares[] = {100, 10, 30, 60, 90, 100, 3, 50};
+    for (uint32_t round = 0; round < ZE_COUNTOF(shares); round++) {
+        /* refill: random sets, components added in random order */
+        for (uint32_t i = 0; i < N; i++) {
+            if (!ze_entity_is_null(es[i]))
+                continue;
+            es[i] = ze_entity_create(w);
+            val[i] = round * N + i;
+        }
+        for (uint32_t c = 0; c < 7; c++) {
+            for (uint32_t i = 0; i < N; i++)
+                order[i] = i;
+            for (uint32_t i = N - 1; i > 0; i--) {
+                uint32_t j = (uint32_t)ze_rng_below(&rng, i + 1), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+            for (uint32_t k = 0; k < N; k++) {
+                uint32_t i = order[k];
+                if (ze_component_has(w, es[i], comps[c]) || ze_rng_below(&rng, 4) == 0)
+                    continue;
+                uint32_t v[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
+                if (c == 3)
+                    ze_component_add(w, es[i], comps[c]);
+                else
+                    assert_int_equal(ze_component_set(w, es[i], comps[c], v), ZE_OK);
+            }
+        }
+        check_storage(w);
+        /* destroy a share, in creation order or at random */
+        bool in_order = round % 2 == 0;
+        for (uint32_t i = 0; i < N; i++)
+            order[i] = i;
+        if (!in_order) {
+            for (uint32_t i = N - 1; i > 0; i--) {
+                uint32_t j = (uint32_t)ze_rng_below(&rng, i + 1), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+        }
+        uint32_t killed = 0;
+        for (uint32_t k = 0; k < N; k++) {
+            uint32_t i = order[k];
+            if (ze_rng_below(&rng, 100) >= shares[round])
+                continue;
+            ze_entity_t e = es[i];
+            assert_int_equal(ze_entity_destroy(w, e), ZE_OK);
+            assert_false(ze_entity_alive(w, e));
+            assert_null(ze__get_sized(w, e, f->pos, sizeof(Position)));
+            assert_int_equal(ze_entity_destroy(w, e), ZE_ERR_NOT_FOUND);
+            es[i] = ZE_ENTITY_NULL;
+            killed++;
+        }
+        assert_true(killed == 0 || w->pend_count > 0);
+        /* structural changes on survivors among the ghosts */
+        for (uint32_t k = 0; k < N / 20; k++) {
+            uint32_t i = (uint32_t)ze_rng_below(&rng, N), c = (uint32_t)ze_rng_below(&rng, 7);
+            if (ze_entity_is_null(es[i]))
+                continue;
+            if (ze_component_has(w, es[i], comps[c])) {
+                assert_int_equal(ze_component_remove(w, es[i], comps[c]), ZE_OK);
+            } else if (c == 3) {
+                ze_component_add(w, es[i], comps[c]);
+            } else {
+                uint32_t v[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
+                assert_int_equal(ze_component_set(w, es[i], comps[c], v), ZE_OK);
+            }
+        }
+        /* the settle: what a frame or a caller would do next */
+        uint32_t want_pv = 0;
+        for (uint32_t i = 0; i < N; i++)
+            want_pv += !ze_entity_is_null(es[i]) && (ze_entity_mask(w, es[i]) & pv) == pv;
+        switch (round % 4) {
+        case 0: {
+            uint32_t seen = 0;
+            ze_iter_t it = ze_query_iter(w, q_pv);
+            while (ze_query_next(&it))
+                for (uint32_t j = 0; j < it.count; j++)
+                    seen += ze_entity_alive(w, ze_iter_entity(&it, j));
+            assert_int_equal(seen, want_pv);
+            break;
+        }
+        case 1:
+            assert_int_equal(ze_group_size(w, pv), want_pv);
+            break;
+        case 2:
+            ze_component_population(w, f->mass);
+            break;
+        default:
+            ze_entity_destroy(w, ze_entity_create(w)); /* reuses a slot: settles first */
+            break;
+        }
+        assert_int_equal(w->pend_count, 0);
+        check_storage(w);
+        assert_int_equal(ze_query_count(w, q_pv), want_pv);
+        for (uint32_t i = 0; i < N; i++) {
+            if (ze_entity_is_null(es[i]))
+                continue;
+            for (uint32_t c = 0; c < 7; c++) {
+                const uint32_t *v = ze_component_get(w, es[i], comps[c]);
+                if (c == 3 || !v)
+                    continue;
+                uint32_t size = ze_component_info(f->k, comps[c])->size;
+                uint32_t want[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
+                assert_memory_equal(v, want, size);
+            }
+        }
+    }
+}
+
+/* Destroys are deferred only for plain data: a component with a dtor runs
+ * it at the destroy, and a destroyed slot is reused only once its ghosts
+ * are gone (LIFO order kept). */
+static uint32_t g_dtors;
+static void count_dtor(void *p, uint32_t n, void *user)
+{
+    (void)p;
+    (void)user;
+    g_dtors += n;
+}
+
+static void test_destroy_dtor_immediate_and_reuse(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    ze_component_t h;
+    assert_int_equal(
+        ze_component_register(
+            f->k,
+            &(ze_component_desc_t){.name = "Hooked", .size = 8, .hooks = {.dtor = count_dtor}}, &h),
+        ZE_OK);
+    ze_entity_t a = ze_entity_create(w), b = ze_entity_create(w);
+    ze_component_add(w, a, h);
+    ze_component_set(w, a, f->pos, &(Position){1, 2});
+    ze_component_set(w, b, f->pos, &(Position){3, 4});
+    g_dtors = 0;
+    assert_int_equal(ze_entity_destroy(w, a), ZE_OK);
+    assert_int_equal(g_dtors, 1);       /* at the destroy */
+    assert_int_equal(w->pend_count, 0); /* not deferred */
+    assert_int_equal(ze_entity_destroy(w, b), ZE_OK);
+    assert_int_equal(w->pend_count, 1);  /* deferred */
+    ze_entity_t c = ze_entity_create(w); /* b's slot, LIFO */
+    assert_int_equal(w->pend_count, 0);
+    assert_int_equal(ze_entity_index(c), ze_entity_index(b));
+    assert_int_equal(ze_entity_generation(c), ze_entity_generation(b) + 1);
+    assert_null(ze__get_sized(w, c, f->pos, sizeof(Position)));
+    assert_false(ze_component_has(w, c, f->pos));
+    ze_entity_t d = ze_entity_create(w); /* then a's */
+    assert_int_equal(ze_entity_index(d), ze_entity_index(a));
+    assert_int_equal(ze_component_population(w, f->pos), 0);
+    check_storage(w);
+}
+
+/* Out of ECS memory: a destroy that cannot be deferred (no room for the
+ * pending list) removes at once; a settle that cannot allocate its bitmaps
+ * removes one entity at a time. Both leave storage consistent. */
+static void test_destroy_without_memory(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    ze_mem_t *mm = ze_kernel_mem(f->k);
+    assert_int_equal(ze_group_create(w, M(f, pos) | M(f, vel)), ZE_OK);
+    enum { N = 5000 };
+    static ze_entity_t es[N];
+    for (uint32_t i = 0; i < N; i++) {
+        es[i] = ze_entity_create(w);
+        ze_component_set(w, es[i], f->pos, &(Position){(float)i, 0});
+        if (i % 3)
+            ze_component_set(w, es[i], f->vel, &(Velocity){0, (float)i});
+    }
+    ze_mem_fault_fail_owner(mm, ZE_MEM_OWNER_ECS, true);
+    assert_int_equal(ze_entity_destroy(w, es[0]), ZE_OK); /* no pending list yet */
+    assert_int_equal(w->pend_count, 0);
+    assert_false(ze_entity_alive(w, es[0]));
+    ze_mem_fault_fail_owner(mm, ZE_MEM_OWNER_ECS, false);
+    check_storage(w);
+    for (uint32_t i = 1; i < N; i += 2)
+        assert_int_equal(ze_entity_destroy(w, es[i]), ZE_OK);
+    assert_int_equal(w->pend_count, N / 2);
+    ze_mem_fault_fail_owner(mm, ZE_MEM_OWNER_ECS, true);
+    ze__world_settle(w); /* bulk would fit: its bitmaps cannot be allocated */
+    ze_mem_fault_fail_owner(mm, ZE_MEM_OWNER_ECS, false);
+    assert_int_equal(w->pend_count, 0);
+    check_storage(w);
+    assert_int_equal(ze_component_population(w, f->pos), N / 2 - 1);
+    for (uint32_t i = 2; i < N; i += 2) {
+        const Position *p = ze_component_get(w, es[i], f->pos);
+        assert_non_null(p);
+        assert_true(p->x == (float)i);
+    }
 }
 
 int main(void)
@@ -487,6 +715,11 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_destroy_paths_keep_storage_consistent, setup_manual,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_bulk_destroy_keeps_storage_consistent, setup_manual,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_destroy_dtor_immediate_and_reuse, setup_manual,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_destroy_without_memory, setup_manual, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
