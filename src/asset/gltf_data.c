@@ -456,6 +456,256 @@ static ze_result data_fail(ze__gl_ctx_t *c, uint32_t index, const char *key, uin
     return ZE__GL_FAIL(c, "%s", msg);
 }
 
+/* ---------------------------------------------------------- fast paths */
+
+/* The general loop below costs, per component, a switch on the component
+ * type, a conversion to double, a finiteness test and two compares: most of
+ * an import's time on large meshes. The common cases (FLOAT data wanted as
+ * floats, unsigned integers wanted as uint32; not sparse, from a
+ * bufferView, strided or not) are copied instead, a chunk at a time so that the chunk is
+ * still in L1/L2 when branch-free reductions the compiler vectorizes check
+ * it: finiteness from the exponent bits, min/max in independent lanes. They
+ * only decide whether the data is valid: on any failure the general loop
+ * runs from the start and reports the first offending element and component
+ * exactly as it always has. The copies need a little-endian host. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FAST_HOST 1
+#else
+#define FAST_HOST 0
+#endif
+
+enum {
+    FAST_CHUNK = 4096, /* components per chunk: 16 KiB of output */
+};
+
+typedef enum fast_res {
+    FAST_NA,      /* not a case with a fast path */
+    FAST_OK,      /* decoded and (when asked) checked: valid */
+    FAST_INVALID, /* a check failed: the general loop finds and reports it */
+} fast_res;
+
+/* Element-wise copies; `size` a constant where inlined, so that memcpy
+ * becomes plain moves. */
+static inline __attribute__((always_inline)) void
+copy_elems(uint8_t *dst, const uint8_t *src, size_t count, size_t stride, size_t size)
+{
+    for (size_t e = 0; e < count; e++)
+        memcpy(dst + e * size, src + e * stride, size);
+}
+
+static void copy_strided(uint8_t *dst, const uint8_t *src, size_t count, size_t stride, size_t size)
+{
+    if (stride == size) {
+        memcpy(dst, src, count * size);
+        return;
+    }
+    switch (size) {
+    case 4:
+        copy_elems(dst, src, count, stride, 4);
+        break;
+    case 8:
+        copy_elems(dst, src, count, stride, 8);
+        break;
+    case 12:
+        copy_elems(dst, src, count, stride, 12);
+        break;
+    case 16:
+        copy_elems(dst, src, count, stride, 16);
+        break;
+    default:
+        copy_elems(dst, src, count, stride, size);
+        break;
+    }
+}
+
+/* True when none of the n floats is an infinity or a NaN (exponent bits all
+ * ones: adding one to the exponent carries into the sign bit). */
+static bool all_finite(const float *p, size_t n)
+{
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, p + i, 4);
+        acc |= (u & 0x7f800000u) + 0x00800000u;
+    }
+    return (acc & 0x80000000u) == 0;
+}
+
+/* Min/max per component of `count` elements of n components, folded into
+ * mn/mx. For n <= 4 (inlined with a constant n) four elements make one
+ * block of 4n independent lanes, which vectorizes; lanes are folded at the
+ * end. The order only matters to the sign of a zero, and -0 == +0 in every
+ * comparison that decides validity. */
+#define MINMAX_BODY(T)                                       \
+    T lmn[16], lmx[16];                                      \
+    const uint32_t w = n <= 4 ? 4 : 1, lanes = n * w;        \
+    for (uint32_t j = 0; j < lanes; j++) {                   \
+        lmn[j] = mn[j % n];                                  \
+        lmx[j] = mx[j % n];                                  \
+    }                                                        \
+    size_t blocks = count / w;                               \
+    for (size_t b = 0; b < blocks; b++, p += lanes)          \
+        for (uint32_t j = 0; j < lanes; j++) {               \
+            lmn[j] = p[j] < lmn[j] ? p[j] : lmn[j];          \
+            lmx[j] = p[j] > lmx[j] ? p[j] : lmx[j];          \
+        }                                                    \
+    for (size_t e = blocks * w; e < count; e++, p += n)      \
+        for (uint32_t k = 0; k < n; k++) {                   \
+            lmn[k] = p[k] < lmn[k] ? p[k] : lmn[k];          \
+            lmx[k] = p[k] > lmx[k] ? p[k] : lmx[k];          \
+        }                                                    \
+    for (uint32_t j = 0; j < lanes; j++) {                   \
+        mn[j % n] = lmn[j] < mn[j % n] ? lmn[j] : mn[j % n]; \
+        mx[j % n] = lmx[j] > mx[j % n] ? lmx[j] : mx[j % n]; \
+    }
+
+static inline __attribute__((always_inline)) void minmax_f32_n(const float *p, size_t count,
+                                                               uint32_t n, float *mn, float *mx)
+{
+    MINMAX_BODY(float)
+}
+
+static inline __attribute__((always_inline)) void
+minmax_u32_n(const uint32_t *p, size_t count, uint32_t n, uint32_t *mn, uint32_t *mx)
+{
+    MINMAX_BODY(uint32_t)
+}
+#undef MINMAX_BODY
+
+static void minmax_f32(const float *p, size_t count, uint32_t n, float *mn, float *mx)
+{
+    switch (n) {
+    case 1:
+        minmax_f32_n(p, count, 1, mn, mx);
+        break;
+    case 2:
+        minmax_f32_n(p, count, 2, mn, mx);
+        break;
+    case 3:
+        minmax_f32_n(p, count, 3, mn, mx);
+        break;
+    case 4:
+        minmax_f32_n(p, count, 4, mn, mx);
+        break;
+    default:
+        minmax_f32_n(p, count, n, mn, mx);
+        break;
+    }
+}
+
+static void minmax_u32(const uint32_t *p, size_t count, uint32_t n, uint32_t *mn, uint32_t *mx)
+{
+    switch (n) {
+    case 1:
+        minmax_u32_n(p, count, 1, mn, mx);
+        break;
+    case 2:
+        minmax_u32_n(p, count, 2, mn, mx);
+        break;
+    case 4:
+        minmax_u32_n(p, count, 4, mn, mx);
+        break;
+    default:
+        minmax_u32_n(p, count, n, mn, mx);
+        break;
+    }
+}
+
+/* Elements per chunk: a multiple of 4 (whole min/max blocks). */
+static size_t chunk_elems(uint32_t n)
+{
+    size_t per = FAST_CHUNK / n;
+    return per - per % 4;
+}
+
+/* FLOAT components to floats (fout NULL: check only). */
+static fast_res fast_float(const ze__gl_accessor_t *a, const uint8_t *base, float *fout, bool check)
+{
+    const uint32_t n = a->ncomp;
+    const bool bounds = check && a->has_min;
+    const size_t per = chunk_elems(n);
+    float scratch[FAST_CHUNK];
+    float mn[16], mx[16];
+    for (uint32_t k = 0; k < n; k++) {
+        mn[k] = INFINITY;
+        mx[k] = -INFINITY;
+    }
+    for (size_t e0 = 0; e0 < a->count; e0 += per) {
+        size_t cnt = a->count - e0 < per ? a->count - e0 : per;
+        float *dst = fout ? fout + e0 * n : scratch;
+        copy_strided((uint8_t *)dst, base + e0 * a->stride, cnt, a->stride, a->elem_size);
+        if (check && !all_finite(dst, cnt * n))
+            return FAST_INVALID;
+        if (bounds)
+            minmax_f32(dst, cnt, n, mn, mx);
+    }
+    if (bounds)
+        for (uint32_t k = 0; k < n; k++)
+            if ((double)mn[k] != declared(a, a->min[k]) || (double)mx[k] != declared(a, a->max[k]))
+                return FAST_INVALID;
+    return FAST_OK;
+}
+
+/* n components of `count` elements of unsigned integers to uint32. */
+static void widen(uint32_t *dst, const uint8_t *src, size_t count, uint32_t n, size_t stride,
+                  uint32_t ctype)
+{
+    const uint32_t csize = component_size(ctype);
+    if (stride != (size_t)n * csize) {
+        for (size_t e = 0; e < count; e++)
+            for (uint32_t k = 0; k < n; k++)
+                dst[e * n + k] = read_index(src + e * stride + (size_t)k * csize, ctype);
+        return;
+    }
+    const size_t total = count * n;
+    switch (ctype) {
+    case CT_UBYTE:
+        for (size_t i = 0; i < total; i++)
+            dst[i] = src[i];
+        break;
+    case CT_USHORT:
+        for (size_t i = 0; i < total; i++) {
+            uint16_t h;
+            memcpy(&h, src + 2 * i, 2);
+            dst[i] = h;
+        }
+        break;
+    default:
+        memcpy(dst, src, total * 4);
+        break;
+    }
+}
+
+/* UNSIGNED_BYTE/SHORT/INT components to uint32 (uout NULL: check only).
+ * Integers are always finite: only min/max are left to check. */
+static fast_res fast_uint(const ze__gl_accessor_t *a, const uint8_t *base, uint32_t *uout,
+                          bool check)
+{
+    const uint32_t n = a->ncomp;
+    const bool bounds = check && a->has_min;
+    if (!uout && !bounds)
+        return FAST_OK;
+    const size_t per = chunk_elems(n);
+    uint32_t scratch[FAST_CHUNK];
+    uint32_t mn[16], mx[16];
+    for (uint32_t k = 0; k < n; k++) {
+        mn[k] = UINT32_MAX;
+        mx[k] = 0;
+    }
+    for (size_t e0 = 0; e0 < a->count; e0 += per) {
+        size_t cnt = a->count - e0 < per ? a->count - e0 : per;
+        uint32_t *dst = uout ? uout + e0 * n : scratch;
+        widen(dst, base + e0 * a->stride, cnt, n, a->stride, a->ctype);
+        if (bounds)
+            minmax_u32(dst, cnt, n, mn, mx);
+    }
+    if (bounds)
+        for (uint32_t k = 0; k < n; k++)
+            if ((double)mn[k] != a->min[k] || (double)mx[k] != a->max[k])
+                return FAST_INVALID;
+    return FAST_OK;
+}
+
 ze_result ze__gl_decode(ze__gl_ctx_t *c, uint32_t index, ze__gl_out mode)
 {
     ze__gl_accessor_t *a = &c->accessors[index];
@@ -489,12 +739,29 @@ ze_result ze__gl_decode(ze__gl_ctx_t *c, uint32_t index, ze__gl_out mode)
         else
             uout = p;
     }
+    const bool check = !a->checked;
+    if (FAST_HOST && !zero_base && a->sparse_count == 0 && a->elem_size == n * a->csize) {
+        const uint8_t *src = view_bytes(c, (uint32_t)a->view) + a->offset;
+        bool is_uint = a->ctype == CT_UBYTE || a->ctype == CT_USHORT || a->ctype == CT_UINT;
+        fast_res fr = FAST_NA;
+        if (a->ctype == CT_FLOAT && mode != ZE__GL_OUT_UINT)
+            fr = fast_float(a, src, fout, check);
+        else if (is_uint && mode != ZE__GL_OUT_FLOAT)
+            fr = fast_uint(a, src, uout, check);
+        if (fr == FAST_OK) {
+            a->checked = true;
+            if (fout)
+                a->f = fout;
+            if (uout)
+                a->u = uout;
+            return ZE_OK;
+        }
+    }
     double mn[16], mx[16];
     for (uint32_t k = 0; k < n; k++) {
         mn[k] = INFINITY;
         mx[k] = -INFINITY;
     }
-    const bool check = !a->checked;
     const bool is_float = a->ctype == CT_FLOAT;
     const uint32_t rows = n / a->cols;
     const uint8_t *base = zero_base ? NULL : view_bytes(c, (uint32_t)a->view) + a->offset;

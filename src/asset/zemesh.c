@@ -39,6 +39,22 @@
  */
 #include <math.h>
 #include <meshoptimizer.h>
+/* The reader streams the checksum (an XXH3_state_t on the stack). */
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+/* A libxxhash built with its x86 dispatcher (it then installs this header)
+ * hashes with AVX2/AVX-512 where the CPU has them, about twice the speed of
+ * the SSE2 code of the plain entry points: the checksum is most of a load's
+ * time. Same function, same value. The symbol is weak so that a library
+ * without it still links; the plain update is used then. */
+#if defined(__x86_64__) && defined(__has_include)
+#if __has_include(<xxh_x86dispatch.h>)
+#define XXH_DISPATCH_DISABLE_REPLACE
+#include <xxh_x86dispatch.h>
+#pragma weak XXH3_64bits_update_dispatch
+#define HAVE_XXH_DISPATCH 1
+#endif
+#endif
 
 #include "asset/asset_internal.h"
 
@@ -309,38 +325,54 @@ static bool bounds_ok(ze_vec3_t mn, ze_vec3_t mx)
         return (code);                                    \
     } while (0)
 
-ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *out,
-                               ze_asset_error_t *err)
-{
-    ze_asset_error_t scratch;
-    if (!err)
-        err = &scratch;
-    err->message[0] = 0;
-    ZE_CHECK(out != NULL && (data != NULL || size == 0), ZE_ERR_INVALID_ARG);
-    const uint8_t *b = data;
-    const uint16_t probe = 1;
-    uint8_t first;
-    memcpy(&first, &probe, 1);
-    if (first != 1)
-        FAIL(ZE_ERR_UNSUPPORTED, "views need a little-endian host");
-    if (((uintptr_t)b & 3u) != 0)
-        FAIL(ZE_ERR_INVALID_ARG, "data must be 4-byte aligned");
-    if (size < HEADER_SIZE + CHECKSUM_SIZE)
-        FAIL(ZE_ERR_PARSE, "truncated: %zu bytes, shorter than the header", size);
-    if (memcmp(b, g_magic, 8) != 0)
-        FAIL(ZE_ERR_PARSE, "bad magic (not a .zemesh file)");
-    uint32_t version = ze__rd_u32le(b + 8);
-    if (version != ZE_ZEMESH_VERSION)
-        FAIL(ZE_ERR_UNSUPPORTED, "format version %u is not supported (this reader: %u)", version,
-             ZE_ZEMESH_VERSION);
-    uint64_t declared = ze__rd_u64le(b + 72);
-    if (declared != size)
-        FAIL(ZE_ERR_PARSE, "truncated or padded: the header says %llu bytes, there are %zu",
-             (unsigned long long)declared, size);
-    uint64_t sum = ze__rd_u64le(b + size - CHECKSUM_SIZE);
-    if (sum != ze_hash64(b, size - CHECKSUM_SIZE, 0))
-        FAIL(ZE_ERR_PARSE, "checksum mismatch (the file is corrupted)");
+enum {
+    /* Bytes hashed at a time by the fused checksum and index pass: small
+     * enough that the indices of a chunk are still in L1/L2 when checked. */
+    HASH_CHUNK = 64 * 1024,
+};
 
+/* The largest ix[k] - lo (mod 2^32) over n indices: they all lie in
+ * [lo, lo + count) iff it is below count (those below lo wrap around).
+ * Branch-free, no early exit, so the compiler vectorizes it. */
+static inline __attribute__((always_inline)) uint32_t spread_body(const uint32_t *ix, size_t n,
+                                                                  uint32_t lo)
+{
+    uint32_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t d = ix[k] - lo;
+        m = d > m ? d : m;
+    }
+    return m;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* SSE2 has no unsigned 32-bit max (emulated in 7 instructions per 4
+ * indices); AVX2's vpmaxud does 8 in one: the check then costs little next
+ * to the checksum. */
+__attribute__((target("avx2"))) static uint32_t spread_avx2(const uint32_t *ix, size_t n,
+                                                            uint32_t lo)
+{
+    return spread_body(ix, n, lo);
+}
+#define HAVE_SPREAD_AVX2 1
+#endif
+
+static uint32_t index_spread(const uint32_t *ix, size_t n, uint32_t lo)
+{
+#ifdef HAVE_SPREAD_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        return spread_avx2(ix, n, lo);
+#endif
+    return spread_body(ix, n, lo);
+}
+
+/* Everything after the checksum: header fields, the submesh table and,
+ * unless check_indices is false, the index ranges of every submesh, in the
+ * order (and with the messages) of the format's checks. Only reads inside
+ * the `size` bytes, so it may run before the checksum is verified. */
+static ze_result check_layout(const uint8_t *b, size_t size, bool check_indices,
+                              ze_zemesh_view_t *out, ze_asset_error_t *err)
+{
     ze_zemesh_view_t v;
     memset(&v, 0, sizeof v);
     v.attributes = ze__rd_u32le(b + 12);
@@ -390,9 +422,14 @@ ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *
             FAIL(ZE_ERR_PARSE, "submesh %u runs past the index or vertex array", i);
         if (!bounds_ok(s.min, s.max))
             FAIL(ZE_ERR_PARSE, "submesh %u has invalid bounds", i);
+        if (!check_indices)
+            continue;
+        /* lo + vertex_count cannot wrap: next_vertex <= v.vertex_count. */
         const uint32_t *ix = v.indices + s.index_offset;
         const uint32_t lo = s.vertex_offset, hi = s.vertex_offset + s.vertex_count;
-        for (uint32_t k = 0; k < s.index_count; k++)
+        if (index_spread(ix, s.index_count, lo) < s.vertex_count)
+            continue;
+        for (uint32_t k = 0; k < s.index_count; k++) /* the first culprit, for the message */
             if (ix[k] < lo || ix[k] >= hi)
                 FAIL(ZE_ERR_PARSE, "submesh %u: index %u at %u is outside its vertices", i, ix[k],
                      k);
@@ -401,6 +438,117 @@ ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *
         FAIL(ZE_ERR_PARSE, "submeshes do not cover every index and vertex");
     *out = v;
     return ZE_OK;
+}
+
+static void hash_update(XXH3_state_t *st, const void *p, size_t n)
+{
+#ifdef HAVE_XXH_DISPATCH
+    if (XXH3_64bits_update_dispatch) {
+        (void)XXH3_64bits_update_dispatch(st, p, n);
+        return;
+    }
+#endif
+    (void)XXH3_64bits_update(st, p, n);
+}
+
+/* The checksum of the first len bytes of a file whose layout check_layout
+ * accepted (v), fused with the index range check: each chunk's indices are
+ * checked right after the chunk is hashed, while it is still in cache, which
+ * saves a second pass over memory. *indices_ok: every submesh's indices lie
+ * in its vertex range. Streaming XXH3 with seed 0 gives the value of
+ * ze_hash64(b, len, 0) (XXH3_64bits_withSeed), which the format fixes. */
+static uint64_t hash_and_check_indices(const uint8_t *b, size_t len, const ze_zemesh_view_t *v,
+                                       bool *indices_ok)
+{
+    XXH3_state_t st;
+    XXH3_64bits_reset_withSeed(&st, 0);
+    const uint8_t *ibeg = (const uint8_t *)v->indices;
+    const uint8_t *iend = (const uint8_t *)(v->indices + v->index_count);
+    uint32_t sub = 0, spread = 0;
+    ze_zemesh_submesh_t s;
+    ze_asset_zemesh_submesh(v, 0, &s);
+    bool ok = true;
+    for (size_t off = 0; off < len; off += HASH_CHUNK) {
+        const size_t n = len - off < HASH_CHUNK ? len - off : HASH_CHUNK;
+        hash_update(&st, b + off, n);
+        const uint8_t *lo = b + off > ibeg ? b + off : ibeg;
+        const uint8_t *hi = b + off + n < iend ? b + off + n : iend;
+        if (!ok || lo >= hi)
+            continue;
+        /* Indices [k, k1) of this chunk (HASH_CHUNK and the index array's
+           offset are multiples of 4), split at submesh ends. */
+        size_t k = (size_t)(lo - ibeg) / 4;
+        const size_t k1 = (size_t)(hi - ibeg) / 4;
+        while (k < k1) {
+            const size_t send = (size_t)s.index_offset + s.index_count;
+            const size_t seg = (send < k1 ? send : k1) - k;
+            const uint32_t d = index_spread(v->indices + k, seg, s.vertex_offset);
+            spread = d > spread ? d : spread;
+            k += seg;
+            if (k == send) {
+                if (spread >= s.vertex_count) {
+                    ok = false;
+                    break;
+                }
+                spread = 0;
+                if (++sub < v->submesh_count)
+                    ze_asset_zemesh_submesh(v, sub, &s);
+            }
+        }
+    }
+    *indices_ok = ok;
+    return XXH3_64bits_digest(&st);
+}
+
+ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *out,
+                               ze_asset_error_t *err)
+{
+    ze_asset_error_t scratch;
+    if (!err)
+        err = &scratch;
+    err->message[0] = 0;
+    ZE_CHECK(out != NULL && (data != NULL || size == 0), ZE_ERR_INVALID_ARG);
+    const uint8_t *b = data;
+    const uint16_t probe = 1;
+    uint8_t first;
+    memcpy(&first, &probe, 1);
+    if (first != 1)
+        FAIL(ZE_ERR_UNSUPPORTED, "views need a little-endian host");
+    if (((uintptr_t)b & 3u) != 0)
+        FAIL(ZE_ERR_INVALID_ARG, "data must be 4-byte aligned");
+    if (size < HEADER_SIZE + CHECKSUM_SIZE)
+        FAIL(ZE_ERR_PARSE, "truncated: %zu bytes, shorter than the header", size);
+    if (memcmp(b, g_magic, 8) != 0)
+        FAIL(ZE_ERR_PARSE, "bad magic (not a .zemesh file)");
+    uint32_t version = ze__rd_u32le(b + 8);
+    if (version != ZE_ZEMESH_VERSION)
+        FAIL(ZE_ERR_UNSUPPORTED, "format version %u is not supported (this reader: %u)", version,
+             ZE_ZEMESH_VERSION);
+    uint64_t declared = ze__rd_u64le(b + 72);
+    if (declared != size)
+        FAIL(ZE_ERR_PARSE, "truncated or padded: the header says %llu bytes, there are %zu",
+             (unsigned long long)declared, size);
+    uint64_t sum = ze__rd_u64le(b + size - CHECKSUM_SIZE);
+    ze_zemesh_view_t v;
+    ze_asset_error_t layout_err;
+    /* A sound layout (checked first, its verdict kept for after the
+       checksum) allows the one fused pass; otherwise hash, then report what
+       the checks in their order find. A bad checksum wins either way. */
+    if (check_layout(b, size, false, &v, &layout_err) == ZE_OK) {
+        bool indices_ok;
+        if (sum != hash_and_check_indices(b, size - CHECKSUM_SIZE, &v, &indices_ok))
+            FAIL(ZE_ERR_PARSE, "checksum mismatch (the file is corrupted)");
+        if (indices_ok) {
+            *out = v;
+            return ZE_OK;
+        }
+    } else if (sum != ze_hash64(b, size - CHECKSUM_SIZE, 0)) {
+        FAIL(ZE_ERR_PARSE, "checksum mismatch (the file is corrupted)");
+    }
+    ze_result r = check_layout(b, size, true, &v, err);
+    if (r == ZE_OK)
+        *out = v;
+    return r;
 }
 
 void ze_asset_zemesh_submesh(const ze_zemesh_view_t *view, uint32_t i, ze_zemesh_submesh_t *out)
