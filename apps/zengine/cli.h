@@ -14,5 +14,8 @@ enum {
 /* argv[0] is the subcommand's name. */
 int ze_cli_cook(int argc, char **argv);
 void ze_cli_cook_usage(FILE *out);
+/* Runs a project (ze_app_main with a built-in application). */
+int ze_cli_run(int argc, char **argv);
+void ze_cli_run_usage(FILE *out);
 
 #endif /* ZE_CLI_H */

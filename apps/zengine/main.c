@@ -1,5 +1,5 @@
-/* zengine: the engine's command-line program. Subcommands: cook (more —
- * run, render, bench, inspect — arrive with their issues). */
+/* zengine: the engine's command-line program. Subcommands: run, cook (more —
+ * render, bench, inspect — arrive with their issues). */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +12,8 @@ static void usage(FILE *out)
     fputs("usage: zengine <command> [arguments]\n"
           "\n"
           "commands:\n"
+          "  run --project FILE [--headless] [--frames N] [--fixed-dt S] [--stats JSON] ...\n"
+          "                 run a project (zengine run --help for every option)\n"
           "  cook SOURCE --out DIR [--json] [--uuid UUID] [--importer NAME]\n"
           "                 import one source file and write its cooked artifacts\n"
           "  help           this text\n",
@@ -27,6 +29,8 @@ int main(int argc, char **argv)
         return ZE_CLI_USAGE;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return ze_cli_run(argc - 1, argv + 1); /* configures the logger itself */
     if (strcmp(cmd, "cook") == 0)
         return ze_cli_cook(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

@@ -1,0 +1,43 @@
+/* zengine run: a data-only project with the built-in systems (hierarchy,
+ * transform and light sync): the same bootstrap a game's main() gets from
+ * ze_app_main, with an application that has no hooks. */
+#include <stdio.h>
+#include <string.h>
+
+#include "zengine/engine.h"
+
+#include "cli.h"
+
+void ze_cli_run_usage(FILE *out)
+{
+    fputs("usage: zengine run --project FILE [--headless] [--frames N] [--fixed-dt S]\n"
+          "                   [--screenshot PNG] [--stats JSON] [--log-level L]\n"
+          "                   [--memory-profile P] [--input FILE] [--backend NAME]\n"
+          "                   [--max-fps F]\n"
+          "  --project FILE       the project.json to run (also --projectConfigFile)\n"
+          "  --headless           no window\n"
+          "  --frames N           stop after N main-loop iterations (0: until closed)\n"
+          "  --fixed-dt S         a virtual clock advancing S seconds per iteration\n"
+          "                       (deterministic: iteration N is the same on every run)\n"
+          "  --screenshot PNG     the last frame as PNG (backends with images)\n"
+          "  --stats JSON         write the run's figures at exit\n"
+          "  --log-level L        trace, debug, info, warn, error, fatal or off\n"
+          "  --memory-profile P   default, editor or server (else the project's)\n"
+          "  --input FILE         replay scripted input\n"
+          "  --backend NAME       render backend (null)\n"
+          "  --max-fps F          frame-rate cap (default 60; none with --fixed-dt)\n"
+          "SIGINT or SIGTERM ends the run cleanly (exit status 0).\n",
+          out);
+}
+
+int ze_cli_run(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            ze_cli_run_usage(stdout);
+            return ZE_CLI_OK;
+        }
+    }
+    static const ze_app_desc_t app = {.name = "zengine run"};
+    return ze_app_main(&app, argc, argv);
+}

@@ -1,0 +1,372 @@
+/* The process bootstrap (ze_app_main) and one run of the application
+ * (ze_app_run): the seed's EntryPoint and GameApplication.
+ *
+ * ze_app_main: crash handler (moved to <project>/.zengine once the
+ * arguments name the project), arguments, SIGINT/SIGTERM, logger, then the
+ * run. A run: project file (its memory profile is needed before the memory
+ * manager exists), memory manager, profiler (ZENGINE_TRACE), job system,
+ * on_initializing, override_window_config, the engine's stages,
+ * on_initialized, the start scene, render thread, main loop, render thread
+ * joined, on_closing, stages unwound, job system and memory manager gone,
+ * on_closed. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "engine/engine_internal.h"
+
+void ze__engine_fail(ze_engine_t *e, ze_result r, const char *fmt, ...)
+{
+    (void)r;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->report->error, sizeof e->report->error, fmt, ap);
+    va_end(ap);
+}
+
+/* ----------------------------------------------------------- accessors */
+
+ze_mem_t *ze_engine_mem(ze_engine_t *e)
+{
+    return e ? e->mem : NULL;
+}
+ze_job_system_t *ze_engine_jobs(ze_engine_t *e)
+{
+    return e ? e->jobs : NULL;
+}
+ze_kernel_t *ze_engine_kernel(ze_engine_t *e)
+{
+    return e ? e->kernel : NULL;
+}
+ze_world_t *ze_engine_world(ze_engine_t *e)
+{
+    return e ? e->world : NULL;
+}
+ze_vfs_t *ze_engine_vfs(ze_engine_t *e)
+{
+    return e ? e->vfs : NULL;
+}
+ze_asset_registry_t *ze_engine_registry(ze_engine_t *e)
+{
+    return e ? e->registry : NULL;
+}
+ze_import_coordinator_t *ze_engine_imports(ze_engine_t *e)
+{
+    return e ? e->imports : NULL;
+}
+ze_asset_manager_t *ze_engine_assets(ze_engine_t *e)
+{
+    return e ? e->assets : NULL;
+}
+ze_render_backend_t *ze_engine_backend(ze_engine_t *e)
+{
+    return e ? e->backend : NULL;
+}
+ze_main_scheduler_t *ze_engine_scheduler(ze_engine_t *e)
+{
+    return e ? e->scheduler : NULL;
+}
+const ze_input_state_t *ze_engine_input(const ze_engine_t *e)
+{
+    return e ? &e->input : NULL;
+}
+const ze_project_t *ze_engine_project(const ze_engine_t *e)
+{
+    return e ? &e->project : NULL;
+}
+uint64_t ze_engine_frame_index(const ze_engine_t *e)
+{
+    return e ? e->frame : 0;
+}
+void ze_engine_request_close(ze_engine_t *e)
+{
+    if (e)
+        atomic_store_explicit(&e->close_requested, true, memory_order_release);
+}
+
+/* ----------------------------------------------------------------- run */
+
+static bool known_stage(const char *name)
+{
+    for (uint32_t i = 0; i < ze__stage_count(); i++)
+        if (strcmp(ze__stage_at(i)->name, name) == 0)
+            return true;
+    return false;
+}
+
+static ze_result fail_early(ze_run_report_t *rep, ze_result r, const char *fmt, const char *arg)
+{
+    rep->result = r;
+    snprintf(rep->error, sizeof rep->error, fmt, arg);
+    return r;
+}
+
+/* The profiler, when ZENGINE_TRACE names a capture file. */
+static void trace_begin(const ze__run_ctx_t *ctx, ze_mem_t *mm)
+{
+    if (!ctx->trace_path || ze_trace_active())
+        return;
+    ze_result r = ze_trace_start(
+        &(ze_trace_desc_t){.alloc = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_BOOTSTRAP)});
+    if (r != ZE_OK)
+        ZE_LOG_WARN(ZE__ENGINE_LOG, "profiler: not started (%s)", ze_result_str(r));
+}
+
+static void trace_end(const ze__run_ctx_t *ctx)
+{
+    if (!ctx->trace_path || !ze_trace_active())
+        return;
+    FILE *f = fopen(ctx->trace_path, "w");
+    if (!f)
+        ZE_LOG_WARN(ZE__ENGINE_LOG, "profiler: cannot write %s", ctx->trace_path);
+    ze_trace_stop(f);
+    if (f && fclose(f) == 0)
+        ZE_LOG_INFO(ZE__ENGINE_LOG, "profiler: capture written to %s", ctx->trace_path);
+}
+
+/* The engine's part of a run, with memory and jobs up. */
+static ze_result engine_run(ze_engine_t *e)
+{
+    const ze_app_desc_t *app = e->app;
+    ze_run_report_t *rep = e->report;
+    void *user = app->user;
+
+    if (app->on_initializing)
+        app->on_initializing(user);
+    e->window = e->project.window;
+    e->window.headless = e->window.headless || e->run.headless;
+    if (app->override_window_config)
+        app->override_window_config(user, &e->window);
+
+    ze_result r = ze__stages_init(e);
+    if (r != ZE_OK)
+        return r; /* unwound, failed_stage and error set */
+
+    bool initialized = false;
+    if (app->on_initialized) {
+        r = app->on_initialized(e, user);
+        if (r != ZE_OK)
+            snprintf(rep->error, sizeof rep->error, "on_initialized failed: %s", ze_result_str(r));
+    }
+    initialized = r == ZE_OK;
+    /* The start scene, unless the application loaded a scene itself (its
+       components are registered by now). */
+    if (r == ZE_OK && e->project.start_scene[0] && e->scene_revision == 0) {
+        r = ze_engine_load_scene(e, e->project.start_scene);
+        if (r != ZE_OK)
+            snprintf(rep->error, sizeof rep->error, "start %s", e->scene_error);
+    }
+    if (r == ZE_OK) {
+        r = ze__render_thread_start(e);
+        if (r != ZE_OK)
+            snprintf(rep->error, sizeof rep->error, "render thread: %s", ze_result_str(r));
+    }
+    if (r == ZE_OK) {
+        r = ze__main_loop(e);
+        ze__render_thread_stop(e); /* joined first, before any stage fini */
+        if (r == ZE_OK && atomic_load(&e->device_lost)) {
+            r = ZE_ERR_IO;
+            snprintf(rep->error, sizeof rep->error,
+                     "device lost: the render backend failed at its frame %llu",
+                     (unsigned long long)atomic_load(&e->frames_rendered) + 1);
+        }
+    }
+    if (initialized && app->on_closing)
+        app->on_closing(e, user);
+    if (r != ZE_OK && rep->error[0])
+        ZE_LOG_ERROR(ZE__ENGINE_LOG, "%s", rep->error);
+    rep->result = r;
+    ze__report_fill(e); /* while the world and the backend exist */
+    ze__stages_fini(e);
+    return r;
+}
+
+static ze_result run_internal(const ze_app_desc_t *app, const ze_run_desc_t *run,
+                              ze_run_report_t *rep, const ze__run_ctx_t *ctx)
+{
+    memset(rep, 0, sizeof *rep);
+    static const ze_app_desc_t no_app = {0};
+    if (!app)
+        app = &no_app;
+    ze_result r = ZE_OK;
+    if (!run || !run->project || !run->project[0])
+        r = fail_early(rep, ZE_ERR_INVALID_ARG, "%s", "no project file given (--project FILE)");
+    else if (run->fail_stage && !known_stage(run->fail_stage))
+        r = fail_early(rep, ZE_ERR_INVALID_ARG, "fail_stage '%s' is not an engine stage",
+                       run->fail_stage);
+    else if (run->fixed_dt < 0.0 || run->fixed_dt != run->fixed_dt || run->fixed_dt > 1.0)
+        r = fail_early(rep, ZE_ERR_INVALID_ARG, "%s", "fixed_dt must be in (0, 1] seconds");
+    else if (run->max_fps < 0.0 || run->max_fps != run->max_fps)
+        r = fail_early(rep, ZE_ERR_INVALID_ARG, "%s", "max_fps must be 0 or positive");
+
+    /* The project before the memory manager: it may choose the profile. */
+    ze_project_t *project = NULL;
+    ze_project_report_t prep = {0};
+    ze_project_t local_project;
+    if (r == ZE_OK) {
+        project = &local_project;
+        char err[160] = "";
+        r = ze_project_load(run->project, project, &prep, err);
+        if (r != ZE_OK) {
+            rep->result = r;
+            size_t n = strlen(run->project);
+            if (strncmp(err, run->project, n) == 0) /* the reason names the file already */
+                snprintf(rep->error, sizeof rep->error, "project %s", err);
+            else
+                snprintf(rep->error, sizeof rep->error, "project %.80s: %s", run->project,
+                         err[0] ? err : ze_result_str(r));
+        }
+    }
+    ze_mem_profile profile = ZE_MEM_PROFILE_DEFAULT;
+    if (r == ZE_OK) {
+        const char *p = run->memory_profile && run->memory_profile[0] ? run->memory_profile
+                                                                      : project->memory_profile;
+        if (p[0] && ze_mem_profile_parse(p, &profile) != ZE_OK)
+            r = fail_early(rep, ZE_ERR_INVALID_ARG,
+                           "memory profile '%s' is not default, editor or server", p);
+    }
+    ze_mem_t *mm = NULL;
+    if (r == ZE_OK && (r = ze_mem_create(&(ze_mem_desc_t){.profile = profile}, &mm)) != ZE_OK)
+        fail_early(rep, r, "memory manager (%s profile) could not be created",
+                   ze_mem_profile_name(profile));
+    if (r == ZE_OK)
+        trace_begin(ctx, mm);
+    ze_job_system_t *jobs = NULL;
+    if (r == ZE_OK &&
+        (r = ze_job_system_create(&(ze_job_system_desc_t){.mem = mm}, &jobs)) != ZE_OK)
+        fail_early(rep, r, "%s", "job system could not be created");
+
+    ze_engine_t *e = NULL;
+    ze_allocator_t boot = {0};
+    if (r == ZE_OK) {
+        boot = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_BOOTSTRAP);
+        e = ZE_NEW(boot, ze_engine_t);
+        if (!e)
+            r = fail_early(rep, ZE_ERR_OUT_OF_MEMORY, "%s", "engine state: out of memory");
+    }
+    if (r == ZE_OK) {
+        memset(e, 0, sizeof *e);
+        e->app = app;
+        e->run = *run;
+        e->ctx = *ctx;
+        e->mem = mm;
+        e->jobs = jobs;
+        e->alloc = boot;
+        e->project = *project;
+        e->report = rep;
+        e->virtual_clock = run->fixed_dt > 0.0;
+        atomic_init(&e->close_requested, false);
+        atomic_init(&e->render_stop, false);
+        atomic_init(&e->device_lost, false);
+        atomic_init(&e->frames_rendered, 0);
+        for (uint32_t i = 0; i < ZE_MIN(prep.count, 8u); i++)
+            ZE_LOG_WARN(ZE__ENGINE_LOG, "%s: %s", run->project, prep.messages[i]);
+        r = engine_run(e);
+        rep->shutdown_complete = e->stages_completed == 0;
+        ze_free(boot, e->samples, sizeof(ze__frame_sample_t) * ZE__FRAME_SAMPLES);
+        ze_free(boot, e, sizeof *e);
+    }
+    if (jobs)
+        ze_job_system_destroy(jobs);
+    trace_end(ctx);
+    if (mm)
+        ze_mem_destroy(mm);
+    if (!rep->failed_stage[0] && rep->stages_completed == 0 && r != ZE_OK)
+        rep->shutdown_complete = true; /* nothing was started */
+    rep->result = r;
+    if (app->on_closed)
+        app->on_closed(app->user);
+    return r;
+}
+
+ze_result ze_app_run(const ze_app_desc_t *app, const ze_run_desc_t *run, ze_run_report_t *report)
+{
+    ze_run_report_t local;
+    ze__run_ctx_t ctx = {0};
+    return run_internal(app, run, report ? report : &local, &ctx);
+}
+
+/* ------------------------------------------------------------- process */
+
+static atomic_bool g_stop_signal; /* SIGINT/SIGTERM: end the run cleanly */
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    atomic_store(&g_stop_signal, true);
+}
+
+/* <project folder>/.zengine when it exists or can be made, else NULL (the
+ * current directory). */
+static const char *crash_dir(const char *project, char *buf, size_t cap)
+{
+    const char *slash = strrchr(project, '/');
+    int n = slash ? snprintf(buf, cap, "%.*s/.zengine", (int)(slash - project), project)
+                  : snprintf(buf, cap, ".zengine");
+    if (n <= 0 || (size_t)n >= cap)
+        return NULL;
+    struct stat st;
+    if (stat(buf, &st) == 0)
+        return S_ISDIR(st.st_mode) ? buf : NULL;
+    return mkdir(buf, 0755) == 0 ? buf : NULL;
+}
+
+int ze_app_main(const ze_app_desc_t *app, int argc, char **argv)
+{
+    /* 1. the crash handler (the log in the current directory until the
+       project's folder is known) */
+    ze_result cr = ze_crash_handler_install(NULL);
+    /* 2. the arguments */
+    ze_run_desc_t run;
+    ze_log_level level = ZE_LOG_INFO;
+    bool level_set = false;
+    char err[160] = "";
+    if (ze_run_parse_args(argc, argv, &run, &level, &level_set, err) != ZE_OK) {
+        fprintf(stderr, "zengine: %s\n", err);
+        ze_crash_handler_uninstall();
+        return 2;
+    }
+    char dir[4200];
+    const char *cdir = crash_dir(run.project, dir, sizeof dir);
+    if (cr == ZE_OK && cdir)
+        cr = ze_crash_handler_install(cdir); /* moves the log beside the project */
+    if (cr != ZE_OK)
+        fprintf(stderr, "zengine: crash handler not installed (%s)\n", ze_result_str(cr));
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    atomic_store(&g_stop_signal, false);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    ze_log_configure(&(ze_log_desc_t){.level = level_set ? level : ZE_LOG_INFO});
+    if (level_set && level == ZE_LOG_TRACE)
+        ze_log_set_level(ZE_LOG_TRACE); /* TRACE reads as "default" in the desc */
+
+    const char *trace = getenv("ZENGINE_TRACE");
+    ze__run_ctx_t ctx = {.signal_flag = &g_stop_signal,
+                         .trace_path = trace && trace[0] ? trace : NULL};
+    ze_run_report_t report;
+    ze_result r = run_internal(app, &run, &report, &ctx);
+    if (run.stats) {
+        ze_result w = ze_run_report_write_json(&report, run.stats);
+        if (w != ZE_OK)
+            fprintf(stderr, "zengine: cannot write stats to %s (%s)\n", run.stats,
+                    ze_result_str(w));
+    }
+    if (r != ZE_OK)
+        fprintf(stderr, "zengine: %s\n", report.error[0] ? report.error : ze_result_str(r));
+    ze_log_flush();
+
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    ze_crash_handler_uninstall();
+    if (r == ZE_OK)
+        return 0;
+    return r == ZE_ERR_INVALID_ARG ? 2 : 1;
+}

@@ -1,0 +1,168 @@
+/* The engine's private state, shared by src/engine/ files (not input.c,
+ * project.c, crash.c, which stand alone).
+ *
+ * One ze_engine_t per run, allocated from the Bootstrap owner. The stage
+ * table (stages.c) fills it in init order and empties it in reverse; the
+ * main loop (loop.c) and the render thread (render_thread.c) run between.
+ * Only the fields marked "render thread" are touched by the render thread:
+ * the backend (through ze_render_backend_frame/_screenshot), the mailbox
+ * reader side, and the atomics below. Everything else is main-thread only.
+ */
+#ifndef ZE_ENGINE_INTERNAL_H
+#define ZE_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "zengine/engine.h"
+
+#define ZE__ENGINE_LOG "engine"
+
+enum {
+    ZE__FRAME_SAMPLES = 16384, /* iterations kept for p99 and allocation figures */
+};
+
+/* One stage of initialization (stages.c). */
+typedef struct ze__stage_t {
+    const char *name;
+    ze_result (*init)(ze_engine_t *e); /* cleans up after itself on failure */
+    void (*fini)(ze_engine_t *e);
+} ze__stage_t;
+
+/* A render-instance binding: which entity holds render-instance id `i`
+ * (scene.c). */
+typedef struct ze__binding_t {
+    ze_entity_t entity;
+    ze_uuid_t mesh, material; /* referenced in the resource table */
+    uint64_t stamp;           /* reconciliation pass that last saw it */
+    bool live;
+} ze__binding_t;
+
+/* A uuid the scene needs in the asset manager (scene.c). */
+typedef struct ze__resource_t {
+    ze_uuid_t uuid;
+    uint32_t refs;       /* bindings and parent resources using it */
+    bool acquired;       /* holds one asset-manager reference */
+    bool failed;         /* acquire refused for good (logged once) */
+    uint32_t generation; /* of the data whose children were last taken */
+    uint32_t child_count;
+    ze_uuid_t *children; /* materials of a mesh, textures of a material */
+} ze__resource_t;
+
+typedef struct ze__frame_sample_t {
+    float work_ms;   /* iteration time without the frame-rate cap's sleep */
+    uint64_t allocs; /* ze_mem_allocation_count at the iteration's end */
+} ze__frame_sample_t;
+
+/* Process-wide context handed from ze_app_main to the run (NULL in
+ * ze_app_run). */
+typedef struct ze__run_ctx_t {
+    const atomic_bool *signal_flag; /* SIGINT/SIGTERM seen */
+    const char *trace_path;         /* ZENGINE_TRACE: profiler capture */
+} ze__run_ctx_t;
+
+struct ze_engine_t {
+    /* ---- what the run was given */
+    const ze_app_desc_t *app;
+    ze_run_desc_t run;
+    ze__run_ctx_t ctx;
+    ze_mem_t *mem;
+    ze_job_system_t *jobs;
+    ze_allocator_t alloc; /* Bootstrap owner */
+    ze_project_t project;
+    ze_window_config_t window;
+    ze_run_report_t *report;
+
+    /* ---- stages (stages.c) */
+    uint32_t stages_completed;
+    const char *failed_stage;
+
+    /* ---- subsystems, in stage order */
+    ze_render_backend_t *backend;
+    ze_mailbox_t *mailbox; /* main -> render: ze_render_scene_t */
+    ze_main_scheduler_t *scheduler;
+    ze_vfs_t *vfs;
+    bool cache_writable;
+    ze_asset_registry_t *registry;
+    ze_input_state_t input;
+    ze_input_replay_t *replay;
+    ze_kernel_t *kernel;
+    ze_world_t *world;
+    ze_import_coordinator_t *imports;
+    ze_asset_manager_t *assets;
+    bool render_resources; /* the manager's notifications reach the backend */
+    uint32_t watches;
+
+    /* ---- scene binding and asset references (scene.c) */
+    ze_array_t bindings;    /* ze__binding_t, indexed by render-instance id */
+    ze_array_t free_ids;    /* uint32_t */
+    ze_hashmap_t resources; /* uuid -> ze__resource_t * */
+    uint32_t unacquired;    /* resources waiting for the registry to know them */
+    uint64_t stamp;
+    ze_query_t mesh_query;
+    ze_array_t ready;         /* ze_uuid_t: loaded this frame, children to take */
+    ze_array_t backend_retry; /* ze_uuid_t: the backend's queue was full */
+    uint64_t scene_revision;
+    char scene_error[240]; /* why the last ze_engine_load_scene failed */
+
+    /* ---- main loop (loop.c) */
+    bool virtual_clock;
+    uint64_t virtual_ns; /* the kernel's clock in virtual runs */
+    uint64_t frame;      /* iterations completed */
+    uint64_t sim_steps;
+    atomic_bool close_requested;
+    uint32_t last_width, last_height;
+    ze__frame_sample_t *samples; /* ring of ZE__FRAME_SAMPLES */
+    uint64_t sample_count;
+    uint32_t last_instances, last_lights;
+
+    /* ---- render thread (render_thread.c) */
+    pthread_t render_thread;
+    bool render_started;
+    atomic_bool render_stop;
+    atomic_bool device_lost;
+    atomic_uint_fast64_t frames_rendered;
+};
+
+/* stages.c */
+uint32_t ze__stage_count(void);
+const ze__stage_t *ze__stage_at(uint32_t i);
+/* Runs every init in order; on failure unwinds the completed ones and
+ * returns the error (report->failed_stage/error set). */
+ze_result ze__stages_init(ze_engine_t *e);
+/* Fini of every completed stage, in reverse. */
+void ze__stages_fini(ze_engine_t *e);
+
+/* loop.c */
+ze_result ze__main_loop(ze_engine_t *e);
+
+/* render_thread.c */
+ze_result ze__render_thread_start(ze_engine_t *e);
+/* Sets the stop flag, joins; renders the newest state and takes the
+ * screenshot first when one was asked for. */
+void ze__render_thread_stop(ze_engine_t *e);
+
+/* sync.c: the render scene of this iteration into the mailbox. */
+ze_result ze__sync_publish(ze_engine_t *e, float alpha);
+
+/* scene.c */
+ze_result ze__scene_init(ze_engine_t *e);
+void ze__scene_fini(ze_engine_t *e);
+/* Render-instance ids and asset references for the world as it is now. */
+ze_result ze__scene_reconcile(ze_engine_t *e);
+/* Drop every asset-manager reference (before the manager goes). */
+void ze__scene_release_assets(ze_engine_t *e);
+/* The manager's on_asset_ready (main thread). */
+void ze__scene_on_asset_ready(void *user, const ze_asset_data_t *data);
+/* After the manager's tick: children of loaded assets, backend retries. */
+void ze__scene_after_tick(ze_engine_t *e);
+
+/* report.c */
+void ze__report_fill(ze_engine_t *e);
+void ze__report_sample(ze_engine_t *e, double work_ms);
+
+/* app.c: set the report's error line (printf-style). */
+void ze__engine_fail(ze_engine_t *e, ze_result r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* ZE_ENGINE_INTERNAL_H */

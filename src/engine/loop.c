@@ -1,0 +1,124 @@
+/* The main loop: the seed's steps 1-12, once per iteration (docs/engine.md,
+ * "Main and render loops"). The frame time is the real clock's, clamped to
+ * 250 ms, or with a virtual clock exactly run.fixed_dt; ze_kernel_frame
+ * holds the one accumulator. The frame-rate cap runs on every iteration. */
+#include <math.h>
+
+#include "engine/engine_internal.h"
+
+enum { MAX_FRAME_NS = 250000000 }; /* the seed's clamp */
+
+static bool should_stop(ze_engine_t *e)
+{
+    if (e->run.frames && e->frame >= e->run.frames)
+        return true;
+    if (atomic_load_explicit(&e->close_requested, memory_order_acquire))
+        return true;
+    if (e->ctx.signal_flag && atomic_load(e->ctx.signal_flag)) {
+        ZE_LOG_INFO(ZE__ENGINE_LOG, "interrupted: shutting down");
+        return true;
+    }
+    if (e->input.quit_requested)
+        return true;
+    return atomic_load_explicit(&e->device_lost, memory_order_acquire);
+}
+
+/* Assets whose notification the backend refused (queue full): again, with
+ * the data the manager holds now. */
+static void retry_backend(ze_engine_t *e)
+{
+    uint32_t i = 0;
+    while (i < e->backend_retry.count) {
+        ze_uuid_t u = ZE_ARRAY_AT(&e->backend_retry, ze_uuid_t, i);
+        const ze_asset_data_t *d = ze_asset_get(e->assets, u);
+        if (d && ze_render_backend_asset_ready(e->backend, d) == ZE_ERR_FULL) {
+            i++;
+            continue;
+        }
+        ze_array_remove_ordered(&e->backend_retry, i);
+    }
+}
+
+ze_result ze__main_loop(ze_engine_t *e)
+{
+    const ze_app_desc_t *app = e->app;
+    void *user = app->user;
+    double cap = e->run.max_fps > 0.0 ? e->run.max_fps : (e->virtual_clock ? 0.0 : 60.0);
+    uint64_t period_ns = cap > 0.0 ? (uint64_t)llround(1e9 / cap) : 0;
+    uint64_t last = ze_time_now_ns();
+    uint64_t deadline = last;
+    ze_result result = ZE_OK;
+
+    while (!should_stop(e)) {
+        uint64_t start = ze_time_now_ns();
+        ZE_ZONE_BEGIN("frame");
+
+        /* 1. input: no window yet; a scripted replay in headless runs */
+        ze_input_begin_frame(&e->input, e->frame);
+        if (e->replay)
+            ze_input_replay_apply(e->replay, e->frame, &e->input);
+        /* 2. file watcher events (hot reload starts here) */
+        ze_vfs_tick(e->vfs);
+        /* 3. minimized: nothing to skip without a window */
+        /* 4. frame time */
+        double dt;
+        if (e->virtual_clock) {
+            dt = e->run.fixed_dt;
+            e->virtual_ns += (uint64_t)llround(dt * 1e9);
+        } else {
+            uint64_t ns = start - last;
+            dt = (double)(ns > MAX_FRAME_NS ? MAX_FRAME_NS : ns) * 1e-9;
+        }
+        last = start;
+        /* 5-7. fixed steps (at most 5) and alpha: the kernel's accumulator */
+        ZE_ZONE_BEGIN("simulation");
+        ze_result r = ze_kernel_frame(e->kernel, dt);
+        ZE_ZONE_END();
+        if (r != ZE_OK && result == ZE_OK)
+            ZE_LOG_WARN(ZE__ENGINE_LOG, "frame %llu: the ECS frame reported %s",
+                        (unsigned long long)e->frame, ze_result_str(r));
+        ze_frame_stats_t fs = ze_kernel_frame_stats(e->kernel);
+        e->sim_steps += fs.substeps;
+        /* 8. imports: start queued ones, poll children */
+        if (e->imports)
+            ze_import_coordinator_tick(e->imports);
+        /* 9. completions posted by workers, then the asset manager */
+        ze_main_scheduler_drain(e->scheduler);
+        if (e->assets) {
+            retry_backend(e);
+            ze_asset_manager_tick(e->assets);
+            ze__scene_after_tick(e);
+        }
+        /* 10. the application */
+        if (app->on_update)
+            app->on_update(e, dt, user);
+        /* 11. UI (no overlay channel yet: called every iteration), then the
+           render scene into the mailbox */
+        if (app->on_render_ui)
+            app->on_render_ui(e, user);
+        ZE_ZONE_BEGIN("sync");
+        r = ze__scene_reconcile(e);
+        if (r == ZE_OK)
+            r = ze__sync_publish(e, fs.alpha);
+        ZE_ZONE_END();
+        if (r != ZE_OK)
+            ZE_LOG_WARN(ZE__ENGINE_LOG, "frame %llu: render state not published (%s)",
+                        (unsigned long long)e->frame, ze_result_str(r));
+        e->frame++;
+        uint64_t end = ze_time_now_ns();
+        ze__report_sample(e, (double)(end - start) * 1e-6);
+        ZE_ZONE_END();
+
+        /* 12. frame-rate cap, on every iteration: sleep until this frame's
+           deadline; a frame that ran late moves the deadline (no burst to
+           catch up). */
+        if (period_ns) {
+            deadline += period_ns;
+            if (deadline < end)
+                deadline = end;
+            else if (deadline > end)
+                ze_time_sleep_ns(deadline - end);
+        }
+    }
+    return result;
+}

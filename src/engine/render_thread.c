@@ -1,0 +1,71 @@
+/* The render thread: the seed's render loop (steps 1-8) through the render
+ * backend interface. It takes the newest render-scene snapshot from the
+ * latest-state mailbox and, when it is newer than the last one rendered,
+ * hands it to the backend; with nothing new it sleeps about a millisecond
+ * (the null backend has no vsync to wait on). It never touches ECS data:
+ * debug builds make any ECS call from it assert (ze_ecs_forbid_thread).
+ * A ZE_ERR_IO from the backend is a lost device: the thread sets the flag
+ * the main loop watches and ends. Started after initialization, joined
+ * before any stage is shut down. */
+#include "engine/engine_internal.h"
+
+static void *render_main(void *arg)
+{
+    ze_engine_t *e = arg;
+    ze_ecs_forbid_thread(true);
+    uint64_t rendered_seq = 0;
+    uint32_t errors = 0;
+    bool stopping = false;
+    for (;;) {
+        /* Read the stop flag before taking: after it is seen, one more take
+           still renders the last state the main loop published. */
+        stopping = atomic_load_explicit(&e->render_stop, memory_order_acquire);
+        uint64_t seq = 0;
+        const ze_render_scene_t *scene = ze_mailbox_take(e->mailbox, NULL, &seq);
+        if (scene && seq != rendered_seq) {
+            ZE_ZONE_BEGIN("render frame");
+            ze_result r = ze_render_backend_frame(e->backend, scene);
+            ZE_ZONE_END();
+            rendered_seq = seq;
+            if (r == ZE_ERR_IO) { /* reported by the main thread */
+                atomic_store_explicit(&e->device_lost, true, memory_order_release);
+                break;
+            }
+            if (r != ZE_OK && errors++ < 3)
+                ZE_LOG_WARN(ZE__ENGINE_LOG, "render: frame %llu failed: %s",
+                            (unsigned long long)scene->frame, ze_result_str(r));
+            atomic_fetch_add_explicit(&e->frames_rendered, 1, memory_order_relaxed);
+        } else if (!stopping) {
+            ze_time_sleep_ns(1000000);
+        }
+        if (stopping)
+            break;
+    }
+    if (e->run.screenshot && !atomic_load(&e->device_lost)) {
+        ze_result r = rendered_seq ? ze_render_backend_screenshot(e->backend, e->run.screenshot)
+                                   : ZE_ERR_STATE;
+        /* the backend logs its own failures (null: "no images") */
+        if (r == ZE_ERR_STATE)
+            ZE_LOG_WARN(ZE__ENGINE_LOG, "screenshot %s: nothing was rendered", e->run.screenshot);
+    }
+    ze_ecs_forbid_thread(false);
+    return NULL;
+}
+
+ze_result ze__render_thread_start(ze_engine_t *e)
+{
+    atomic_store(&e->render_stop, false);
+    if (pthread_create(&e->render_thread, NULL, render_main, e) != 0)
+        return ZE_ERR_INTERNAL;
+    e->render_started = true;
+    return ZE_OK;
+}
+
+void ze__render_thread_stop(ze_engine_t *e)
+{
+    if (!e->render_started)
+        return;
+    atomic_store_explicit(&e->render_stop, true, memory_order_release);
+    pthread_join(e->render_thread, NULL);
+    e->render_started = false;
+}

@@ -1,0 +1,388 @@
+/* Scenes, render-instance bindings and the assets they need (main thread).
+ *
+ * Binding rule: every Mesh component has a render-instance id, stable while
+ * its entity keeps the component. Ids are assigned by a reconciliation pass
+ * (ze__scene_reconcile) that runs after a scene load and on every main-loop
+ * iteration before the snapshot is built, so entities created or destroyed
+ * by any means (scene load, game code, commands) are covered: a Mesh whose
+ * id is unset, unknown, or bound to another entity (a copied component)
+ * gets a fresh id from the free list; a binding the pass did not see (its
+ * entity lost the Mesh or died) is released and its id reused. The pass
+ * costs one walk over the Mesh components and one over the bindings.
+ *
+ * Asset references: each distinct mesh uuid (and Material override) in use
+ * holds one reference in the AssetManager, taken when the first instance
+ * needs it and dropped with the last. When a mesh is loaded, its submeshes'
+ * materials are referenced too, and a material's textures: the backend gets
+ * them all through on_asset_ready. A uuid the registry does not know yet
+ * (its source is not imported) waits in the table and is retried each
+ * iteration. Assets reach the backend only through the manager's
+ * on_asset_ready; when the backend's pending queue is full, the uuid is
+ * kept and sent again next iteration with the data the manager holds. */
+#include <string.h>
+
+#include "engine/engine_internal.h"
+
+/* ------------------------------------------------------------ resources */
+
+static ze__resource_t *res_find(ze_engine_t *e, ze_uuid_t u)
+{
+    ze__resource_t **r = ze_hashmap_get(&e->resources, &u);
+    return r ? *r : NULL;
+}
+
+static void res_try_acquire(ze_engine_t *e, ze__resource_t *r)
+{
+    if (r->acquired || r->failed || !e->assets)
+        return;
+    ze_result rc = ze_asset_acquire(e->assets, r->uuid);
+    if (rc == ZE_OK) {
+        r->acquired = true;
+        e->unacquired--;
+        /* Already in memory (another user loaded it): no on_asset_ready
+           will come, so take its children now. */
+        if (ze_asset_get(e->assets, r->uuid))
+            (void)ze_array_push(&e->ready, &r->uuid);
+    } else if (rc != ZE_ERR_NOT_FOUND) {
+        char s[ZE_UUID_STRING_LEN + 1];
+        ze_uuid_format(r->uuid, s);
+        ZE_LOG_WARN(ZE__ENGINE_LOG, "asset %s cannot be used: %s", s, ze_result_str(rc));
+        r->failed = true;
+        e->unacquired--;
+    }
+}
+
+static void res_unref(ze_engine_t *e, ze_uuid_t u);
+
+static void res_set_children(ze_engine_t *e, ze__resource_t *r, const ze_uuid_t *kids, uint32_t n);
+
+static ze_result res_ref(ze_engine_t *e, ze_uuid_t u)
+{
+    if (ze_uuid_is_nil(u))
+        return ZE_OK;
+    ze__resource_t *r = res_find(e, u);
+    if (!r) {
+        r = ZE_NEW(e->alloc, ze__resource_t);
+        if (!r)
+            return ZE_ERR_OUT_OF_MEMORY;
+        memset(r, 0, sizeof *r);
+        r->uuid = u;
+        if (ze_hashmap_put(&e->resources, &u, &r) != ZE_OK) {
+            ze_free(e->alloc, r, sizeof *r);
+            return ZE_ERR_OUT_OF_MEMORY;
+        }
+        e->unacquired++;
+    }
+    if (r->refs++ == 0)
+        res_try_acquire(e, r);
+    return ZE_OK;
+}
+
+static void res_unref(ze_engine_t *e, ze_uuid_t u)
+{
+    if (ze_uuid_is_nil(u))
+        return;
+    ze__resource_t *r = res_find(e, u);
+    if (!r || --r->refs > 0)
+        return;
+    ze_hashmap_remove(&e->resources, &u);
+    res_set_children(e, r, NULL, 0);
+    if (r->acquired)
+        (void)ze_asset_release(e->assets, u);
+    else if (!r->failed)
+        e->unacquired--;
+    ze_free(e->alloc, r, sizeof *r);
+}
+
+/* Replace the children of r (reference the new ones before dropping the
+ * old, so shared children stay loaded). */
+static void res_set_children(ze_engine_t *e, ze__resource_t *r, const ze_uuid_t *kids, uint32_t n)
+{
+    ze_uuid_t *old = r->children;
+    uint32_t old_n = r->child_count;
+    r->children = NULL;
+    r->child_count = 0;
+    if (n) {
+        r->children = ZE_NEW_ARRAY(e->alloc, ze_uuid_t, n);
+        if (r->children) {
+            memcpy(r->children, kids, sizeof *kids * n);
+            r->child_count = n;
+            for (uint32_t i = 0; i < n; i++)
+                if (res_ref(e, kids[i]) != ZE_OK)
+                    r->children[i] = (ze_uuid_t){{0}};
+        }
+    }
+    for (uint32_t i = 0; i < old_n; i++)
+        res_unref(e, old[i]);
+    ze_free(e->alloc, old, sizeof *old * old_n);
+}
+
+/* The uuids a loaded asset needs: a mesh's submesh materials, a material's
+ * textures (each once). */
+static uint32_t children_of(const ze_asset_data_t *d, ze_uuid_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+#define ADD(u)                                        \
+    do {                                              \
+        ze_uuid_t u_ = (u);                           \
+        bool seen_ = ze_uuid_is_nil(u_);              \
+        for (uint32_t k_ = 0; k_ < n && !seen_; k_++) \
+            seen_ = ze_uuid_eq(out[k_], u_);          \
+        if (!seen_ && n < max)                        \
+            out[n++] = u_;                            \
+    } while (0)
+    if (d->type == ZE_ASSET_TYPE_MESH) {
+        for (uint32_t i = 0; i < d->as.mesh.submesh_count; i++) {
+            ze_zemesh_submesh_t sm;
+            ze_asset_zemesh_submesh(&d->as.mesh, i, &sm);
+            ADD(sm.material);
+        }
+    } else if (d->type == ZE_ASSET_TYPE_MATERIAL) {
+        const ze_zematerial_t *m = &d->as.material;
+        const ze_zematerial_texture_t *t[] = {&m->base_color, &m->metallic_roughness, &m->normal,
+                                              &m->occlusion, &m->emissive};
+        for (uint32_t i = 0; i < ZE_COUNTOF(t); i++)
+            if (t[i]->present)
+                ADD(t[i]->texture);
+    }
+#undef ADD
+    return n;
+}
+
+void ze__scene_on_asset_ready(void *user, const ze_asset_data_t *data)
+{
+    ze_engine_t *e = user;
+    if (e->render_resources && e->backend &&
+        ze_render_backend_asset_ready(e->backend, data) == ZE_ERR_FULL) {
+        bool queued = false;
+        for (uint32_t i = 0; i < e->backend_retry.count && !queued; i++)
+            queued = ze_uuid_eq(ZE_ARRAY_AT(&e->backend_retry, ze_uuid_t, i), data->uuid);
+        if (!queued)
+            (void)ze_array_push(&e->backend_retry, &data->uuid);
+    }
+    /* Children are referenced after the manager's tick: acquiring from
+       inside its callback would change the manager under its feet. */
+    (void)ze_array_push(&e->ready, &data->uuid);
+}
+
+void ze__scene_after_tick(ze_engine_t *e)
+{
+    /* Resources the registry did not know: maybe it does now. */
+    if (e->unacquired) {
+        uint32_t cursor = 0;
+        const void *k;
+        void *v;
+        while (ze_hashmap_next(&e->resources, &cursor, &k, &v))
+            res_try_acquire(e, *(ze__resource_t **)v);
+    }
+    /* Loaded (or reloaded) assets we hold: take their children. New
+       entries may be appended while this runs; they are handled too. */
+    for (uint32_t i = 0; i < e->ready.count; i++) {
+        ze_uuid_t u = ZE_ARRAY_AT(&e->ready, ze_uuid_t, i);
+        ze__resource_t *r = res_find(e, u);
+        const ze_asset_data_t *d = r && r->acquired ? ze_asset_get(e->assets, u) : NULL;
+        if (!d || (r->generation == d->generation && r->generation))
+            continue;
+        r->generation = d->generation;
+        ze_uuid_t kids[64];
+        uint32_t n = children_of(d, kids, ZE_COUNTOF(kids));
+        res_set_children(e, r, kids, n);
+    }
+    ze_array_clear(&e->ready);
+}
+
+void ze__scene_release_assets(ze_engine_t *e)
+{
+    uint32_t cursor = 0;
+    const void *k;
+    void *v;
+    while (ze_hashmap_next(&e->resources, &cursor, &k, &v)) {
+        ze__resource_t *r = *(ze__resource_t **)v;
+        if (r->acquired && e->assets)
+            (void)ze_asset_release(e->assets, r->uuid);
+        if (r->acquired || !r->failed) {
+            r->acquired = false;
+            r->failed = true; /* never again: the manager is going */
+        }
+    }
+    e->unacquired = 0;
+    ze_array_clear(&e->ready);
+    ze_array_clear(&e->backend_retry);
+}
+
+/* ------------------------------------------------------------- bindings */
+
+ze_result ze__scene_init(ze_engine_t *e)
+{
+    ZE_ARRAY_INIT(&e->bindings, e->alloc, ze__binding_t);
+    ZE_ARRAY_INIT(&e->free_ids, e->alloc, uint32_t);
+    ZE_ARRAY_INIT(&e->ready, e->alloc, ze_uuid_t);
+    ZE_ARRAY_INIT(&e->backend_retry, e->alloc, ze_uuid_t);
+    ze_hashmap_init(&e->resources, e->alloc, sizeof(ze_uuid_t), sizeof(ze__resource_t *));
+    e->unacquired = 0;
+    e->stamp = 0;
+    /* Mesh alone in `with` (Transform optional): the engine never creates
+       an owning group that could clash with the application's groups. */
+    e->mesh_query = ze_query_create(
+        e->world, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t),
+                                     .optional = ZE_MASK(ze_transform_t, ze_material_t),
+                                     .write = ZE_MASK(ze_mesh_t)});
+    ze_result r = ZE_OK;
+    if (!e->mesh_query.id || ze_array_reserve(&e->ready, 64) != ZE_OK ||
+        ze_array_reserve(&e->backend_retry, 16) != ZE_OK)
+        r = ZE_ERR_OUT_OF_MEMORY;
+    if (r != ZE_OK)
+        ze__scene_fini(e);
+    return r;
+}
+
+void ze__scene_fini(ze_engine_t *e)
+{
+    uint32_t cursor = 0;
+    const void *k;
+    void *v;
+    while (ze_hashmap_next(&e->resources, &cursor, &k, &v)) {
+        ze__resource_t *r = *(ze__resource_t **)v;
+        ze_free(e->alloc, r->children, sizeof *r->children * r->child_count);
+        ze_free(e->alloc, r, sizeof *r);
+    }
+    ze_hashmap_free(&e->resources);
+    ze_array_free(&e->bindings);
+    ze_array_free(&e->free_ids);
+    ze_array_free(&e->ready);
+    ze_array_free(&e->backend_retry);
+    e->unacquired = 0;
+}
+
+static ze_result bind_new(ze_engine_t *e, ze_entity_t ent, uint32_t *id)
+{
+    uint32_t i;
+    if (!ze_array_pop(&e->free_ids, &i)) {
+        if (e->bindings.count == ZE_RENDER_INSTANCE_NONE - 1)
+            return ZE_ERR_LIMIT;
+        i = e->bindings.count;
+        ze_result r = ze_array_push(&e->bindings, NULL);
+        if (r != ZE_OK)
+            return r;
+    }
+    ze__binding_t *b = &ZE_ARRAY_AT(&e->bindings, ze__binding_t, i);
+    memset(b, 0, sizeof *b);
+    b->entity = ent;
+    b->live = true;
+    *id = i;
+    return ZE_OK;
+}
+
+ze_result ze__scene_reconcile(ze_engine_t *e)
+{
+    ze_world_t *w = e->world;
+    ze_result first = ZE_OK;
+    uint64_t stamp = ++e->stamp;
+    ze_iter_t it = ze_query_iter(w, e->mesh_query);
+    while (ze_query_next(&it)) {
+        ze_mesh_t *m = ze_field(&it, ze_mesh_t);
+        const ze_material_t *mat = ze_field(&it, ze_material_t);
+        for (uint32_t i = 0; i < it.count; i++) {
+            ze_entity_t ent = ze_iter_entity(&it, i);
+            uint32_t id = m[i].render_instance;
+            ze__binding_t *b =
+                id < e->bindings.count ? &ZE_ARRAY_AT(&e->bindings, ze__binding_t, id) : NULL;
+            if (!b || !b->live || b->stamp == stamp || !ze_entity_eq(b->entity, ent)) {
+                ze_result r = bind_new(e, ent, &id);
+                if (r != ZE_OK) {
+                    if (first == ZE_OK)
+                        first = r;
+                    m[i].render_instance = ZE_RENDER_INSTANCE_NONE;
+                    continue;
+                }
+                m[i].render_instance = id;
+                b = &ZE_ARRAY_AT(&e->bindings, ze__binding_t, id);
+            }
+            b->stamp = stamp;
+            ze_uuid_t want_mat = mat ? mat[i].material : (ze_uuid_t){{0}};
+            if (!ze_uuid_eq(b->mesh, m[i].mesh)) {
+                ze_uuid_t old = b->mesh;
+                b->mesh = res_ref(e, m[i].mesh) == ZE_OK ? m[i].mesh : (ze_uuid_t){{0}};
+                res_unref(e, old);
+            }
+            if (!ze_uuid_eq(b->material, want_mat)) {
+                ze_uuid_t old = b->material;
+                b->material = res_ref(e, want_mat) == ZE_OK ? want_mat : (ze_uuid_t){{0}};
+                res_unref(e, old);
+            }
+        }
+    }
+    /* Bindings the walk did not reach: their Mesh is gone. */
+    for (uint32_t id = 0; id < e->bindings.count; id++) {
+        ze__binding_t *b = &ZE_ARRAY_AT(&e->bindings, ze__binding_t, id);
+        if (!b->live || b->stamp == stamp)
+            continue;
+        res_unref(e, b->mesh);
+        res_unref(e, b->material);
+        memset(b, 0, sizeof *b);
+        if (ze_array_push(&e->free_ids, &id) != ZE_OK && first == ZE_OK)
+            first = ZE_ERR_OUT_OF_MEMORY; /* the id is lost, nothing else */
+    }
+    return first;
+}
+
+/* ---------------------------------------------------------- scene load */
+
+static void clear_world(ze_world_t *w)
+{
+    uint32_t left = ze_world_entity_count(w);
+    for (uint32_t idx = 0; left && idx < ze_world_capacity(w); idx++) {
+        ze_entity_t ent = ze_entity_from_index(w, idx);
+        if (!ze_entity_is_null(ent)) {
+            (void)ze_entity_destroy(w, ent);
+            left--;
+        }
+    }
+}
+
+ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path)
+{
+    ZE_CHECK(e && vfs_path && e->world && e->vfs, ZE_ERR_INVALID_ARG);
+    ze_world_t *w = e->world;
+    e->scene_error[0] = 0;
+    ze_vfs_buffer_t buf = {0};
+    ze_vfs_error ve = ze_vfs_read_file(e->vfs, vfs_path, e->alloc, &buf);
+    if (ve != ZE_VFS_OK) {
+        snprintf(e->scene_error, sizeof e->scene_error, "scene %.150s: %s", vfs_path,
+                 ze_vfs_error_str(ve));
+        ZE_LOG_ERROR(ZE__ENGINE_LOG, "%s", e->scene_error);
+        return ze_vfs_error_result(ve);
+    }
+    /* Replace the world's entities; on failure put the old ones back. */
+    ze_byte_writer_t saved = {.alloc = e->alloc};
+    ze_result r = ze_world_save(w, &saved);
+    if (r == ZE_OK) {
+        clear_world(w);
+        ze_scene_report_t rep;
+        r = ze_scene_load_json(w, (const char *)buf.data, buf.size, &rep);
+        if (r != ZE_OK) {
+            snprintf(e->scene_error, sizeof e->scene_error, "scene %.60s: %.160s", vfs_path,
+                     rep.count ? rep.messages[0] : ze_result_str(r));
+            if (ze_world_load(w, saved.data, saved.size) != ZE_OK)
+                ZE_LOG_ERROR(ZE__ENGINE_LOG, "scene %s: the previous world could not be restored",
+                             vfs_path);
+        } else {
+            ZE_LOG_INFO(ZE__ENGINE_LOG, "scene %s: %u entities, %u problem(s)", vfs_path,
+                        rep.entities, rep.count);
+        }
+    }
+    ze_byte_writer_free(&saved);
+    ze_vfs_buffer_free(&buf);
+    if (r != ZE_OK) {
+        if (!e->scene_error[0])
+            snprintf(e->scene_error, sizeof e->scene_error, "scene %.150s: %s", vfs_path,
+                     ze_result_str(r));
+        return r;
+    }
+    /* World matrices now (the first frame may run no fixed step) and no
+       interpolation from wherever the old entities were. */
+    ze_hierarchy_update(w);
+    ze_transforms_snapshot(w);
+    e->scene_revision++;
+    return ze__scene_reconcile(e);
+}

@@ -1,0 +1,183 @@
+/* ECS -> render scene: the seed's TransformSync and LightSync, the camera
+ * and the sky, written as one immutable ze_render_scene_t into a mailbox
+ * slot's arena and published to the render thread (main thread, step 11).
+ *
+ * Interpolation rule: the hierarchy computes world matrices at the end of
+ * each fixed step. For an entity without a parent (no Parent component, or
+ * a dead one) the snapshot replaces the matrix's translation by
+ * lerp(previous_position, position, alpha), the point between the last two
+ * fixed steps that the leftover time reaches; rotation and scale are not
+ * interpolated. Children keep the hierarchy's matrix (their parent's motion
+ * is already in it, one step behind at most). */
+#include <math.h>
+#include <string.h>
+
+#include "engine/engine_internal.h"
+
+static const ze_vec3_t SKY_CLEAR = {0.05f, 0.07f, 0.1f};
+
+static bool has_live_parent(ze_world_t *w, ze_entity_t e)
+{
+    const ze_parent_t *p = ze_get(w, e, ze_parent_t);
+    return p && ze_entity_alive(w, p->parent);
+}
+
+/* The render matrix of an entity (see the rule above). */
+static ze_mat4_t render_world(ze_world_t *w, ze_entity_t e, const ze_transform_t *t, float alpha)
+{
+    ze_mat4_t m = t->world;
+    if (!has_live_parent(w, e)) {
+        ze_vec3_t p = ze_vec3_lerp(t->previous_position, t->position, alpha);
+        m.m[3][0] = p.x;
+        m.m[3][1] = p.y;
+        m.m[3][2] = p.z;
+    }
+    return m;
+}
+
+/* Right-handed, depth 0..1, y down (ze_mat4_perspective); far 0 or
+ * infinite: the limit of that matrix as far grows without bound. */
+static ze_mat4_t projection(const ze_camera_t *c, float aspect)
+{
+    float fov = c->fov_y > 0.0f && c->fov_y < 3.14f ? c->fov_y : 1.0471976f;
+    float znear = c->near_plane > 0.0f ? c->near_plane : 0.1f;
+    bool infinite = c->far_plane == 0.0f || isinf(c->far_plane);
+    if (!infinite && c->far_plane > znear)
+        return ze_mat4_perspective(fov, aspect, znear, c->far_plane);
+    ze_mat4_t m = ze_mat4_perspective(fov, aspect, znear, znear * 2.0f);
+    m.m[2][2] = -1.0f;
+    m.m[2][3] = -1.0f;
+    m.m[3][2] = -znear;
+    return m;
+}
+
+static void fill_camera(ze_engine_t *e, ze_render_scene_t *s, float alpha)
+{
+    ze_world_t *w = e->world;
+    ze_query_t q = ze_query_create(
+        w, &(ze_query_desc_t){.with = ZE_MASK(ze_camera_t), .optional = ZE_MASK(ze_transform_t)});
+    ze_entity_t best = ZE_ENTITY_NULL;
+    bool best_main = false;
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+        const ze_camera_t *c = ze_field(&it, ze_camera_t);
+        const ze_transform_t *t = ze_field(&it, ze_transform_t);
+        for (uint32_t i = 0; i < it.count && t; i++) {
+            ze_entity_t ent = ze_iter_entity(&it, i);
+            /* lowest index among the main ones, else among all: stable */
+            bool better =
+                ze_entity_is_null(best) || (c[i].is_main && !best_main) ||
+                (c[i].is_main == best_main && ze_entity_index(ent) < ze_entity_index(best));
+            if (better) {
+                best = ent;
+                best_main = c[i].is_main;
+            }
+        }
+    }
+    if (ze_entity_is_null(best))
+        return;
+    const ze_camera_t *c = ze_get(w, best, ze_camera_t);
+    const ze_transform_t *t = ze_get(w, best, ze_transform_t);
+    ze_mat4_t world = render_world(w, best, t, alpha);
+    float aspect = c->aspect > 0.0f ? c->aspect : (float)s->width / (float)s->height;
+    ze_render_camera_t *rc = &s->camera;
+    if (!ze_mat4_inverse(world, &rc->view))
+        rc->view = ze_mat4_identity();
+    rc->projection = projection(c, aspect);
+    rc->position = (ze_vec3_t){world.m[3][0], world.m[3][1], world.m[3][2]};
+    rc->fov_y = c->fov_y;
+    rc->near_plane = c->near_plane;
+    rc->far_plane = c->far_plane;
+    rc->aspect = aspect;
+    s->has_camera = true;
+}
+
+static uint32_t fill_instances(ze_engine_t *e, ze_render_instance_t *out, uint32_t max, float alpha)
+{
+    ze_world_t *w = e->world;
+    uint32_t n = 0;
+    ze_iter_t it = ze_query_iter(w, e->mesh_query);
+    while (ze_query_next(&it)) {
+        const ze_mesh_t *m = ze_field(&it, ze_mesh_t);
+        const ze_transform_t *t = ze_field(&it, ze_transform_t);
+        const ze_material_t *mat = ze_field(&it, ze_material_t); /* optional */
+        for (uint32_t i = 0; i < it.count && n < max && t; i++) {
+            if (m[i].render_instance == ZE_RENDER_INSTANCE_NONE)
+                continue;
+            ze_render_instance_t *ri = &out[n++];
+            memset(ri, 0, sizeof *ri);
+            ri->world = render_world(w, ze_iter_entity(&it, i), &t[i], alpha);
+            ri->mesh = m[i].mesh;
+            if (mat)
+                ri->material = mat[i].material;
+            ri->id = m[i].render_instance;
+        }
+    }
+    return n;
+}
+
+static uint32_t fill_lights(ze_engine_t *e, ze_render_light_t *out, uint32_t max, float alpha)
+{
+    ze_world_t *w = e->world;
+    ze_query_t q = ze_query_create(
+        w, &(ze_query_desc_t){.with = ZE_MASK(ze_light_t), .optional = ZE_MASK(ze_transform_t)});
+    uint32_t n = 0;
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+        const ze_light_t *l = ze_field(&it, ze_light_t);
+        const ze_transform_t *t = ze_field(&it, ze_transform_t);
+        for (uint32_t i = 0; i < it.count && n < max && t; i++) {
+            ze_mat4_t m = render_world(w, ze_iter_entity(&it, i), &t[i], alpha);
+            ze_render_light_t *rl = &out[n++];
+            memset(rl, 0, sizeof *rl);
+            rl->type = (ze_render_light_type)l[i].type;
+            rl->intensity = l[i].intensity;
+            rl->range = l[i].range;
+            rl->spot_angle = l[i].spot_angle;
+            rl->color = l[i].color;
+            rl->position = (ze_vec3_t){m.m[3][0], m.m[3][1], m.m[3][2]};
+            rl->direction = ze_vec3_normalize((ze_vec3_t){-m.m[2][0], -m.m[2][1], -m.m[2][2]});
+        }
+    }
+    return n;
+}
+
+ze_result ze__sync_publish(ze_engine_t *e, float alpha)
+{
+    ze_world_t *w = e->world;
+    ze_arena_t *a = ze_mailbox_begin_write(e->mailbox);
+    if (!a)
+        return ZE_ERR_STATE;
+    ze_render_scene_t *s = ZE_ARENA_NEW(a, ze_render_scene_t);
+    /* Upper bounds: the populations (entities lacking a Transform are
+       skipped when filling). */
+    uint32_t max_inst = ze_component_population(w, ZE_ID(ze_mesh_t));
+    uint32_t max_light = ze_component_population(w, ZE_ID(ze_light_t));
+    ze_render_instance_t *inst =
+        max_inst ? ZE_ARENA_NEW_ARRAY(a, ze_render_instance_t, max_inst) : NULL;
+    ze_render_light_t *lights =
+        max_light ? ZE_ARENA_NEW_ARRAY(a, ze_render_light_t, max_light) : NULL;
+    if (!s || (max_inst && !inst) || (max_light && !lights)) {
+        ze_mailbox_cancel(e->mailbox);
+        return ZE_ERR_BUDGET;
+    }
+    s->frame = e->frame;
+    s->sim_steps = e->sim_steps;
+    s->alpha = alpha;
+    s->width = e->window.width;
+    s->height = e->window.height;
+    s->resized = s->width != e->last_width || s->height != e->last_height;
+    e->last_width = s->width;
+    e->last_height = s->height;
+    s->scene_revision = e->scene_revision;
+    s->sky = (ze_render_sky_t){.clear_color = SKY_CLEAR, .exposure = 1.0f};
+    fill_camera(e, s, alpha);
+    s->instance_count = inst ? fill_instances(e, inst, max_inst, alpha) : 0;
+    s->light_count = lights ? fill_lights(e, lights, max_light, alpha) : 0;
+    s->instances = inst;
+    s->lights = lights;
+    e->last_instances = s->instance_count;
+    e->last_lights = s->light_count;
+    ze_mailbox_publish(e->mailbox, s, sizeof *s);
+    return ZE_OK;
+}
