@@ -205,10 +205,13 @@ typedef struct ze_app_desc_t {
 
 /* What a run is told (the command line, or a test). */
 typedef struct ze_run_desc_t {
-    const char *project;             /* project.json; required */
-    bool headless;                   /* no window (also without a display) */
-    uint64_t frames;                 /* iterations to run; 0 = until closed */
-    double fixed_dt;                 /* > 0 (with frames): a virtual clock of this step */
+    const char *project; /* project.json; required */
+    bool headless;       /* no window (also without a display) */
+    uint64_t frames;     /* iterations to run; 0 = until closed */
+    /* > 0 (with frames): a virtual clock of this step; the scene's assets are
+       then imported and loaded before the first iteration (at most 30 s), so
+       what reaches the backend is deterministic too */
+    double fixed_dt;
     const char *screenshot;          /* PNG of the last frame (backends with images) */
     const char *stats;               /* JSON written at exit */
     const char *input_script;        /* replayed input (headless) */
@@ -239,7 +242,8 @@ typedef struct ze_run_report_t {
     uint32_t instances, lights;        /* in the last published snapshot */
     double allocations_per_frame;      /* heap allocations per iteration, steady state */
     uint64_t validation_messages;
-    uint64_t frames_rendered;                         /* by the render thread */
+    uint64_t frames_rendered;                                        /* by the render thread */
+    uint32_t meshes_resident, materials_resident, textures_resident; /* in the backend */
     uint64_t snapshots_published, snapshots_replaced; /* replaced: never seen by render */
     uint64_t world_hash;                              /* ze_world_hash of the main world at exit */
     char backend[32];

@@ -164,6 +164,8 @@ static ze_result engine_run(ze_engine_t *e)
         if (r != ZE_OK)
             snprintf(rep->error, sizeof rep->error, "render thread: %s", ze_result_str(r));
     }
+    if (r == ZE_OK && e->virtual_clock)
+        ze__loop_settle_assets(e, 30000);
     if (r == ZE_OK) {
         r = ze__main_loop(e);
         ze__render_thread_stop(e); /* joined first, before any stage fini */

@@ -135,6 +135,9 @@ void ze__stages_fini(ze_engine_t *e);
 
 /* loop.c */
 ze_result ze__main_loop(ze_engine_t *e);
+/* Virtual-clock runs: import and load the scene's assets before the first
+ * iteration (bounded), so what reaches the backend is deterministic too. */
+void ze__loop_settle_assets(ze_engine_t *e, uint32_t timeout_ms);
 
 /* render_thread.c */
 ze_result ze__render_thread_start(ze_engine_t *e);

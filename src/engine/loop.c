@@ -39,6 +39,35 @@ static void retry_backend(ze_engine_t *e)
     }
 }
 
+void ze__loop_settle_assets(ze_engine_t *e, uint32_t timeout_ms)
+{
+    if (!e->assets || !e->imports)
+        return;
+    uint64_t t0 = ze_time_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000u;
+    for (;;) {
+        ze_vfs_tick(e->vfs);
+        ze_import_coordinator_tick(e->imports);
+        ze_main_scheduler_drain(e->scheduler);
+        retry_backend(e);
+        ze_asset_manager_tick(e->assets);
+        ze__scene_after_tick(e);
+        /* Done when nothing is importing or loading: a uuid the registry
+           still does not know after every import ended never will. */
+        bool busy = !ze_import_coordinator_idle(e->imports) ||
+                    ze_asset_manager_stats(e->assets).pending > 0 || e->ready.count > 0;
+        if (!busy)
+            break;
+        if (ze_time_now_ns() >= deadline) {
+            ZE_LOG_WARN(ZE__ENGINE_LOG, "assets still loading after %u ms: starting anyway",
+                        timeout_ms);
+            return;
+        }
+        ze_time_sleep_ns(1000000);
+    }
+    ZE_LOG_INFO(ZE__ENGINE_LOG, "virtual clock: the scene's assets took %.1f ms to import and load",
+                (double)(ze_time_now_ns() - t0) / 1e6);
+}
+
 ze_result ze__main_loop(ze_engine_t *e)
 {
     const ze_app_desc_t *app = e->app;

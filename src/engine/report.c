@@ -78,6 +78,9 @@ void ze__report_fill(ze_engine_t *e)
     if (e->backend) {
         ze_render_stats_t rs = ze_render_backend_stats(e->backend);
         rep->validation_messages = rs.validation_messages;
+        rep->meshes_resident = rs.meshes;
+        rep->materials_resident = rs.materials;
+        rep->textures_resident = rs.textures;
         snprintf(rep->backend, sizeof rep->backend, "%s", ze_render_backend_name(e->backend));
         snprintf(rep->device, sizeof rep->device, "%s", ze_render_backend_device(e->backend));
     }
@@ -125,6 +128,9 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "allocations_per_frame", json_real(r->allocations_per_frame));
     bad |= put(o, "validation_messages", json_integer((json_int_t)r->validation_messages));
     bad |= put(o, "frames_rendered", json_integer((json_int_t)r->frames_rendered));
+    bad |= put(o, "meshes_resident", json_integer((json_int_t)r->meshes_resident));
+    bad |= put(o, "materials_resident", json_integer((json_int_t)r->materials_resident));
+    bad |= put(o, "textures_resident", json_integer((json_int_t)r->textures_resident));
     bad |= put(o, "snapshots_published", json_integer((json_int_t)r->snapshots_published));
     bad |= put(o, "snapshots_replaced", json_integer((json_int_t)r->snapshots_replaced));
     /* 64-bit hashes do not survive JSON's doubles: a hex string. */
