@@ -37,5 +37,5 @@ stage test make --no-print-directory test
 stage asan make --no-print-directory test-asan
 stage tsan make --no-print-directory test-tsan
 stage fuzz make --no-print-directory fuzz
-stage demo make --no-print-directory demo
+stage demo bash -c "make --no-print-directory demo && bash scripts/check_demo.sh"
 report
