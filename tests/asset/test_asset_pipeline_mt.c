@@ -366,6 +366,12 @@ static void test_immediate_goes_first(void **state)
     fix_open_runtime(f, &(fix_desc_t){.mode = ZE_IMPORT_IN_PROCESS, .max_running = 1});
     fix_copy(f, "textures/TextureEncodingTest/SlotLabels.png", "models/a.png");
     fix_copy(f, "textures/InterpolationTest/l.jpg", "models/b.jpg");
+    /* Let the watcher report those writes now (nobody knows the files yet):
+       later they would look like edits and queue re-imports. */
+    for (int i = 0; i < 60; i++) {
+        ze_vfs_tick(f->vfs);
+        usleep(5000);
+    }
     order_t o = {0};
     assert_int_equal(ze_asset_registry_listen(f->reg, on_start, &o), ZE_OK);
     ze_uuid_t a, b, c, box;
