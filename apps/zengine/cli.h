@@ -18,4 +18,8 @@ void ze_cli_cook_usage(FILE *out);
 int ze_cli_run(int argc, char **argv);
 void ze_cli_run_usage(FILE *out);
 
+/* Renders one model with the Vulkan backend into a PNG (render.c). */
+int ze_cli_render(int argc, char **argv);
+void ze_cli_render_usage(FILE *out);
+
 #endif /* ZE_CLI_H */

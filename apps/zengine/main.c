@@ -1,5 +1,5 @@
-/* zengine: the engine's command-line program. Subcommands: run, cook (more —
- * render, bench, inspect — arrive with their issues). */
+/* zengine: the engine's command-line program. Subcommands: run, cook,
+ * render (more — bench, inspect — arrive with their issues). */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +16,8 @@ static void usage(FILE *out)
           "                 run a project (zengine run --help for every option)\n"
           "  cook SOURCE --out DIR [--json] [--uuid UUID] [--importer NAME]\n"
           "                 import one source file and write its cooked artifacts\n"
+          "  render MODEL --out PNG [--size WxH] [--stats JSON]\n"
+          "                 render a model with the Vulkan backend (framed, lit)\n"
           "  help           this text\n",
           out);
 }
@@ -33,6 +35,8 @@ int main(int argc, char **argv)
         return ze_cli_run(argc - 1, argv + 1); /* configures the logger itself */
     if (strcmp(cmd, "cook") == 0)
         return ze_cli_cook(argc - 1, argv + 1);
+    if (strcmp(cmd, "render") == 0)
+        return ze_cli_render(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return ZE_CLI_OK;

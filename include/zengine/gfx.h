@@ -9,7 +9,7 @@
  * the AssetManager's on_asset_ready (main thread): the backend copies what
  * it needs into a bounded pending queue and uploads it at its next frame on
  * the render thread. Backends: "null" (consumes frames and counts what they
- * contain: tests, dedicated servers, CI without a GPU) and, later, "vulkan".
+ * contain: tests, dedicated servers, CI without a GPU) and "vulkan" (docs/gfx.md).
  * Not: windows and input (engine), the render graph (later issues).
  * Threads: create/destroy on the main thread (destroy after the render
  * thread is joined); ze_render_backend_frame and _screenshot on the render
@@ -119,6 +119,12 @@ typedef struct ze_render_stats_t {
     uint32_t meshes, materials, textures, envmaps; /* resident now */
     uint64_t validation_messages;
     uint64_t scene_resets; /* scene_revision changes seen */
+    /* vulkan: the validation layer is enabled (debug/test builds) */
+    bool validation_enabled;
+    /* vulkan: the last frame's GPU pass times (timestamps, read one frame
+       late), render-thread CPU time of the last frame, device memory */
+    double gpu_forward_ms, gpu_tonemap_ms, cpu_frame_ms;
+    uint64_t gpu_memory_bytes;
 } ze_render_stats_t;
 
 /* "null" (and, when built, "vulkan"). ZE_ERR_NOT_FOUND for an unknown name;

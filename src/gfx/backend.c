@@ -22,10 +22,8 @@ ze_result ze_render_backend_create(const char *name, const ze_render_backend_des
     }
     if (strcmp(name, ze__null_render_backend.name) == 0)
         return ze__null_render_backend.create(desc, out);
-    if (strcmp(name, "vulkan") == 0) {
-        ZE_LOG_ERROR(LOG_CH, "render backend 'vulkan': not built yet (use 'null')");
-        return ZE_ERR_UNSUPPORTED;
-    }
+    if (strcmp(name, ze__vulkan_render_backend.name) == 0)
+        return ze__vulkan_render_backend.create(desc, out);
     ZE_LOG_ERROR(LOG_CH, "unknown render backend '%s' (known: null, vulkan)", name);
     return ZE_ERR_NOT_FOUND;
 }

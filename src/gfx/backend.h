@@ -6,9 +6,8 @@
  * promise arrays it lacks) and dispatches; a backend's functions see only
  * valid arguments.
  *
- * Names: "null" (null_backend.c). "vulkan" is a known name that is not built
- * yet: ze_render_backend_create logs "not built yet" and returns
- * ZE_ERR_UNSUPPORTED. Any other name: ZE_ERR_NOT_FOUND (logged).
+ * Names: "null" (null_backend.c), "vulkan" (vk_backend.c and the other
+ * vk_*.c files). Any other name: ZE_ERR_NOT_FOUND (logged).
  *
  * Threads, as in gfx.h: create/destroy on the main thread; frame and
  * screenshot on the render thread; asset_ready on the main thread, possibly
@@ -39,5 +38,6 @@ struct ze_render_backend_t {
 };
 
 extern const ze__render_backend_vtable_t ze__null_render_backend;
+extern const ze__render_backend_vtable_t ze__vulkan_render_backend; /* vk_backend.c */
 
 #endif /* ZE_GFX_BACKEND_H */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "zengine/gfx.h"
@@ -99,7 +100,10 @@ static void test_bad_create(void **state)
     assert_int_equal(ze_render_backend_create("metal", &d, &b), ZE_ERR_NOT_FOUND);
     assert_null(b);
     assert_int_equal(ze_render_backend_create("", &d, &b), ZE_ERR_NOT_FOUND);
+    /* "vulkan" is known; with no usable device it is unsupported */
+    setenv("ZENGINE_VK_FORCE_NO_DEVICE", "1", 1);
     assert_int_equal(ze_render_backend_create("vulkan", &d, &b), ZE_ERR_UNSUPPORTED);
+    unsetenv("ZENGINE_VK_FORCE_NO_DEVICE");
     assert_null(b);
     assert_int_equal(ze_render_backend_create(NULL, &d, &b), ZE_ERR_INVALID_ARG);
     assert_int_equal(ze_render_backend_create("null", NULL, &b), ZE_ERR_INVALID_ARG);

@@ -1,0 +1,236 @@
+/* The "vulkan" render backend: the vtable over vk_*.c.
+ *
+ * Create (main thread, the engine's render_device stage): instance and
+ * validation, device, memory, frames, RRM (built-in textures uploaded
+ * once), pipelines, the offscreen target and the HDR/depth images. A
+ * failure unwinds what exists and returns ZE_ERR_UNSUPPORTED (no usable
+ * device, missing shaders) or the failing stage's error.
+ * Frame (render thread): the first call records the render thread (debug
+ * builds assert every later Vulkan call is on it); then BeginFrame (wait
+ * for the slot, retire deferred frees, drain the RRM queue into uploads),
+ * the passes, one submission, present. A lost device — a Vulkan call that
+ * returns VK_ERROR_DEVICE_LOST, a wait that times out, or
+ * desc.lose_device_at_frame — makes this and every later frame return
+ * ZE_ERR_IO. Destroy (main thread, render thread joined): waits for the
+ * GPU (bounded), then tears down in reverse. */
+#include <string.h>
+
+#include "gfx/vk_internal.h"
+
+static void vk_destroy(ze_render_backend_t *rb);
+
+static ze_result create_stages(ze_vk_backend_t *b)
+{
+    ze_result r = ze__vk_instance_create(b);
+    if (r == ZE_OK)
+        r = ze__vk_device_create(b);
+    if (r != ZE_OK)
+        return r;
+    ze__vk_memory_init(b);
+    if ((r = ze__vk_frames_create(b)) != ZE_OK || (r = ze__vk_rrm_create(b)) != ZE_OK ||
+        (r = ze__vk_forward_create(b)) != ZE_OK)
+        return r;
+    uint32_t w = b->desc.width ? b->desc.width : 1280;
+    uint32_t h = b->desc.height ? b->desc.height : 720;
+    if (!b->desc.headless)
+        ZE_LOG_INFO(ZE_VK_LOG, "window target not built yet: rendering offscreen");
+    if ((r = ze__vk_render_images_create(b, w, h)) != ZE_OK ||
+        (r = ze__vk_target_offscreen_create(b, w, h, &b->target)) != ZE_OK)
+        return r;
+    ze__vk_forward_bind_target(b, &b->target->image);
+    return ZE_OK;
+}
+
+static ze_result vk_create(const ze_render_backend_desc_t *desc, ze_render_backend_t **out)
+{
+    ze_allocator_t alloc = ze_mem_owner_allocator(desc->mem, ZE_MEM_OWNER_RENDER);
+    ze_vk_backend_t *b = ZE_NEW(alloc, ze_vk_backend_t);
+    if (!b) {
+        ZE_LOG_ERROR(ZE_VK_LOG, "the Render owner refused %zu bytes", sizeof *b);
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    memset(b, 0, sizeof *b);
+    b->base.vt = &ze__vulkan_render_backend;
+    b->alloc = alloc;
+    b->desc = *desc;
+    b->desc.title = NULL; /* not kept */
+    snprintf(b->device_name, sizeof b->device_name, "vulkan (no device)");
+    atomic_init(&b->tail, 0);
+    atomic_init(&b->head, 0);
+    pthread_mutex_init(&b->lock, NULL);
+    ze_hashmap_init(&b->resident, alloc, sizeof(ze_uuid_t), sizeof(ze_vk_resident_t));
+    ze_render_backend_desc_t d = *desc;
+    b->desc = d;
+    ze_result r = create_stages(b);
+    b->desc.title = NULL;
+    if (r != ZE_OK) {
+        ZE_LOG_ERROR(ZE_VK_LOG, "vulkan backend unavailable: %s", ze_result_str(r));
+        vk_destroy(&b->base);
+        return r == ZE_ERR_OUT_OF_MEMORY || r == ZE_ERR_BUDGET ? r : ZE_ERR_UNSUPPORTED;
+    }
+    *out = &b->base;
+    return ZE_OK;
+}
+
+static void vk_destroy(ze_render_backend_t *rb)
+{
+    ze_vk_backend_t *b = ze__vk(rb);
+    b->render_thread_known = false; /* the render thread was joined */
+    if (b->device)
+        (void)vkDeviceWaitIdle(b->device);
+    if (b->device) {
+        ze__vk_forward_destroy(b);
+        if (b->target)
+            b->target->ops->destroy(b->target);
+        b->target = NULL;
+        ze__vk_render_images_destroy(b);
+    }
+    ze__vk_rrm_destroy(b);
+    if (b->device) {
+        ze__vk_frames_destroy(b);
+        ze__vk_memory_fini(b);
+    }
+    uint64_t msgs = atomic_load(&b->validation_messages);
+    ze__vk_instance_destroy(b);
+    if (msgs)
+        ZE_LOG_WARN(ZE_VK_LOG, "%llu validation messages during the run", (unsigned long long)msgs);
+    ze_hashmap_free(&b->resident);
+    pthread_mutex_destroy(&b->lock);
+    ze_free(b->alloc, b, sizeof *b);
+}
+
+static ze_result resize(ze_vk_backend_t *b, uint32_t w, uint32_t h)
+{
+    ze_result r = ze__vk_wait_idle(b);
+    if (r != ZE_OK)
+        return r;
+    ze__vk_render_images_destroy(b);
+    if ((r = ze__vk_render_images_create(b, w, h)) != ZE_OK ||
+        (r = b->target->ops->resize(b->target, w, h)) != ZE_OK)
+        return r;
+    ze__vk_forward_bind_target(b, &b->target->image);
+    return ZE_OK;
+}
+
+static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_scene_t *scene)
+{
+    ze_vk_backend_t *b = ze__vk(rb);
+    if (!b->render_thread_known) {
+        b->render_thread = pthread_self();
+        b->render_thread_known = true;
+    }
+    ZE__VK_ON_RENDER_THREAD(b);
+    if (b->lost)
+        return ZE_ERR_IO;
+    b->frame_calls++;
+    if (b->desc.lose_device_at_frame && b->frame_calls == b->desc.lose_device_at_frame) {
+        b->lost = true;
+        ZE_LOG_ERROR(ZE_VK_LOG, "device lost (simulated) at frame %llu",
+                     (unsigned long long)b->frame_calls);
+        return ZE_ERR_IO;
+    }
+    uint64_t t0 = ze_time_now_ns();
+    ze_result r = ZE_OK;
+    if (scene->width && scene->height &&
+        (scene->width != b->target->width || scene->height != b->target->height))
+        r = resize(b, scene->width, scene->height);
+    ze_vk_frame_t *f = NULL;
+    if (r == ZE_OK)
+        r = ze__vk_frame_begin(b, &f);
+    if (r == ZE_OK)
+        r = ze__vk_rrm_begin_frame(b, f->cmd);
+    if (scene->scene_revision != b->revision) {
+        b->revision = scene->scene_revision;
+        ze__vk_rrm_scene_reset(b);
+    }
+    ze_vk_image_t *out = NULL;
+    if (r == ZE_OK)
+        r = b->target->ops->acquire(b->target, &out);
+    if (r == ZE_OK)
+        r = ze__vk_forward_record(b, f, scene, out);
+    if (r == ZE_OK)
+        r = ze__vk_frame_submit(b, f);
+    if (r == ZE_OK)
+        r = b->target->ops->present(b->target);
+    if (b->lost)
+        return ZE_ERR_IO;
+    if (r != ZE_OK)
+        return r;
+    b->has_image = true;
+    atomic_store_explicit(&b->cpu_frame_ns, ze_time_now_ns() - t0, memory_order_relaxed);
+    atomic_store_explicit(&b->last_instances, scene->instance_count, memory_order_relaxed);
+    atomic_store_explicit(&b->last_lights, scene->light_count, memory_order_relaxed);
+    atomic_store_explicit(&b->last_scene_frame, scene->frame, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->instances_drawn, scene->instance_count, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->frames_done, 1, memory_order_relaxed);
+    return ZE_OK;
+}
+
+static ze_result vk_asset_ready(ze_render_backend_t *rb, const ze_asset_data_t *data)
+{
+    return ze__vk_rrm_asset_ready(ze__vk(rb), data);
+}
+
+static ze_result vk_screenshot(ze_render_backend_t *rb, const char *png_path)
+{
+    ze_vk_backend_t *b = ze__vk(rb);
+    ZE__VK_ON_RENDER_THREAD(b);
+    return ze__vk_screenshot(b, png_path);
+}
+
+static uint64_t ld(const atomic_uint_fast64_t *a)
+{
+    return atomic_load_explicit((atomic_uint_fast64_t *)a, memory_order_relaxed);
+}
+
+static uint32_t ld32(const atomic_uint_fast32_t *a)
+{
+    return (uint32_t)atomic_load_explicit((atomic_uint_fast32_t *)a, memory_order_relaxed);
+}
+
+static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
+{
+    const ze_vk_backend_t *b = (const ze_vk_backend_t *)rb;
+    return (ze_render_stats_t){
+        .frames = ld(&b->frames_done),
+        .instances_drawn = ld(&b->instances_drawn),
+        .last_instances = ld32(&b->last_instances),
+        .last_lights = ld32(&b->last_lights),
+        .last_scene_frame = ld(&b->last_scene_frame),
+        .assets_received = ld(&b->assets_received),
+        .assets_rejected = ld(&b->assets_rejected),
+        .meshes = ld32(&b->counts[ZE_ASSET_TYPE_MESH]),
+        .materials = ld32(&b->counts[ZE_ASSET_TYPE_MATERIAL]),
+        .textures = ld32(&b->counts[ZE_ASSET_TYPE_TEXTURE]),
+        .envmaps = ld32(&b->counts[ZE_ASSET_TYPE_ENVMAP]),
+        .validation_messages = ld(&b->validation_messages),
+        .scene_resets = ld(&b->scene_resets),
+        .validation_enabled = b->validation,
+        .gpu_forward_ms = (double)ld(&b->gpu_forward_ns) / 1e6,
+        .gpu_tonemap_ms = (double)ld(&b->gpu_tonemap_ns) / 1e6,
+        .cpu_frame_ms = (double)ld(&b->cpu_frame_ns) / 1e6,
+        .gpu_memory_bytes = ld(&b->gpu_memory_bytes),
+    };
+}
+
+static uint32_t vk_resident(const ze_render_backend_t *rb, ze_uuid_t uuid)
+{
+    return ze__vk_rrm_resident((ze_vk_backend_t *)rb, uuid);
+}
+
+static const char *vk_device(const ze_render_backend_t *rb)
+{
+    return ((const ze_vk_backend_t *)rb)->device_name;
+}
+
+const ze__render_backend_vtable_t ze__vulkan_render_backend = {
+    .name = "vulkan",
+    .create = vk_create,
+    .destroy = vk_destroy,
+    .frame = vk_frame,
+    .asset_ready = vk_asset_ready,
+    .screenshot = vk_screenshot,
+    .stats = vk_stats,
+    .resident = vk_resident,
+    .device = vk_device,
+};

@@ -1,0 +1,320 @@
+/* Frame pacing on one timeline semaphore, command buffers, deferred
+ * destruction, GPU timestamps, one-shot submissions (render thread; create
+ * and destroy on the main thread).
+ *
+ * Every submission signals the next timeline value. ZE_VK_FRAMES frame
+ * slots each own a command pool and a command buffer; a slot is reused once
+ * the timeline reached the value of its previous submission (waits are
+ * bounded: 10 s, then the device counts as lost, so a hung GPU never hangs
+ * the engine). A resource released during the run is queued with the value
+ * of the submission that may still use it (the next one) and destroyed when
+ * the timeline passes that value: buffers, images, bindless slots.
+ * Timestamps: ZE_VK_TIMESTAMPS queries per slot, read when the slot comes
+ * round again (never a stall). */
+#include <string.h>
+
+#include "gfx/vk_internal.h"
+
+static const uint64_t WAIT_NS = 10ull * 1000 * 1000 * 1000;
+
+ze_result ze__vk_frames_create(ze_vk_backend_t *b)
+{
+    VkSemaphoreTypeCreateInfo tci = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+        .initialValue = 0,
+    };
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci};
+    ZE__VK_TRY(b, vkCreateSemaphore(b->device, &sci, NULL, &b->timeline), "vkCreateSemaphore");
+    b->next_value = 1;
+    ZE_ARRAY_INIT(&b->dead, b->alloc, ze_vk_dead_t);
+    VkCommandPoolCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+        .queueFamilyIndex = b->queue_family,
+    };
+    for (int i = 0; i < ZE_VK_FRAMES; i++) {
+        ze_vk_frame_t *f = &b->frames[i];
+        ZE__VK_TRY(b, vkCreateCommandPool(b->device, &pci, NULL, &f->pool), "vkCreateCommandPool");
+        VkCommandBufferAllocateInfo ai = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+            .commandPool = f->pool,
+            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+            .commandBufferCount = 1,
+        };
+        ZE__VK_TRY(b, vkAllocateCommandBuffers(b->device, &ai, &f->cmd),
+                   "vkAllocateCommandBuffers");
+    }
+    ZE__VK_TRY(b, vkCreateCommandPool(b->device, &pci, NULL, &b->oneshot_pool),
+               "vkCreateCommandPool");
+    if (b->timestamp_period > 0.0f) {
+        VkQueryPoolCreateInfo qci = {
+            .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+            .queryType = VK_QUERY_TYPE_TIMESTAMP,
+            .queryCount = ZE_VK_FRAMES * ZE_VK_TIMESTAMPS,
+        };
+        ZE__VK_TRY(b, vkCreateQueryPool(b->device, &qci, NULL, &b->queries), "vkCreateQueryPool");
+        vkResetQueryPool(b->device, b->queries, 0, ZE_VK_FRAMES * ZE_VK_TIMESTAMPS);
+    }
+    return ZE_OK;
+}
+
+static void destroy_dead(ze_vk_backend_t *b, ze_vk_dead_t *d)
+{
+    switch (d->kind) {
+    case ZE_VK_DEAD_BUFFER:
+        ze__vk_buffer_destroy(b, &d->buffer);
+        break;
+    case ZE_VK_DEAD_IMAGE:
+        ze__vk_image_destroy(b, &d->image);
+        break;
+    case ZE_VK_DEAD_SLOT:
+        b->free_slots[b->free_slot_count++] = d->slot;
+        break;
+    }
+}
+
+void ze__vk_retire(ze_vk_backend_t *b, uint64_t completed)
+{
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < b->dead.count; i++) {
+        ze_vk_dead_t *d = &ZE_ARRAY_AT(&b->dead, ze_vk_dead_t, i);
+        if (d->value <= completed)
+            destroy_dead(b, d);
+        else
+            ZE_ARRAY_AT(&b->dead, ze_vk_dead_t, keep++) = *d;
+    }
+    b->dead.count = keep;
+}
+
+void ze__vk_frames_destroy(ze_vk_backend_t *b)
+{
+    ze__vk_retire(b, UINT64_MAX);
+    ze_array_free(&b->dead);
+    for (int i = 0; i < ZE_VK_FRAMES; i++) {
+        ze_vk_frame_t *f = &b->frames[i];
+        ze__vk_buffer_destroy(b, &f->data);
+        if (f->pool)
+            vkDestroyCommandPool(b->device, f->pool, NULL);
+        f->pool = VK_NULL_HANDLE;
+    }
+    if (b->oneshot_pool)
+        vkDestroyCommandPool(b->device, b->oneshot_pool, NULL);
+    if (b->queries)
+        vkDestroyQueryPool(b->device, b->queries, NULL);
+    if (b->timeline)
+        vkDestroySemaphore(b->device, b->timeline, NULL);
+    b->oneshot_pool = VK_NULL_HANDLE;
+    b->queries = VK_NULL_HANDLE;
+    b->timeline = VK_NULL_HANDLE;
+}
+
+static void push_dead(ze_vk_backend_t *b, ze_vk_dead_t *d)
+{
+    d->value = b->next_value;
+    if (ze_array_push(&b->dead, d) != ZE_OK) {
+        /* no memory for the queue: wait for the GPU and destroy now */
+        ZE_LOG_WARN(ZE_VK_LOG, "deferred-free queue: no memory; waiting for the GPU instead");
+        (void)ze__vk_wait_idle(b);
+        destroy_dead(b, d);
+    }
+}
+
+void ze__vk_defer_buffer(ze_vk_backend_t *b, ze_vk_buffer_t *buf)
+{
+    if (!buf->buffer)
+        return;
+    ze_vk_dead_t d = {.kind = ZE_VK_DEAD_BUFFER, .buffer = *buf};
+    push_dead(b, &d);
+    memset(buf, 0, sizeof *buf);
+}
+
+void ze__vk_defer_image(ze_vk_backend_t *b, ze_vk_image_t *img)
+{
+    if (!img->image)
+        return;
+    ze_vk_dead_t d = {.kind = ZE_VK_DEAD_IMAGE, .image = *img};
+    push_dead(b, &d);
+    memset(img, 0, sizeof *img);
+}
+
+void ze__vk_defer_slot(ze_vk_backend_t *b, uint32_t slot)
+{
+    ze_vk_dead_t d = {.kind = ZE_VK_DEAD_SLOT, .slot = slot};
+    push_dead(b, &d);
+}
+
+ze_result ze__vk_wait_value(ze_vk_backend_t *b, uint64_t value)
+{
+    ZE__VK_ON_RENDER_THREAD(b);
+    if (value == 0 || b->lost)
+        return b->lost ? ZE_ERR_IO : ZE_OK;
+    VkSemaphoreWaitInfo wi = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .semaphoreCount = 1,
+        .pSemaphores = &b->timeline,
+        .pValues = &value,
+    };
+    VkResult r = vkWaitSemaphores(b->device, &wi, WAIT_NS);
+    if (r == VK_TIMEOUT) {
+        ZE_LOG_ERROR(ZE_VK_LOG, "the GPU did not reach timeline value %llu in 10 s",
+                     (unsigned long long)value);
+        r = VK_ERROR_DEVICE_LOST;
+    }
+    if (r != VK_SUCCESS)
+        return ze__vk_fail(b, r, "vkWaitSemaphores");
+    return ZE_OK;
+}
+
+ze_result ze__vk_wait_idle(ze_vk_backend_t *b)
+{
+    return ze__vk_wait_value(b, b->next_value - 1);
+}
+
+static void read_timestamps(ze_vk_backend_t *b, uint32_t slot)
+{
+    ze_vk_frame_t *f = &b->frames[slot];
+    if (!b->queries || !f->timestamps)
+        return;
+    uint64_t t[ZE_VK_TIMESTAMPS];
+    if (vkGetQueryPoolResults(b->device, b->queries, slot * ZE_VK_TIMESTAMPS, ZE_VK_TIMESTAMPS,
+                              sizeof t, t, sizeof t[0], VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+        return;
+    double p = b->timestamp_period;
+    atomic_store_explicit(&b->gpu_forward_ns, (uint64_t)((double)(t[1] - t[0]) * p),
+                          memory_order_relaxed);
+    atomic_store_explicit(&b->gpu_tonemap_ns, (uint64_t)((double)(t[3] - t[2]) * p),
+                          memory_order_relaxed);
+    f->timestamps = false;
+}
+
+ze_result ze__vk_frame_begin(ze_vk_backend_t *b, ze_vk_frame_t **out)
+{
+    ZE__VK_ON_RENDER_THREAD(b);
+    ze_vk_frame_t *f = &b->frames[b->frame_slot];
+    ze_result r = ze__vk_wait_value(b, f->value);
+    if (r != ZE_OK)
+        return r;
+    uint64_t done = 0;
+    ZE__VK_TRY(b, vkGetSemaphoreCounterValue(b->device, b->timeline, &done),
+               "vkGetSemaphoreCounterValue");
+    ze__vk_retire(b, done);
+    b->staging_tail = f->staging_end > b->staging_tail ? f->staging_end : b->staging_tail;
+    read_timestamps(b, b->frame_slot);
+    if (b->queries)
+        vkResetQueryPool(b->device, b->queries, b->frame_slot * ZE_VK_TIMESTAMPS, ZE_VK_TIMESTAMPS);
+    ZE__VK_TRY(b, vkResetCommandPool(b->device, f->pool, 0), "vkResetCommandPool");
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    ZE__VK_TRY(b, vkBeginCommandBuffer(f->cmd, &bi), "vkBeginCommandBuffer");
+    *out = f;
+    return ZE_OK;
+}
+
+static ze_result submit(ze_vk_backend_t *b, VkCommandBuffer cmd)
+{
+    ZE__VK_TRY(b, vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    uint64_t value = b->next_value;
+    VkSemaphoreSubmitInfo sig = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+        .semaphore = b->timeline,
+        .value = value,
+        .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+    };
+    VkCommandBufferSubmitInfo cbi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+        .commandBuffer = cmd,
+    };
+    VkSubmitInfo2 si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+        .commandBufferInfoCount = 1,
+        .pCommandBufferInfos = &cbi,
+        .signalSemaphoreInfoCount = 1,
+        .pSignalSemaphoreInfos = &sig,
+    };
+    ZE__VK_TRY(b, vkQueueSubmit2(b->queue, 1, &si, VK_NULL_HANDLE), "vkQueueSubmit2");
+    b->next_value = value + 1;
+    return ZE_OK;
+}
+
+ze_result ze__vk_frame_submit(ze_vk_backend_t *b, ze_vk_frame_t *f)
+{
+    ZE__VK_ON_RENDER_THREAD(b);
+    f->value = b->next_value;
+    f->staging_end = b->staging_head;
+    ze_result r = submit(b, f->cmd);
+    if (r != ZE_OK)
+        return r;
+    b->frame_slot = (b->frame_slot + 1) % ZE_VK_FRAMES;
+    return ZE_OK;
+}
+
+ze_result ze__vk_oneshot_begin(ze_vk_backend_t *b, VkCommandBuffer *out)
+{
+    ZE__VK_ON_RENDER_THREAD(b);
+    VkCommandBufferAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = b->oneshot_pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    ZE__VK_TRY(b, vkAllocateCommandBuffers(b->device, &ai, out), "vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    VkResult vr = vkBeginCommandBuffer(*out, &bi);
+    if (vr != VK_SUCCESS) {
+        vkFreeCommandBuffers(b->device, b->oneshot_pool, 1, out);
+        return ze__vk_fail(b, vr, "vkBeginCommandBuffer");
+    }
+    return ZE_OK;
+}
+
+ze_result ze__vk_oneshot_end(ze_vk_backend_t *b, VkCommandBuffer cmd)
+{
+    ZE__VK_ON_RENDER_THREAD(b);
+    ze_result r = submit(b, cmd);
+    if (r == ZE_OK)
+        r = ze__vk_wait_idle(b);
+    if (r == ZE_OK || !b->lost)
+        vkFreeCommandBuffers(b->device, b->oneshot_pool, 1, &cmd);
+    return r;
+}
+
+void ze__vk_timestamp(ze_vk_backend_t *b, VkCommandBuffer cmd, VkPipelineStageFlags2 stage,
+                      uint32_t query)
+{
+    if (!b->queries)
+        return;
+    vkCmdWriteTimestamp2(cmd, stage, b->queries, b->frame_slot * ZE_VK_TIMESTAMPS + query);
+    b->frames[b->frame_slot].timestamps = true;
+}
+
+void ze__vk_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
+                          VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                          VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
+                          VkImageLayout from, VkImageLayout to, uint32_t mips)
+{
+    VkImageMemoryBarrier2 ib = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+        .srcStageMask = src_stage,
+        .srcAccessMask = src_access,
+        .dstStageMask = dst_stage,
+        .dstAccessMask = dst_access,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = image,
+        .subresourceRange = {aspect, 0, mips, 0, 1},
+    };
+    VkDependencyInfo di = {
+        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+        .imageMemoryBarrierCount = 1,
+        .pImageMemoryBarriers = &ib,
+    };
+    vkCmdPipelineBarrier2(cmd, &di);
+}

@@ -1,0 +1,418 @@
+/* Internal: the Vulkan render backend's private header (src/gfx/vk_*.c).
+ *
+ * One struct, ze_vk_backend_t, holds the whole backend; each vk_*.c file
+ * owns one concern and its part of the struct:
+ *   vk_instance.c   instance, validation layer + messenger, device selection
+ *   vk_memory.c     GPU memory sub-allocator, buffers and images
+ *   vk_frame.c      timeline pacing, command buffers, deferred destruction,
+ *                   timestamps, one-shot submissions
+ *   vk_target.c     the offscreen target (an interface a swapchain slots into)
+ *   vk_rrm.c        render resource manager: pending queue, staging ring,
+ *                   global vertex/index buffers, textures, bindless set
+ *   vk_forward.c    pipelines, the forward pass, the ACES compute pass
+ *   vk_screenshot.c read back the final image, PNG
+ *   vk_backend.c    the vtable
+ *
+ * Threads: create (main thread, render_device stage) and destroy (main
+ * thread, after the render thread is joined) make Vulkan calls; between
+ * them every Vulkan call is on the render thread, which the backend records
+ * at its first frame. ZE__VK_ON_RENDER_THREAD(b) asserts that in debug
+ * builds at every function that calls Vulkan during the run. asset_ready
+ * (main thread) only copies CPU data into the pending ring. */
+#ifndef ZE_GFX_VK_INTERNAL_H
+#define ZE_GFX_VK_INTERNAL_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <vulkan/vulkan.h>
+
+#include "gfx/backend.h"
+
+#define ZE_VK_LOG "vulkan"
+
+enum {
+    ZE_VK_FRAMES = 2,          /* frames in flight */
+    ZE_VK_MAX_TEXTURES = 4096, /* bindless array size */
+    ZE_VK_MAX_POINT_LIGHTS = 32,
+    ZE_VK_TIMESTAMPS = 4, /* per frame: forward begin/end, tonemap begin/end */
+    ZE_VK_TEX_NONE = 0xFFFFFFFFu,
+    ZE_VK_TEX_FALLBACK = 0, /* bindless slot of the hot-pink 4x4 */
+};
+
+extern const ze__render_backend_vtable_t ze__vulkan_render_backend;
+
+/* ------------------------------------------------------------- memory */
+
+/* First-fit free list over [0, capacity): GPU memory blocks and the global
+ * vertex/index buffers. Free ranges sorted by offset, merged on free. */
+typedef struct ze_vk_ranges_t {
+    ze_array_t free; /* ze_vk_range_t */
+    uint64_t capacity;
+} ze_vk_ranges_t;
+
+typedef struct ze_vk_range_t {
+    uint64_t offset, size;
+} ze_vk_range_t;
+
+void ze__vk_ranges_init(ze_vk_ranges_t *r, ze_allocator_t alloc);
+ze_result ze__vk_ranges_grow(ze_vk_ranges_t *r, uint64_t capacity);
+bool ze__vk_ranges_alloc(ze_vk_ranges_t *r, uint64_t size, uint64_t align, uint64_t *offset);
+void ze__vk_ranges_free(ze_vk_ranges_t *r, uint64_t offset, uint64_t size);
+void ze__vk_ranges_fini(ze_vk_ranges_t *r);
+
+typedef struct ze_vk_alloc_t {
+    VkDeviceMemory memory;
+    VkDeviceSize offset, size;
+    uint32_t type;
+    int32_t block; /* index into the memory blocks; -1 = dedicated */
+    uint8_t *mapped;
+} ze_vk_alloc_t;
+
+typedef struct ze_vk_block_t {
+    VkDeviceMemory memory;
+    uint32_t type;
+    uint8_t *mapped;
+    ze_vk_ranges_t ranges;
+} ze_vk_block_t;
+
+typedef struct ze_vk_memory_t {
+    VkPhysicalDeviceMemoryProperties props;
+    VkDeviceSize granularity;
+    ze_array_t blocks; /* ze_vk_block_t */
+    uint64_t device_bytes, used_bytes, allocations, dedicated;
+} ze_vk_memory_t;
+
+typedef struct ze_vk_buffer_t {
+    VkBuffer buffer;
+    ze_vk_alloc_t mem;
+    VkDeviceSize size;
+    uint8_t *map; /* host-visible buffers: persistently mapped */
+} ze_vk_buffer_t;
+
+typedef struct ze_vk_image_t {
+    VkImage image;
+    VkImageView view;
+    ze_vk_alloc_t mem;
+    VkFormat format;
+    uint32_t width, height, mips;
+} ze_vk_image_t;
+
+/* ------------------------------------------------------------- frames */
+
+typedef struct ze_vk_frame_t {
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    uint64_t value;       /* timeline value its last submission signals */
+    uint64_t staging_end; /* staging ring head when it was submitted */
+    bool timestamps;      /* its queries were written */
+    ze_vk_buffer_t data;  /* per-frame host-visible: UBO, materials, draws */
+    VkDescriptorSet set;  /* set 1 over `data` */
+    uint32_t draw_capacity, material_capacity;
+} ze_vk_frame_t;
+
+typedef enum ze_vk_dead_kind {
+    ZE_VK_DEAD_BUFFER,
+    ZE_VK_DEAD_IMAGE,
+    ZE_VK_DEAD_SLOT
+} ze_vk_dead_kind;
+
+typedef struct ze_vk_dead_t {
+    uint64_t value; /* destroy once the timeline reaches it */
+    ze_vk_dead_kind kind;
+    ze_vk_buffer_t buffer;
+    ze_vk_image_t image;
+    uint32_t slot;
+} ze_vk_dead_t;
+
+/* ------------------------------------------------------------- target */
+
+/* What the frame renders into. The offscreen target owns its final image;
+ * a swapchain target (later) will acquire one per frame and present it. */
+typedef struct ze_vk_target_t ze_vk_target_t;
+typedef struct ze_vk_target_ops_t {
+    const char *name;
+    /* The image this frame's tone-mapping pass writes (RGBA8, storage,
+       transfer source), in GENERAL layout after the pass. */
+    ze_result (*acquire)(ze_vk_target_t *t, ze_vk_image_t **out);
+    ze_result (*present)(ze_vk_target_t *t);
+    ze_result (*resize)(ze_vk_target_t *t, uint32_t width, uint32_t height);
+    void (*destroy)(ze_vk_target_t *t);
+} ze_vk_target_ops_t;
+
+struct ze_vk_target_t {
+    const ze_vk_target_ops_t *ops;
+    struct ze_vk_backend_t *b;
+    uint32_t width, height;
+    ze_vk_image_t image;
+};
+
+/* ---------------------------------------------------------------- RRM */
+
+typedef struct ze_vk_pending_t {
+    ze_uuid_t uuid;
+    uint32_t type; /* ze_asset_type */
+    uint32_t generation;
+    void *payload; /* mesh or texture data, from the Render owner */
+    size_t payload_size;
+    ze_zematerial_t material;
+} ze_vk_pending_t;
+
+/* Our vertex: what every cooked layout is converted to. */
+typedef struct ze_vk_vertex_t {
+    float pos[3], normal[3], uv[2], tangent[4]; /* tangent.w 0 = none */
+} ze_vk_vertex_t;
+
+typedef struct ze_vk_submesh_t {
+    uint32_t index_offset, index_count;
+    ze_uuid_t material;
+} ze_vk_submesh_t;
+
+typedef struct ze_vk_mesh_payload_t {
+    uint32_t vertex_count, index_count, submesh_count, _pad;
+    ze_vec3_t min, max;
+    /* then submeshes, vertices, indices */
+} ze_vk_mesh_payload_t;
+
+typedef struct ze_vk_tex_payload_t {
+    uint32_t format; /* ze_tex_format */
+    uint32_t width, height, mips;
+    uint64_t offset[ZE_TEX_MAX_MIPS], size[ZE_TEX_MAX_MIPS];
+} ze_vk_tex_payload_t;
+
+typedef struct ze_vk_mesh_t {
+    uint32_t generation;
+    uint64_t vertex_first, vertex_count; /* in vertices of the global VB */
+    uint64_t index_first, index_count;   /* in indices of the global IB */
+    ze_vk_submesh_t *submeshes;
+    uint32_t submesh_count;
+    ze_vec3_t min, max;
+} ze_vk_mesh_t;
+
+typedef struct ze_vk_texture_t {
+    uint32_t generation;
+    ze_vk_image_t image;
+    uint32_t slot;
+} ze_vk_texture_t;
+
+typedef struct ze_vk_material_t {
+    uint32_t generation;
+    ze_zematerial_t m;
+    uint64_t stamp; /* frame that last gave it a GPU index */
+    uint32_t gpu_index;
+} ze_vk_material_t;
+
+typedef struct ze_vk_resident_t {
+    uint32_t generation;
+    uint32_t type;
+} ze_vk_resident_t;
+
+/* GPU layouts (std140 / std430) shared with the shaders. */
+typedef struct ze_vk_gpu_frame_t {
+    float view_proj[16];
+    float camera_pos[4];
+    float sky[4];         /* rgb linear, w = ambient strength */
+    float light_dir[4];   /* xyz direction light travels, w = 1 when present */
+    float light_color[4]; /* rgb * intensity */
+    uint32_t counts[4];   /* x = point lights */
+    float point_pos[ZE_VK_MAX_POINT_LIGHTS][4];   /* xyz, w = range (0 = none) */
+    float point_color[ZE_VK_MAX_POINT_LIGHTS][4]; /* rgb * intensity */
+} ze_vk_gpu_frame_t;
+
+typedef struct ze_vk_gpu_material_t {
+    float base_color[4];
+    float params[4]; /* metallic, roughness, normal scale, alpha cutoff */
+    uint32_t tex[4]; /* base colour, metal/rough, normal slot; flags */
+} ze_vk_gpu_material_t;
+
+typedef struct ze_vk_gpu_draw_t {
+    float world[16];
+    float normal[16];
+    uint32_t material, _pad[3];
+} ze_vk_gpu_draw_t;
+
+enum { ZE_VK_MAT_MASK = 1u, ZE_VK_MAT_DOUBLE_SIDED = 2u };
+
+/* ------------------------------------------------------------ backend */
+
+typedef struct ze_vk_backend_t {
+    ze_render_backend_t base; /* first: the public handle */
+    ze_allocator_t alloc;
+    ze_render_backend_desc_t desc;
+    char device_name[400];
+
+    /* instance (vk_instance.c) */
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    bool validation;
+    VkPhysicalDevice gpu;
+    VkPhysicalDeviceProperties gpu_props;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    float timestamp_period; /* ns per tick; 0 = no timestamps */
+
+    /* memory (vk_memory.c) */
+    ze_vk_memory_t mem;
+
+    /* frames (vk_frame.c) */
+    VkSemaphore timeline;
+    uint64_t next_value; /* the value this frame's submission will signal */
+    ze_vk_frame_t frames[ZE_VK_FRAMES];
+    uint32_t frame_slot;
+    ze_array_t dead; /* ze_vk_dead_t, in value order */
+    VkQueryPool queries;
+    VkCommandPool oneshot_pool;
+
+    /* target (vk_target.c) */
+    ze_vk_target_t *target;
+    ze_vk_image_t hdr, depth;
+
+    /* RRM (vk_rrm.c) */
+    ze_vk_pending_t *ring;
+    uint32_t capacity;
+    alignas(64) atomic_uint_fast64_t tail; /* producer: main thread */
+    alignas(64) atomic_uint_fast64_t head; /* consumer: render thread */
+    alignas(64) ze_vk_buffer_t staging;
+    uint64_t staging_head, staging_tail; /* monotonic byte counters */
+    ze_vk_buffer_t vb, ib;
+    ze_vk_ranges_t vb_ranges, ib_ranges;      /* in vertices / indices */
+    ze_hashmap_t meshes, textures, materials; /* uuid -> ze_vk_mesh_t etc. */
+    uint32_t free_slots[ZE_VK_MAX_TEXTURES];
+    uint32_t free_slot_count;
+    ze_vk_image_t fallback, white, flat_normal;
+    uint32_t white_slot, flat_slot;
+    VkSampler sampler;
+    VkDescriptorPool pool;
+    VkDescriptorSetLayout bindless_layout, frame_layout, tonemap_layout;
+    VkDescriptorSet bindless_set, tonemap_set;
+    VkCommandBuffer upload_cmd; /* the frame's command buffer while draining */
+    bool uploads_recorded;
+    uint64_t revision;
+
+    /* forward (vk_forward.c) */
+    VkPipelineCache pipeline_cache;
+    bool pso_persist; /* desc.vfs has a writable /cache */
+    VkPipelineLayout forward_layout, tonemap_pipeline_layout;
+    VkPipeline forward_pipeline, tonemap_pipeline;
+    uint32_t draws; /* this frame */
+
+    /* render thread */
+    pthread_t render_thread;
+    bool render_thread_known;
+    uint64_t frame_calls;
+    bool lost;
+    bool has_image; /* a frame completed into the target */
+
+    /* resident table: render thread writes, any thread reads */
+    pthread_mutex_t lock;
+    ze_hashmap_t resident; /* uuid -> ze_vk_resident_t */
+
+    /* statistics: relaxed atomics */
+    atomic_uint_fast64_t frames_done, instances_drawn, last_scene_frame, assets_received,
+        assets_rejected, scene_resets, validation_messages;
+    atomic_uint_fast32_t last_instances, last_lights;
+    atomic_uint_fast32_t counts[ZE_ASSET_TYPE_COUNT];
+    atomic_uint_fast64_t gpu_forward_ns, gpu_tonemap_ns, cpu_frame_ns, gpu_memory_bytes;
+} ze_vk_backend_t;
+
+static inline ze_vk_backend_t *ze__vk(ze_render_backend_t *b)
+{
+    return (ze_vk_backend_t *)b;
+}
+
+#ifdef ZE_DEBUG
+#define ZE__VK_ON_RENDER_THREAD(b) \
+    ZE_ASSERT(!(b)->render_thread_known || pthread_equal((b)->render_thread, pthread_self()))
+#else
+#define ZE__VK_ON_RENDER_THREAD(b) ((void)(b))
+#endif
+
+/* A failed Vulkan call: logs `what`; VK_ERROR_DEVICE_LOST marks the device
+ * lost. Returns the matching ze_result (ZE_ERR_IO when lost). */
+ze_result ze__vk_fail(ze_vk_backend_t *b, VkResult r, const char *what);
+#define ZE__VK_TRY(b, call, what)                 \
+    do {                                          \
+        VkResult vr_ = (call);                    \
+        if (vr_ != VK_SUCCESS)                    \
+            return ze__vk_fail((b), vr_, (what)); \
+    } while (0)
+
+/* vk_instance.c */
+ze_result ze__vk_instance_create(ze_vk_backend_t *b);
+ze_result ze__vk_device_create(ze_vk_backend_t *b);
+void ze__vk_instance_destroy(ze_vk_backend_t *b);
+
+/* vk_memory.c */
+void ze__vk_memory_init(ze_vk_backend_t *b);
+void ze__vk_memory_fini(ze_vk_backend_t *b);
+ze_result ze__vk_mem_alloc(ze_vk_backend_t *b, const VkMemoryRequirements *req,
+                           VkMemoryPropertyFlags want, ze_vk_alloc_t *out);
+void ze__vk_mem_free(ze_vk_backend_t *b, ze_vk_alloc_t *a);
+ze_result ze__vk_buffer_create(ze_vk_backend_t *b, VkDeviceSize size, VkBufferUsageFlags usage,
+                               bool host, ze_vk_buffer_t *out);
+void ze__vk_buffer_destroy(ze_vk_backend_t *b, ze_vk_buffer_t *buf);
+ze_result ze__vk_image_create(ze_vk_backend_t *b, VkFormat format, uint32_t width, uint32_t height,
+                              uint32_t mips, VkImageUsageFlags usage, ze_vk_image_t *out);
+void ze__vk_image_destroy(ze_vk_backend_t *b, ze_vk_image_t *img);
+
+/* vk_frame.c */
+ze_result ze__vk_frames_create(ze_vk_backend_t *b);
+void ze__vk_frames_destroy(ze_vk_backend_t *b);
+/* Wait for the slot's previous use, retire what it finished, reset its
+ * command pool and begin its command buffer. */
+ze_result ze__vk_frame_begin(ze_vk_backend_t *b, ze_vk_frame_t **out);
+ze_result ze__vk_frame_submit(ze_vk_backend_t *b, ze_vk_frame_t *f);
+ze_result ze__vk_wait_value(ze_vk_backend_t *b, uint64_t value);
+ze_result ze__vk_wait_idle(ze_vk_backend_t *b);
+void ze__vk_retire(ze_vk_backend_t *b, uint64_t completed);
+void ze__vk_defer_buffer(ze_vk_backend_t *b, ze_vk_buffer_t *buf);
+void ze__vk_defer_image(ze_vk_backend_t *b, ze_vk_image_t *img);
+void ze__vk_defer_slot(ze_vk_backend_t *b, uint32_t slot);
+/* One-shot command buffer: begin, then end + submit + wait. */
+ze_result ze__vk_oneshot_begin(ze_vk_backend_t *b, VkCommandBuffer *out);
+ze_result ze__vk_oneshot_end(ze_vk_backend_t *b, VkCommandBuffer cmd);
+void ze__vk_timestamp(ze_vk_backend_t *b, VkCommandBuffer cmd, VkPipelineStageFlags2 stage,
+                      uint32_t query);
+void ze__vk_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
+                          VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
+                          VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
+                          VkImageLayout from, VkImageLayout to, uint32_t mips);
+
+/* vk_target.c */
+ze_result ze__vk_target_offscreen_create(ze_vk_backend_t *b, uint32_t width, uint32_t height,
+                                         ze_vk_target_t **out);
+/* The HDR colour and depth images the passes render into (the target's size). */
+ze_result ze__vk_render_images_create(ze_vk_backend_t *b, uint32_t width, uint32_t height);
+void ze__vk_render_images_destroy(ze_vk_backend_t *b);
+
+/* vk_rrm.c */
+ze_result ze__vk_rrm_create(ze_vk_backend_t *b);
+void ze__vk_rrm_destroy(ze_vk_backend_t *b);
+ze_result ze__vk_rrm_asset_ready(ze_vk_backend_t *b, const ze_asset_data_t *data);
+/* BeginFrame: drain pending notifications, recording uploads into cmd. */
+ze_result ze__vk_rrm_begin_frame(ze_vk_backend_t *b, VkCommandBuffer cmd);
+void ze__vk_rrm_scene_reset(ze_vk_backend_t *b);
+uint32_t ze__vk_rrm_texture_slot(ze_vk_backend_t *b, const ze_zematerial_texture_t *t,
+                                 uint32_t none);
+uint32_t ze__vk_rrm_resident(ze_vk_backend_t *b, ze_uuid_t uuid);
+
+/* vk_forward.c */
+ze_result ze__vk_forward_create(ze_vk_backend_t *b);
+void ze__vk_forward_destroy(ze_vk_backend_t *b);
+ze_result ze__vk_forward_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
+                                ze_vk_image_t *out);
+/* After (re)creating the HDR image or the target's image (GPU idle). */
+void ze__vk_forward_bind_target(ze_vk_backend_t *b, ze_vk_image_t *out);
+ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModule *out);
+
+/* vk_screenshot.c */
+/* The last image as tightly packed RGBA8 (sRGB-encoded), from the Render
+ * owner: free with ze_free(b->alloc, *pixels, *size). */
+ze_result ze__vk_read_pixels(ze_vk_backend_t *b, uint8_t **pixels, size_t *size, uint32_t *width,
+                             uint32_t *height);
+ze_result ze__vk_screenshot(ze_vk_backend_t *b, const char *png_path);
+/* Tests: the last image's pixels (RGBA8) copied into `rgba` (width*height*4). */
+ze_result ze__vk_test_pixels(ze_render_backend_t *b, uint8_t *rgba, size_t size);
+
+#endif /* ZE_GFX_VK_INTERNAL_H */

@@ -1,0 +1,468 @@
+/* Image tests of the Vulkan backend on whatever device it picks (lavapipe
+ * in CI) with the validation layer on: zero messages allowed.
+ *
+ * A UV sphere made by a glTF generator here (JSON + base64 buffer), imported
+ * and cooked by the asset module, lit by one directional light: the centre
+ * pixel must be within 2/255 of the same Cook-Torrance + ambient + ACES +
+ * sRGB computed in C below (forward.frag and tonemap.comp); the sphere must
+ * cover 5-95 % of the image; the whole image must match the committed
+ * reference tests/gfx/data/sphere_ref.png (looked at before it was
+ * committed) within a small tolerance. A point light and a textured
+ * material (the hot-pink fallback for a missing texture) are exercised too.
+ * ZE_TEST_WRITE_IMAGES=DIR writes what the tests render (to look at). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gfx/vk_internal.h"
+#include "zengine/gfx.h"
+
+enum { W = 256, H = 256, SEG = 64, RINGS = 32 };
+
+typedef struct fixture_t {
+    ze_mem_t *mm;
+    ze_allocator_t alloc;
+} fixture_t;
+
+static int setup(void **state)
+{
+    ze_log_configure(&(ze_log_desc_t){.quiet = getenv("ZE_TEST_VERBOSE") == NULL});
+    static fixture_t f;
+    if (ze_mem_create(&(ze_mem_desc_t){0}, &f.mm) != ZE_OK)
+        return -1;
+    f.alloc = ze_mem_owner_allocator(f.mm, ZE_MEM_OWNER_ASSET);
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_t *f = *state;
+    ze_mem_destroy(f->mm);
+    ze_log_reset();
+    return 0;
+}
+
+/* ------------------------------------------------------ sphere glTF */
+
+static void b64(const uint8_t *in, size_t n, char *out)
+{
+    static const char T[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= in[i + 2];
+        out[o++] = T[(v >> 18) & 63];
+        out[o++] = T[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? T[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < n ? T[v & 63] : '=';
+    }
+    out[o] = 0;
+}
+
+/* A unit UV sphere, poles on +-Y, the seam at -Z (longitude 0 at +Z, so a
+ * vertex faces a camera on +Z): positions, normals (= positions), uint32
+ * indices, counter-clockwise seen from outside. */
+static char *sphere_gltf(ze_allocator_t alloc, size_t *len, size_t *capacity)
+{
+    const uint32_t nv = (SEG + 1) * (RINGS + 1), ni = SEG * RINGS * 6;
+    size_t vbytes = (size_t)nv * 24, bytes = vbytes + (size_t)ni * 4;
+    uint8_t *bin = ze_alloc(alloc, bytes, 4);
+    float *v = (float *)bin;
+    uint32_t *idx = (uint32_t *)(bin + vbytes);
+    for (uint32_t r = 0; r <= RINGS; r++) {
+        float th = (float)M_PI * (float)r / RINGS; /* from +Y */
+        for (uint32_t s = 0; s <= SEG; s++) {
+            float ph = 2.0f * (float)M_PI * (float)s / SEG;
+            float x = sinf(th) * sinf(ph), y = cosf(th), z = sinf(th) * cosf(ph);
+            float *p = &v[((size_t)r * (SEG + 1) + s) * 6];
+            p[0] = p[3] = x;
+            p[1] = p[4] = y;
+            p[2] = p[5] = z;
+        }
+    }
+    uint32_t k = 0;
+    for (uint32_t r = 0; r < RINGS; r++)
+        for (uint32_t s = 0; s < SEG; s++) {
+            uint32_t a = r * (SEG + 1) + s, b = a + SEG + 1;
+            /* outside view: a (top-left), b (below), a+1 (right) */
+            idx[k++] = a, idx[k++] = b, idx[k++] = a + 1;
+            idx[k++] = a + 1, idx[k++] = b, idx[k++] = b + 1;
+        }
+    char *b64s = ze_alloc(alloc, bytes / 3 * 4 + 8, 1);
+    b64(bin, bytes, b64s);
+    size_t cap = strlen(b64s) + 2048;
+    char *json = ze_alloc(alloc, cap, 1);
+    int n = snprintf(
+        json, cap,
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+        "\"nodes\":[{\"mesh\":0}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},"
+        "\"indices\":2,\"material\":0}]}],"
+        "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.8,0.2,0.2,1],"
+        "\"metallicFactor\":0.1,\"roughnessFactor\":0.5}}],"
+        "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu,\"byteStride\":24},"
+        "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}],"
+        "\"accessors\":["
+        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\","
+        "\"min\":[-1,-1,-1],\"max\":[1,1,1]},"
+        "{\"bufferView\":0,\"byteOffset\":12,\"componentType\":5126,\"count\":%u,"
+        "\"type\":\"VEC3\"},"
+        "{\"bufferView\":1,\"byteOffset\":0,\"componentType\":5125,\"count\":%u,"
+        "\"type\":\"SCALAR\"}]}",
+        bytes, b64s, vbytes, vbytes, (size_t)ni * 4, nv, nv, ni);
+    ze_free(alloc, b64s, bytes / 3 * 4 + 8);
+    ze_free(alloc, bin, bytes);
+    *len = (size_t)n;
+    *capacity = cap;
+    return json;
+}
+
+typedef struct sphere_t {
+    uint8_t *mesh_bytes;
+    size_t mesh_size;
+    ze_asset_data_t mesh, material;
+} sphere_t;
+
+static ze_uuid_t uuid_n(uint32_t n)
+{
+    ze_uuid_t u = {{0}};
+    u.bytes[0] = 0x5A;
+    memcpy(u.bytes + 4, &n, sizeof n);
+    return u;
+}
+
+static void sphere_make(fixture_t *f, sphere_t *s)
+{
+    size_t len = 0, cap = 0;
+    char *json = sphere_gltf(f->alloc, &len, &cap);
+    ze_model_t *model = NULL;
+    ze_asset_error_t err;
+    ze_result r =
+        ze_asset_import_gltf_memory(json, len, &(ze_gltf_desc_t){.alloc = f->alloc}, &model, &err);
+    if (r != ZE_OK)
+        fail_msg("sphere glTF: %s", err.message);
+    ze_free(f->alloc, json, cap);
+    ze_uuid_t mat = uuid_n(2);
+    assert_int_equal(
+        ze_asset_zemesh_write(model, 0, uuid_n(1), &mat, f->alloc, &s->mesh_bytes, &s->mesh_size),
+        ZE_OK);
+    char *mtext = NULL;
+    size_t msize = 0;
+    assert_int_equal(ze_asset_zematerial_write(model, 0, mat, NULL, f->alloc, &mtext, &msize),
+                     ZE_OK);
+    memset(&s->material, 0, sizeof s->material);
+    s->material.uuid = mat;
+    s->material.type = ZE_ASSET_TYPE_MATERIAL;
+    s->material.generation = 1;
+    assert_int_equal(ze_asset_zematerial_read(mtext, msize, &s->material.as.material, &err), ZE_OK);
+    ze_free(f->alloc, mtext, msize);
+    ze_asset_model_destroy(model);
+    memset(&s->mesh, 0, sizeof s->mesh);
+    s->mesh.uuid = uuid_n(1);
+    s->mesh.type = ZE_ASSET_TYPE_MESH;
+    s->mesh.generation = 1;
+    assert_int_equal(ze_asset_zemesh_read(s->mesh_bytes, s->mesh_size, &s->mesh.as.mesh, &err),
+                     ZE_OK);
+}
+
+static void sphere_free(fixture_t *f, sphere_t *s)
+{
+    ze_free(f->alloc, s->mesh_bytes, s->mesh_size);
+}
+
+/* ------------------------------------------------------------ scene */
+
+static const ze_vec3_t EYE = {0.0f, 0.0f, 3.0f};
+static const ze_vec3_t SKY = {0.1f, 0.15f, 0.25f};
+static const float FOV = 0.785398f; /* 45 degrees */
+
+static ze_render_scene_t scene_for(ze_render_instance_t *inst, ze_render_light_t *lights,
+                                   uint32_t nlights)
+{
+    ze_render_scene_t s = {
+        .frame = 1,
+        .width = W,
+        .height = H,
+        .has_camera = true,
+        .sky = {.clear_color = SKY, .exposure = 1.0f},
+        .instance_count = 1,
+        .instances = inst,
+        .light_count = nlights,
+        .lights = lights,
+    };
+    s.camera.view = ze_mat4_look_at(EYE, (ze_vec3_t){0, 0, 0}, (ze_vec3_t){0, 1, 0});
+    s.camera.projection = ze_mat4_perspective(FOV, 1.0f, 0.1f, 100.0f);
+    s.camera.position = EYE;
+    s.camera.fov_y = FOV;
+    s.camera.near_plane = 0.1f;
+    s.camera.far_plane = 100.0f;
+    s.camera.aspect = 1.0f;
+    return s;
+}
+
+static ze_render_light_t sun(void)
+{
+    float l = sqrtf(0.3f * 0.3f + 0.4f * 0.4f + 1.0f);
+    return (ze_render_light_t){
+        .type = ZE_RENDER_LIGHT_DIRECTIONAL,
+        .intensity = 3.0f,
+        .color = {1, 1, 1},
+        .direction = {-0.3f / l, -0.4f / l, -1.0f / l},
+    };
+}
+
+/* ------------------------------------------------------ the reference */
+
+typedef struct v3 {
+    double x, y, z;
+} v3;
+static v3 add(v3 a, v3 b)
+{
+    return (v3){a.x + b.x, a.y + b.y, a.z + b.z};
+}
+static v3 scl(v3 a, double s)
+{
+    return (v3){a.x * s, a.y * s, a.z * s};
+}
+static double dot(v3 a, v3 b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+static v3 nrm(v3 a)
+{
+    return scl(a, 1.0 / sqrt(dot(a, a)));
+}
+
+/* forward.frag's brdf(), one channel at a time */
+static double brdf1(v3 N, v3 V, v3 L, double base, double metallic, double rough)
+{
+    v3 Hh = nrm(add(V, L));
+    double NdL = fmax(dot(N, L), 0.0), NdV = fmax(dot(N, V), 1e-4);
+    double NdH = fmax(dot(N, Hh), 0.0), VdH = fmax(dot(V, Hh), 0.0);
+    double a = rough * rough, a2 = a * a;
+    double dd = NdH * NdH * (a2 - 1.0) + 1.0;
+    double D = a2 / (M_PI * dd * dd);
+    double k = (rough + 1.0) * (rough + 1.0) / 8.0;
+    double G = (NdV / (NdV * (1.0 - k) + k)) * (NdL / (NdL * (1.0 - k) + k));
+    double F0 = 0.04 * (1.0 - metallic) + base * metallic;
+    double F = F0 + (1.0 - F0) * pow(1.0 - VdH, 5.0);
+    double spec = D * G * F / (4.0 * NdV * NdL + 1e-4);
+    double kd = (1.0 - F) * (1.0 - metallic);
+    return (kd * base / M_PI + spec) * NdL;
+}
+
+static double aces(double x)
+{
+    double v = (x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14);
+    return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+static double srgb(double c)
+{
+    return c <= 0.0031308 ? 12.92 * c : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
+}
+
+/* The colour of pixel (px, py) of the lit sphere, through the pixel centre. */
+static void expected_pixel(uint32_t px, uint32_t py, const ze_render_light_t *sunl, uint8_t out[3])
+{
+    double t = tan(FOV / 2.0);
+    double nx = ((px + 0.5) / W) * 2.0 - 1.0, ny = ((py + 0.5) / H) * 2.0 - 1.0;
+    /* y-down clip space: +ny is below the centre */
+    v3 dir = nrm((v3){nx * t, -ny * t, -1.0});
+    v3 o = {EYE.x, EYE.y, EYE.z};
+    double bq = dot(o, dir), c = dot(o, o) - 1.0;
+    double disc = bq * bq - c;
+    assert_true(disc > 0);
+    v3 hit = add(o, scl(dir, -bq - sqrt(disc)));
+    v3 N = nrm(hit), V = nrm(add(o, scl(hit, -1.0)));
+    v3 L = nrm((v3){-sunl->direction.x, -sunl->direction.y, -sunl->direction.z});
+    const double base[3] = {0.8, 0.2, 0.2}, sky[3] = {SKY.x, SKY.y, SKY.z};
+    for (int ch = 0; ch < 3; ch++) {
+        double col = sky[ch] * 0.1 * base[ch] + brdf1(N, V, L, base[ch], 0.1, 0.5) * 3.0;
+        out[ch] = (uint8_t)lround(srgb(aces(col)) * 255.0);
+    }
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static ze_render_backend_t *make(fixture_t *f)
+{
+    ze_render_backend_t *b = NULL;
+    ze_render_backend_desc_t d = {.mem = f->mm, .headless = true, .width = W, .height = H};
+    assert_int_equal(ze_render_backend_create("vulkan", &d, &b), ZE_OK);
+    ze_render_stats_t st = ze_render_backend_stats(b);
+    assert_true(st.validation_enabled); /* the layer is installed in every test setup */
+    return b;
+}
+
+static void maybe_write(ze_render_backend_t *b, const char *name)
+{
+    const char *dir = getenv("ZE_TEST_WRITE_IMAGES");
+    if (!dir)
+        return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(ze_render_backend_screenshot(b, path), ZE_OK);
+}
+
+static uint32_t coverage(const uint8_t *px, uint8_t sky[3])
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < W * H; i++)
+        if (abs(px[i * 4] - sky[0]) > 2 || abs(px[i * 4 + 1] - sky[1]) > 2 ||
+            abs(px[i * 4 + 2] - sky[2]) > 2)
+            n++;
+    return n;
+}
+
+static void sky_pixel(uint8_t out[3])
+{
+    const double sky[3] = {SKY.x, SKY.y, SKY.z};
+    for (int ch = 0; ch < 3; ch++)
+        out[ch] = (uint8_t)lround(srgb(aces(sky[ch])) * 255.0);
+}
+
+/* The committed reference (decoded by the asset module's PNG cook, linear
+ * RGBA8): fewer than 0.5 % of the pixels may differ by more than 8/255 in
+ * a channel, and the mean difference must stay under 1/255. */
+static void compare_reference(fixture_t *f, const uint8_t *px, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", ZE_TEST_DATA, name);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    size_t cap = 1 << 20;
+    uint8_t *png = ze_alloc(f->alloc, cap, 16);
+    size_t n = fread(png, 1, cap, fp);
+    fclose(fp);
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    ze_asset_error_t err;
+    ze_result r = ze_asset_zetex_cook(png, n, uuid_n(99),
+                                      &(ze_image_desc_t){.alloc = f->alloc, .linear = true}, &bytes,
+                                      &size, &err);
+    ze_free(f->alloc, png, cap);
+    if (r != ZE_OK)
+        fail_msg("%s: %s", path, err.message);
+    ze_tex_view_t v;
+    assert_int_equal(ze_asset_zetex_read(bytes, size, &v, &err), ZE_OK);
+    assert_int_equal(v.width, W);
+    assert_int_equal(v.height, H);
+    uint32_t bad = 0;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < W * H * 4; i++) {
+        int d = abs((int)v.mips[0].data[i] - (int)px[i]);
+        sum += (uint64_t)d;
+        bad += d > 8;
+    }
+    ze_free(f->alloc, bytes, size);
+    print_message("%s: %u channels off by more than 8, mean difference %.3f\n", name, bad,
+                  (double)sum / (W * H * 4));
+    assert_true(bad < W * H * 4 / 200);
+    assert_true(sum < (uint64_t)W * H * 4);
+}
+
+/* -------------------------------------------------------------- tests */
+
+static void test_clear_and_screenshot(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b = make(f);
+    assert_string_not_equal(ze_render_backend_device(b), "");
+    uint8_t *px = ze_alloc(f->alloc, W * H * 4, 16);
+    assert_int_equal(ze__vk_test_pixels(b, px, W * H * 4), ZE_ERR_STATE); /* nothing yet */
+    ze_render_scene_t s = scene_for(NULL, NULL, 0);
+    s.instance_count = 0;
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    assert_int_equal(ze__vk_test_pixels(b, px, W * H * 4), ZE_OK);
+    uint8_t sky[3];
+    sky_pixel(sky);
+    for (int ch = 0; ch < 3; ch++)
+        assert_true(abs(px[(128 * W + 17) * 4 + ch] - sky[ch]) <= 1);
+    assert_int_equal(px[3], 255);
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/ze_vk_clear_%d.png", (int)getpid());
+    assert_int_equal(ze_render_backend_screenshot(b, path), ZE_OK);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    uint8_t sig[8];
+    assert_int_equal(fread(sig, 1, 8, fp), 8);
+    fclose(fp);
+    assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+    remove(path);
+    ze_render_stats_t st = ze_render_backend_stats(b);
+    assert_int_equal(st.frames, 1);
+    assert_int_equal(st.validation_messages, 0);
+    ze_free(f->alloc, px, W * H * 4);
+    ze_render_backend_destroy(b);
+}
+
+static void test_lit_sphere(void **state)
+{
+    fixture_t *f = *state;
+    sphere_t sp;
+    sphere_make(f, &sp);
+    ze_render_backend_t *b = make(f);
+    assert_int_equal(ze_render_backend_asset_ready(b, &sp.mesh), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_ready(b, &sp.material), ZE_OK);
+    ze_render_instance_t inst = {.world = ze_mat4_identity(), .mesh = uuid_n(1), .id = 1};
+    ze_render_light_t l = sun();
+    ze_render_scene_t s = scene_for(&inst, &l, 1);
+    for (int i = 0; i < 3; i++) {
+        s.frame = (uint64_t)i + 1;
+        assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    }
+    assert_int_equal(ze_render_backend_resident(b, uuid_n(1)), 1);
+    assert_int_equal(ze_render_backend_resident(b, uuid_n(2)), 1);
+    uint8_t *px = ze_alloc(f->alloc, W * H * 4, 16);
+    assert_int_equal(ze__vk_test_pixels(b, px, W * H * 4), ZE_OK);
+    maybe_write(b, "sphere.png");
+    compare_reference(f, px, "sphere_ref.png");
+    uint8_t want[3];
+    const uint32_t probes[][2] = {{128, 128}, {100, 100}, {150, 110}, {128, 170}};
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        uint32_t x = probes[i][0], y = probes[i][1];
+        expected_pixel(x, y, &l, want);
+        const uint8_t *got = &px[(y * W + x) * 4];
+        print_message("pixel %u,%u: got %u %u %u, expected %u %u %u\n", x, y, got[0], got[1],
+                      got[2], want[0], want[1], want[2]);
+        for (int ch = 0; ch < 3; ch++)
+            assert_true(abs(got[ch] - want[ch]) <= 2);
+    }
+    uint8_t sky[3];
+    sky_pixel(sky);
+    uint32_t cov = coverage(px, sky);
+    print_message("sphere covers %.1f %% of the image\n", 100.0 * cov / (W * H));
+    assert_true(cov > W * H / 20 && cov < W * H * 95 / 100);
+    ze_render_stats_t st = ze_render_backend_stats(b);
+    assert_int_equal(st.meshes, 1);
+    assert_int_equal(st.materials, 1);
+    assert_int_equal(st.validation_messages, 0);
+    print_message("GPU forward %.3f ms, tone map %.3f ms, CPU frame %.3f ms, %llu MiB\n",
+                  st.gpu_forward_ms, st.gpu_tonemap_ms, st.cpu_frame_ms,
+                  (unsigned long long)(st.gpu_memory_bytes >> 20));
+    ze_free(f->alloc, px, W * H * 4);
+    ze_render_backend_destroy(b);
+    sphere_free(f, &sp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clear_and_screenshot),
+        cmocka_unit_test(test_lit_sphere),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
