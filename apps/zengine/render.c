@@ -74,7 +74,10 @@ static bool copy_file(const char *from, const char *to)
 static void make_parents(const char *path)
 {
     char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s", path);
+    size_t len = strlen(path);
+    if (len >= sizeof tmp)
+        return; /* too long for any folder we make: the copy then fails clearly */
+    memcpy(tmp, path, len + 1);
     for (char *p = tmp + 1; *p; p++)
         if (*p == '/') {
             *p = 0;

@@ -36,9 +36,13 @@ static void asset_root(char *out, size_t cap)
     }
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
-    snprintf(out, cap, "%s/ZodiacEngine", exe);
+    size_t dir = slash ? (size_t)(slash - exe) : 0;
+    if (dir + sizeof "/ZodiacEngine" > cap) {
+        snprintf(out, cap, "ZodiacEngine"); /* too long to name: relative, fails clearly */
+        return;
+    }
+    memcpy(out, exe, dir);
+    memcpy(out + dir, "/ZodiacEngine", sizeof "/ZodiacEngine");
 }
 
 ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModule *out)
