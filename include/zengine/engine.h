@@ -244,6 +244,10 @@ typedef struct ze_run_report_t {
     uint64_t validation_messages;
     uint64_t frames_rendered;                                        /* by the render thread */
     uint32_t meshes_resident, materials_resident, textures_resident; /* in the backend */
+    /* the backend's last frame (Vulkan: GPU timestamps per pass) */
+    double render_cpu_ms, gpu_forward_ms, gpu_tonemap_ms;
+    uint64_t gpu_memory_bytes;
+    bool validation_enabled;
     uint64_t snapshots_published, snapshots_replaced; /* replaced: never seen by render */
     uint64_t world_hash;                              /* ze_world_hash of the main world at exit */
     char backend[32];

@@ -81,6 +81,11 @@ void ze__report_fill(ze_engine_t *e)
         rep->meshes_resident = rs.meshes;
         rep->materials_resident = rs.materials;
         rep->textures_resident = rs.textures;
+        rep->render_cpu_ms = rs.cpu_frame_ms;
+        rep->gpu_forward_ms = rs.gpu_forward_ms;
+        rep->gpu_tonemap_ms = rs.gpu_tonemap_ms;
+        rep->gpu_memory_bytes = rs.gpu_memory_bytes;
+        rep->validation_enabled = rs.validation_enabled;
         snprintf(rep->backend, sizeof rep->backend, "%s", ze_render_backend_name(e->backend));
         snprintf(rep->device, sizeof rep->device, "%s", ze_render_backend_device(e->backend));
     }
@@ -131,6 +136,11 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "meshes_resident", json_integer((json_int_t)r->meshes_resident));
     bad |= put(o, "materials_resident", json_integer((json_int_t)r->materials_resident));
     bad |= put(o, "textures_resident", json_integer((json_int_t)r->textures_resident));
+    bad |= put(o, "render_cpu_ms", json_real(r->render_cpu_ms));
+    bad |= put(o, "gpu_forward_ms", json_real(r->gpu_forward_ms));
+    bad |= put(o, "gpu_tonemap_ms", json_real(r->gpu_tonemap_ms));
+    bad |= put(o, "gpu_memory_bytes", json_integer((json_int_t)r->gpu_memory_bytes));
+    bad |= put(o, "validation_enabled", json_boolean(r->validation_enabled));
     bad |= put(o, "snapshots_published", json_integer((json_int_t)r->snapshots_published));
     bad |= put(o, "snapshots_replaced", json_integer((json_int_t)r->snapshots_replaced));
     /* 64-bit hashes do not survive JSON's doubles: a hex string. */
