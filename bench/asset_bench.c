@@ -25,7 +25,7 @@
  * absent. Temporary files live in a mkdtemp folder under /tmp, removed at
  * the end.
  */
-#define _GNU_SOURCE /* nftw */
+#define _GNU_SOURCE /* qsort_r */
 #include "bench.h"
 
 #include <assimp/cimport.h>
@@ -33,7 +33,6 @@
 #include <assimp/scene.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -59,19 +58,6 @@ enum {
     VERTEX_BYTES = 32,            /* POSITION + NORMAL + TEXCOORD_0, f32 */
     CORPUS_MAX = 256,
 };
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-static void rm_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) == 0)
-        nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static bool write_host(const char *path, const void *data, size_t size)
 {
@@ -603,7 +589,7 @@ static void cook_range(void *p, uint32_t begin, uint32_t end)
 
 static double cook_round(corpus_ctx *c, bool parallel)
 {
-    rm_tree(c->root); /* the previous round's artifacts, off the clock */
+    ze_bench_remove_tree(c->root); /* the previous round's artifacts, off the clock */
     uint64_t t0 = ze_bench_now_ns();
     if (parallel)
         ze_job_parallel_for(c->jobs, c->count, 1, cook_range, c);
@@ -690,7 +676,7 @@ static void bench_cook_corpus(ze_bench_t *b, ze_job_system_t *jobs, const char *
     ze_bench_pair_t r =
         ze_bench_compare(ze_bench_rounds(b, 7), cook_parallel_round, c, cook_serial_round, c);
     double busy = ze_bench_load_end(&load);
-    rm_tree(c->root);
+    ze_bench_remove_tree(c->root);
     if (atomic_load(&c->failures))
         ze_bench_fail(b, "cook_corpus", "%u cook(s) failed, e.g. %s", atomic_load(&c->failures),
                       c->error);
@@ -717,19 +703,10 @@ int main(int argc, char **argv)
     ze_bench_init(&b, "asset", argc, argv);
     ze_log_configure(&(ze_log_desc_t){.level = ZE_LOG_ERROR, .explicit_level = true});
     char dir[] = "/tmp/zeasset-bench-XXXXXX";
-    if (!mkdtemp(dir)) {
-        ze_bench_fail(&b, "setup", "mkdtemp failed");
+    ze_mem_t *mm;
+    ze_job_system_t *jobs;
+    if (!ze_bench_env_open(&b, dir, &mm, &jobs))
         return ze_bench_finish(&b);
-    }
-    ze_mem_t *mm = NULL;
-    ze_job_system_t *jobs = NULL;
-    if (ze_mem_create(&(ze_mem_desc_t){0}, &mm) != ZE_OK ||
-        ze_job_system_create(&(ze_job_system_desc_t){.mem = mm}, &jobs) != ZE_OK) {
-        ze_bench_fail(&b, "setup", "memory manager or job system");
-        ze_mem_destroy(mm);
-        rmdir(dir);
-        return ze_bench_finish(&b);
-    }
     bool import = ze_bench_enabled(&b, "gltf_import");
     bool zemesh = ze_bench_enabled(&b, "zemesh_load");
     if (import || zemesh) {
@@ -745,8 +722,6 @@ int main(int argc, char **argv)
         bench_texture_cook(&b);
     if (ze_bench_enabled(&b, "cook_corpus"))
         bench_cook_corpus(&b, jobs, dir);
-    ze_job_system_destroy(jobs);
-    ze_mem_destroy(mm);
-    rm_tree(dir);
+    ze_bench_env_close(dir, mm, jobs);
     return ze_bench_finish(&b);
 }

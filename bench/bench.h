@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "zengine/base.h"
+#include "zengine/job.h"
 #include "zengine/mem.h"
 
 enum {
@@ -144,6 +145,16 @@ void ze_bench_machine_string(char *buf, size_t size);
 
 /* mkdir -p. 0 on success, -1 with errno set. */
 int ze_bench_mkdirs(const char *path);
+/* rm -r, without following links; a missing path is left alone. */
+void ze_bench_remove_tree(const char *path);
+
+/* What the suites that work on files and jobs start from: a fresh folder
+ * (mkdtemp of `dir`, a template ending in XXXXXX, rewritten in place), a
+ * memory manager and a job system, both with default settings. On failure
+ * it reports a "setup" failure, undoes what it made and returns false. */
+bool ze_bench_env_open(ze_bench_t *b, char *dir, ze_mem_t **mm, ze_job_system_t **jobs);
+/* Destroys the job system and the memory manager, then removes the folder. */
+void ze_bench_env_close(const char *dir, ze_mem_t *mm, ze_job_system_t *jobs);
 
 /* --------------------------------------------------------------- helpers */
 

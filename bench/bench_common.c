@@ -1,8 +1,10 @@
 /* bench_common.c — the harness behind bench.h. */
+#define _GNU_SOURCE /* nftw */
 #include "bench.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -520,6 +522,45 @@ int ze_bench_mkdirs(const char *path)
         return -1;
     }
     return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+void ze_bench_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+bool ze_bench_env_open(ze_bench_t *b, char *dir, ze_mem_t **mm, ze_job_system_t **jobs)
+{
+    *mm = NULL;
+    *jobs = NULL;
+    if (!mkdtemp(dir)) {
+        ze_bench_fail(b, "setup", "mkdtemp failed");
+        return false;
+    }
+    if (ze_mem_create(&(ze_mem_desc_t){0}, mm) != ZE_OK ||
+        ze_job_system_create(&(ze_job_system_desc_t){.mem = *mm}, jobs) != ZE_OK) {
+        ze_bench_fail(b, "setup", "memory manager or job system");
+        ze_mem_destroy(*mm);
+        *mm = NULL;
+        rmdir(dir);
+        return false;
+    }
+    return true;
+}
+
+void ze_bench_env_close(const char *dir, ze_mem_t *mm, ze_job_system_t *jobs)
+{
+    ze_job_system_destroy(jobs);
+    ze_mem_destroy(mm);
+    ze_bench_remove_tree(dir);
 }
 
 /* ------------------------------------------------------------------- output */

@@ -20,12 +20,10 @@
  *   descriptor with no debounce at all (so its ratio is large by design).
  * Everything lives in a mkdtemp directory under /tmp, removed at the end.
  */
-#define _GNU_SOURCE /* nftw */
 #include "bench.h"
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +35,6 @@
 #include "zengine/vfs.h"
 
 enum { SMALL_SIZE = 4096 };
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
 
 static bool write_host(const char *path, const void *data, size_t size)
 {
@@ -472,19 +464,10 @@ int main(int argc, char **argv)
     ze_bench_init(&b, "vfs", argc, argv);
     ze_log_configure(&(ze_log_desc_t){.level = ZE_LOG_WARN, .explicit_level = true});
     char dir[] = "/tmp/zevfs-bench-XXXXXX";
-    if (!mkdtemp(dir)) {
-        ze_bench_fail(&b, "setup", "mkdtemp failed");
+    ze_mem_t *mm;
+    ze_job_system_t *jobs;
+    if (!ze_bench_env_open(&b, dir, &mm, &jobs))
         return ze_bench_finish(&b);
-    }
-    ze_mem_t *mm = NULL;
-    ze_job_system_t *jobs = NULL;
-    if (ze_mem_create(&(ze_mem_desc_t){0}, &mm) != ZE_OK ||
-        ze_job_system_create(&(ze_job_system_desc_t){.mem = mm}, &jobs) != ZE_OK) {
-        ze_bench_fail(&b, "setup", "memory manager or job system");
-        ze_mem_destroy(mm);
-        rmdir(dir);
-        return ze_bench_finish(&b);
-    }
     if (ze_bench_enabled(&b, "path_normalize"))
         bench_path(&b);
     if (ze_bench_enabled(&b, "read_small"))
@@ -493,8 +476,6 @@ int main(int argc, char **argv)
         bench_scan(&b, mm, jobs, dir);
     if (ze_bench_enabled(&b, "watch_latency"))
         bench_watch(&b, mm, dir);
-    ze_job_system_destroy(jobs);
-    ze_mem_destroy(mm);
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    ze_bench_env_close(dir, mm, jobs);
     return ze_bench_finish(&b);
 }

@@ -73,11 +73,8 @@ static bool copy_file(const char *from, const char *to)
 /* mkdir -p of the folders of `path` (relative parts only). */
 static void make_parents(const char *path)
 {
-    char tmp[1024];
-    size_t len = strlen(path);
-    if (len >= sizeof tmp)
-        return; /* too long for any folder we make: the copy then fails clearly */
-    memcpy(tmp, path, len + 1);
+    char tmp[2048];
+    snprintf(tmp, sizeof tmp, "%.2000s", path);
     for (char *p = tmp + 1; *p; p++)
         if (*p == '/') {
             *p = 0;

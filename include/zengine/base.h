@@ -1,9 +1,9 @@
 /* zengine/base.h — the engine's ground floor.
  *
- * What: result codes, assert tiers, logger, monotonic clock, hashing, UUIDs,
- * plain math structs, the allocator interface, a dynamic array and an
- * open-addressing hash map that take an allocator, and profiler zones with a
- * Chrome trace-event writer.
+ * What: result codes, assert tiers, logger, monotonic clock, signal names,
+ * hashing, UUIDs, UTF-8 validation, plain math structs, the allocator
+ * interface, a dynamic array and an open-addressing hash map that take an
+ * allocator, and profiler zones with a Chrome trace-event writer.
  * Not: memory management (zengine/mem.h implements the allocator interface),
  * threads (zengine/job.h).
  * Threads: everything here is thread-safe except containers, which belong to
@@ -198,6 +198,10 @@ void ze_time_sleep_ns(uint64_t ns);
 uint32_t ze_thread_id(void);
 /* Logical CPUs available to the process (sched_getaffinity), at least 1. */
 uint32_t ze_cpu_count(void);
+/* "SIGSEGV", "SIGABRT", "SIGBUS", "SIGFPE", "SIGILL", "SIGKILL", "SIGXCPU"
+ * or "SIGTERM" for those signals, NULL for any other. Async-signal-safe
+ * (static strings, no allocation): crash handlers call it. */
+const char *ze_signal_name(int sig);
 
 /* ------------------------------------------------------------------ hashing */
 
@@ -246,6 +250,13 @@ bool ze_uuid_eq(ze_uuid_t a, ze_uuid_t b);
 int ze_uuid_version(ze_uuid_t u);
 /* The engine's namespace for v5 identities of sub-assets and similar. */
 extern const ze_uuid_t ZE_UUID_NAMESPACE_ZENGINE;
+
+/* -------------------------------------------------------------------- text */
+
+/* Length (1 to 4) of the valid UTF-8 sequence that starts s[0..n), 0 when
+ * none starts there (and when n is 0). Valid as RFC 3629 says: no overlong
+ * forms, no surrogates (U+D800..U+DFFF), nothing above U+10FFFF. */
+size_t ze_utf8_valid_len(const unsigned char *s, size_t n);
 
 /* -------------------------------------------------------------------- math */
 

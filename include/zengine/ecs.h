@@ -900,6 +900,43 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out);
 ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len,
                              ze_scene_report_t *report);
 
+/* The scene file writer behind ze_scene_save_json, for tools that write
+ * scene files without a world (the asset cooker): the same calls give the
+ * same bytes, so a world that loads the file saves it back unchanged.
+ *   ze_scene_writer_begin(&s, out);          {"format": ..., "entities": [
+ *   ze_scene_writer_entity(&s, uuid);          {"uuid": ..., "components": {
+ *   ze_scene_writer_component(&s, "Name");       "Name": {
+ *   ze_scene_writer_field(&s, "value");            "value": <one value>
+ *   ze_scene_writer_string(&s, "Crate", 5);
+ *   ze_scene_writer_component_end(&s);           }
+ *   ze_scene_writer_entity_end(&s);            }}
+ *   ze_scene_writer_end(&s);                 ]}
+ * Two-space indentation, one member per line, commas between members, a
+ * final newline. Values: _string escapes '"', '\\' and control characters
+ * (\n \t \r \b \f, else \u00XX), keeps valid UTF-8 and writes each byte
+ * that starts no valid sequence as U+FFFD, counted in `replaced`; _real the
+ * shortest "%.Ng" that reads back to the same float (f32) or double, always
+ * with a '.' or an exponent, NaN and infinities as the strings "nan", "inf"
+ * and "-inf"; _uuid a quoted uuid; _text its text as it is (true, null, '[',
+ * ", ", ']'...). Numbers follow the thread's locale: write in the "C" one
+ * (uselocale). Running out of memory shows in out->failed. */
+typedef struct ze_scene_writer_t {
+    ze_byte_writer_t *out;
+    uint32_t replaced; /* bytes of invalid UTF-8 written as U+FFFD */
+    bool any_entity, any_component, any_field;
+} ze_scene_writer_t;
+void ze_scene_writer_begin(ze_scene_writer_t *s, ze_byte_writer_t *out);
+void ze_scene_writer_end(ze_scene_writer_t *s);
+void ze_scene_writer_entity(ze_scene_writer_t *s, ze_uuid_t uuid);
+void ze_scene_writer_entity_end(ze_scene_writer_t *s);
+void ze_scene_writer_component(ze_scene_writer_t *s, const char *name);
+void ze_scene_writer_component_end(ze_scene_writer_t *s);
+void ze_scene_writer_field(ze_scene_writer_t *s, const char *name);
+void ze_scene_writer_string(ze_scene_writer_t *s, const char *str, size_t n);
+void ze_scene_writer_real(ze_scene_writer_t *s, double v, bool f32);
+void ze_scene_writer_uuid(ze_scene_writer_t *s, ze_uuid_t u);
+void ze_scene_writer_text(ze_scene_writer_t *s, const char *text);
+
 /* --------------------------------------------------------------- services */
 
 /* The kernel's configuration, inherited by every world. */

@@ -368,30 +368,6 @@ static void drain(ze__child_t *c, int *fd, bool is_out)
     }
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGABRT:
-        return "SIGABRT";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGILL:
-        return "SIGILL";
-    case SIGKILL:
-        return "SIGKILL";
-    case SIGXCPU:
-        return "SIGXCPU";
-    case SIGTERM:
-        return "SIGTERM";
-    default:
-        return NULL;
-    }
-}
-
 /* The last non-empty line of the stderr tail, control characters replaced. */
 static void last_line(const ze__child_t *c, char *line, size_t cap)
 {
@@ -452,7 +428,7 @@ static void make_reason(ze__child_t *c, uint64_t cpu_us)
     if (c->outcome == ZE__CHILD_EXITED) {
         snprintf(head, sizeof head, "exit status %d", c->exit_code);
     } else {
-        const char *name = signal_name(c->signal);
+        const char *name = ze_signal_name(c->signal);
         if (name)
             snprintf(head, sizeof head, "killed by %s", name);
         else

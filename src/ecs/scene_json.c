@@ -122,60 +122,26 @@ static bool double_to_f32(double d, float *out)
 
 /* ================================================================ save */
 
-typedef struct emit_t {
-    ze_byte_writer_t *out;
-    uint32_t replaced; /* invalid UTF-8 sequences written as U+FFFD */
-} emit_t;
-
-static void put_n(emit_t *e, const char *s, size_t n)
+static void put_n(ze_scene_writer_t *e, const char *s, size_t n)
 {
     ze_byte_write(e->out, s, n);
 }
-static void put(emit_t *e, const char *s)
+static void put(ze_scene_writer_t *e, const char *s)
 {
     put_n(e, s, strlen(s));
 }
-static void newline(emit_t *e, int level)
+static void newline(ze_scene_writer_t *e, int level)
 {
     static const char spaces[] = "\n                                ";
     put_n(e, spaces, 1 + (size_t)level * 2);
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
- * surrogates, at most U+10FFFF), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+void ze_scene_writer_text(ze_scene_writer_t *s, const char *text)
 {
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
+    put(s, text);
 }
 
-static void put_string(emit_t *e, const char *str, size_t n)
+void ze_scene_writer_string(ze_scene_writer_t *e, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     put_n(e, "\"", 1);
@@ -186,7 +152,7 @@ static void put_string(emit_t *e, const char *str, size_t n)
             i++;
             continue;
         }
-        size_t len = c >= 0x80 ? utf8_len(s + i, n - i) : 0;
+        size_t len = c >= 0x80 ? ze_utf8_valid_len(s + i, n - i) : 0;
         if (len) {
             i += len;
             continue;
@@ -233,7 +199,7 @@ static void put_string(emit_t *e, const char *str, size_t n)
 }
 
 /* Shortest "%.Ng" (N from min to max digits) that reads back to `v`. */
-static void put_real(emit_t *e, double v, bool f32)
+void ze_scene_writer_real(ze_scene_writer_t *e, double v, bool f32)
 {
     char buf[40];
     if (isnan(v)) {
@@ -261,7 +227,7 @@ static void put_real(emit_t *e, double v, bool f32)
     put(e, buf);
 }
 
-static void put_uuid(emit_t *e, ze_uuid_t u)
+void ze_scene_writer_uuid(ze_scene_writer_t *e, ze_uuid_t u)
 {
     char buf[ZE_UUID_STRING_LEN + 3];
     buf[0] = '"';
@@ -271,7 +237,80 @@ static void put_uuid(emit_t *e, ze_uuid_t u)
     put(e, buf);
 }
 
-static void put_elem(emit_t *e, const ze_world_t *w, ze_field_type t, const uint8_t *p)
+/* The framing: members of one object separated by commas, each on its own
+ * line; an object's closing brace on a line of its own unless it is empty. */
+void ze_scene_writer_begin(ze_scene_writer_t *e, ze_byte_writer_t *out)
+{
+    *e = (ze_scene_writer_t){.out = out};
+    put(e, "{");
+    newline(e, 1);
+    put(e, "\"format\": \"" SCENE_FORMAT "\",");
+    newline(e, 1);
+    put(e, "\"version\": 1,");
+    newline(e, 1);
+    put(e, "\"entities\": [");
+}
+
+void ze_scene_writer_end(ze_scene_writer_t *e)
+{
+    if (e->any_entity)
+        newline(e, 1);
+    put(e, "]");
+    newline(e, 0);
+    put(e, "}\n");
+}
+
+void ze_scene_writer_entity(ze_scene_writer_t *e, ze_uuid_t uuid)
+{
+    put(e, e->any_entity ? "," : "");
+    e->any_entity = true;
+    e->any_component = false;
+    newline(e, 2);
+    put(e, "{");
+    newline(e, 3);
+    put(e, "\"uuid\": ");
+    ze_scene_writer_uuid(e, uuid);
+    put(e, ",");
+    newline(e, 3);
+    put(e, "\"components\": {");
+}
+
+void ze_scene_writer_entity_end(ze_scene_writer_t *e)
+{
+    if (e->any_component)
+        newline(e, 3);
+    put(e, "}");
+    newline(e, 2);
+    put(e, "}");
+}
+
+void ze_scene_writer_component(ze_scene_writer_t *e, const char *name)
+{
+    put(e, e->any_component ? "," : "");
+    e->any_component = true;
+    e->any_field = false;
+    newline(e, 4);
+    ze_scene_writer_string(e, name, strlen(name));
+    put(e, ": {");
+}
+
+void ze_scene_writer_component_end(ze_scene_writer_t *e)
+{
+    if (e->any_field)
+        newline(e, 4);
+    put(e, "}");
+}
+
+void ze_scene_writer_field(ze_scene_writer_t *e, const char *name)
+{
+    put(e, e->any_field ? "," : "");
+    e->any_field = true;
+    newline(e, 5);
+    ze_scene_writer_string(e, name, strlen(name));
+    put(e, ": ");
+}
+
+static void put_elem(ze_scene_writer_t *e, const ze_world_t *w, ze_field_type t, const uint8_t *p)
 {
     char buf[32];
     switch (t) {
@@ -308,13 +347,13 @@ static void put_elem(emit_t *e, const ze_world_t *w, ze_field_type t, const uint
     case ZE_FIELD_F32: {
         float v;
         memcpy(&v, p, 4);
-        put_real(e, v, true);
+        ze_scene_writer_real(e, v, true);
         return;
     }
     case ZE_FIELD_F64: {
         double v;
         memcpy(&v, p, 8);
-        put_real(e, v, false);
+        ze_scene_writer_real(e, v, false);
         return;
     }
     case ZE_FIELD_VEC2:
@@ -328,14 +367,14 @@ static void put_elem(emit_t *e, const ze_world_t *w, ze_field_type t, const uint
             memcpy(&v, p + 4 * i, 4);
             if (i)
                 put(e, ", ");
-            put_real(e, v, true);
+            ze_scene_writer_real(e, v, true);
         }
         put(e, "]");
         return;
     case ZE_FIELD_UUID: {
         ze_uuid_t u;
         memcpy(&u, p, sizeof u);
-        put_uuid(e, u);
+        ze_scene_writer_uuid(e, u);
         return;
     }
     case ZE_FIELD_ENTITY: {
@@ -344,7 +383,7 @@ static void put_elem(emit_t *e, const ze_world_t *w, ze_field_type t, const uint
         const ze_uuid_component_t *u =
             ze_component_get(w, ref, (ze_component_t){ZE_COMPONENT_ID_UUID});
         if (u)
-            put_uuid(e, u->value);
+            ze_scene_writer_uuid(e, u->value);
         else
             put(e, "null");
         return;
@@ -356,12 +395,13 @@ static void put_elem(emit_t *e, const ze_world_t *w, ze_field_type t, const uint
     put(e, buf);
 }
 
-static void put_field(emit_t *e, const ze_world_t *w, const ze_field_desc_t *fd, const uint8_t *p)
+static void put_field(ze_scene_writer_t *e, const ze_world_t *w, const ze_field_desc_t *fd,
+                      const uint8_t *p)
 {
     uint32_t n = field_count(fd);
     if (fd->type == ZE_FIELD_CHARS) {
         /* NUL-terminated within the array: an unterminated value is cut. */
-        put_string(e, (const char *)p, strnlen((const char *)p, n - 1));
+        ze_scene_writer_string(e, (const char *)p, strnlen((const char *)p, n - 1));
         return;
     }
     if (n == 1 && !fd->count) {
@@ -377,7 +417,7 @@ static void put_field(emit_t *e, const ze_world_t *w, const ze_field_desc_t *fd,
     put(e, "]");
 }
 
-static void put_base64(emit_t *e, const uint8_t *p, size_t n)
+static void put_base64(ze_scene_writer_t *e, const uint8_t *p, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     put(e, "\"");
@@ -448,33 +488,16 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
     locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     locale_t old_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
 
-    emit_t e = {.out = out};
+    ze_scene_writer_t e;
+    ze_scene_writer_begin(&e, out);
     ze_mask_t warned = 0;
-    put(&e, "{");
-    newline(&e, 1);
-    put(&e, "\"format\": \"" SCENE_FORMAT "\",");
-    newline(&e, 1);
-    put(&e, "\"version\": 1,");
-    newline(&e, 1);
-    put(&e, "\"entities\": [");
-    bool any_entity = false;
     for (uint32_t idx = 0; idx < w->fresh; idx++) {
         ze_entity_t ent = ze_entity_from_index(w, idx);
         if (ze_entity_is_null(ent))
             continue;
-        put(&e, any_entity ? "," : "");
-        any_entity = true;
-        newline(&e, 2);
-        put(&e, "{");
-        newline(&e, 3);
-        put(&e, "\"uuid\": ");
         const ze_uuid_component_t *u =
             ze_component_get(w, ent, (ze_component_t){ZE_COMPONENT_ID_UUID});
-        put_uuid(&e, u->value);
-        put(&e, ",");
-        newline(&e, 3);
-        put(&e, "\"components\": {");
-        bool any_comp = false;
+        ze_scene_writer_entity(&e, u->value);
         ze_mask_t m = w->mask[idx];
         while (m) {
             uint32_t c = (uint32_t)__builtin_ctzll(m);
@@ -492,45 +515,24 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
                 continue;
             }
             const uint8_t *data = info->size ? ze_component_get(w, ent, (ze_component_t){c}) : NULL;
-            put(&e, any_comp ? "," : "");
-            any_comp = true;
-            newline(&e, 4);
-            put_string(&e, info->name, strlen(info->name));
-            put(&e, ": {");
+            ze_scene_writer_component(&e, info->name);
             if (!info->field_count && info->size) {
-                newline(&e, 5);
-                put(&e, "\"" RAW_KEY "\": ");
+                ze_scene_writer_field(&e, RAW_KEY);
                 put_base64(&e, data, info->size);
-                newline(&e, 4);
-            } else if (info->field_count) {
-                bool any_field = false;
+            } else {
                 for (uint32_t f = 0; f < info->field_count; f++) {
                     const ze_field_desc_t *fd = &info->fields[f];
                     if (!field_ok(info, fd))
                         continue;
-                    put(&e, any_field ? "," : "");
-                    any_field = true;
-                    newline(&e, 5);
-                    put_string(&e, fd->name, strlen(fd->name));
-                    put(&e, ": ");
+                    ze_scene_writer_field(&e, fd->name);
                     put_field(&e, w, fd, data + fd->offset);
                 }
-                if (any_field)
-                    newline(&e, 4);
             }
-            put(&e, "}");
+            ze_scene_writer_component_end(&e);
         }
-        if (any_comp)
-            newline(&e, 3);
-        put(&e, "}");
-        newline(&e, 2);
-        put(&e, "}");
+        ze_scene_writer_entity_end(&e);
     }
-    if (any_entity)
-        newline(&e, 1);
-    put(&e, "]");
-    newline(&e, 0);
-    put(&e, "}\n");
+    ze_scene_writer_end(&e);
 
     if (c_locale) {
         uselocale(old_locale);

@@ -113,24 +113,6 @@ static void write_both(int fd, const sbuf_t *b)
         write_all(fd, b->data, b->len);
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGILL:
-        return "SIGILL";
-    case SIGABRT:
-        return "SIGABRT";
-    default:
-        return "signal";
-    }
-}
-
 /* dir + "/crash-<pid>.log" into out (CRASH_PATH_MAX); false if too long. */
 static bool format_path(char *out, const char *dir, pid_t pid)
 {
@@ -181,7 +163,8 @@ static void crash_handler(int sig, siginfo_t *info, void *uctx)
     write_all(STDERR_FILENO, "\n", 1); /* off whatever line stderr was on */
     sbuf_t b = {.len = 0};
     sb_str(&b, "zengine crashed: ");
-    sb_str(&b, signal_name(sig));
+    const char *name = ze_signal_name(sig);
+    sb_str(&b, name ? name : "signal");
     sb_str(&b, " (signal ");
     sb_u64(&b, (uint64_t)sig, 10, 1);
     sb_str(&b, ")");

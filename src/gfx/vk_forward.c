@@ -36,20 +36,16 @@ static void asset_root(char *out, size_t cap)
     }
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
-    size_t dir = slash ? (size_t)(slash - exe) : 0;
-    if (dir + sizeof "/ZodiacEngine" > cap) {
-        snprintf(out, cap, "ZodiacEngine"); /* too long to name: relative, fails clearly */
-        return;
-    }
-    memcpy(out, exe, dir);
-    memcpy(out + dir, "/ZodiacEngine", sizeof "/ZodiacEngine");
+    if (slash)
+        *slash = 0;
+    snprintf(out, cap, "%.3800s/ZodiacEngine", exe);
 }
 
 ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModule *out)
 {
     char root[4096], path[4200];
     asset_root(root, sizeof root);
-    snprintf(path, sizeof path, "%s/shaders/%s.spv", root, name);
+    snprintf(path, sizeof path, "%.4000s/shaders/%.64s.spv", root, name);
     FILE *f = fopen(path, "rb");
     if (!f) {
         ZE_LOG_ERROR(ZE_VK_LOG, "shader %s: cannot open (set ZENGINE_ASSET_ROOT?)", path);

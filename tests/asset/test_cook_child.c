@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <poll.h>
@@ -18,103 +17,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "asset/child.h"
+#include "asset_test_util.h"
 #include "zengine/base.h"
 
-#define FAKE   ZE_FAKE_COOKER_PATH
-#define ASSETS ZE_TESTDATA_DIR "/assets"
-
-/* Generous on a loaded machine: a poll does a few reads and a wait4. */
-#define POLL_BOUND_NS (200ull * 1000 * 1000)
-#define GIVE_UP_NS    (20ull * 1000 * 1000 * 1000)
-
-static char g_tmp[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/ze_child_XXXXXX");
-    return mkdtemp(g_tmp) ? 0 : -1;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    remove_tree(g_tmp);
-    return 0;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-/* Spawns, polls every 5 ms until the child is reaped (each poll must return
- * promptly), fills *res. The caller destroys the returned child. */
-static ze__child_t *run(const char *const *argv, uint64_t memory_limit, uint32_t cpu_seconds,
-                        uint32_t timeout_ms, ze__child_result_t *res)
-{
-    ze__child_desc_t d = {.argv = argv,
-                          .memory_limit = memory_limit,
-                          .cpu_seconds = cpu_seconds,
-                          .timeout_ms = timeout_ms};
-    ze__child_t *c = NULL;
-    ze_asset_error_t err = {{0}};
-    if (ze__child_spawn(&d, &c, &err) != ZE_OK)
-        fail_msg("spawn %s: %s", argv[0], err.message);
-    uint64_t t0 = ze_time_now_ns();
-    for (;;) {
-        uint64_t a = ze_time_now_ns();
-        ze__child_outcome o = ze__child_poll(c, a);
-        uint64_t b = ze_time_now_ns();
-        if (b - a > POLL_BOUND_NS)
-            fail_msg("ze__child_poll blocked for %llu ms", (unsigned long long)((b - a) / 1000000));
-        if (o != ZE__CHILD_RUNNING)
-            break;
-        if (b - t0 > GIVE_UP_NS) {
-            ze__child_destroy(c);
-            fail_msg("%s %s still running after 20 s", argv[0], argv[1] ? argv[1] : "");
-        }
-        sleep_ms(5);
-    }
-    ze__child_result(c, res);
-    assert_non_null(res->out);
-    assert_non_null(res->err_tail);
-    assert_null(strchr(res->reason, '\n'));
-    return c;
-}
+#define FAKE ZE_FAKE_COOKER_PATH
 
 static void test_ok_captures_stdout(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "ok", NULL}, 0, 0, 20000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){FAKE, "ok", NULL}, 0, 0, 20000, &r);
     static const char want[] = "{\"importer\": \"fake\", \"artifacts\": [\"mesh_0.zemesh\"]}\n";
     assert_int_equal(r.outcome, ZE__CHILD_EXITED);
     assert_int_equal(r.exit_code, 0);
@@ -130,7 +45,7 @@ static void test_crash_is_signaled(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "crash", NULL}, 0, 0, 20000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){FAKE, "crash", NULL}, 0, 0, 20000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_SIGNALED);
     assert_int_equal(r.signal, SIGSEGV);
     assert_string_equal(r.reason, "killed by SIGSEGV (crash)");
@@ -141,7 +56,7 @@ static void test_hang_times_out(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "hang", NULL}, 0, 0, 1000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){FAKE, "hang", NULL}, 0, 0, 1000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_TIMED_OUT);
     assert_int_equal(r.signal, SIGKILL);
     assert_string_equal(r.reason, "timed out after 1000 ms");
@@ -155,7 +70,7 @@ static void test_spam_overflows(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "spam", NULL}, 0, 0, 20000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){FAKE, "spam", NULL}, 0, 0, 20000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_OUTPUT_OVERFLOW);
     assert_int_equal(r.signal, SIGKILL);
     assert_true(r.out_len <= ZE__CHILD_STDOUT_MAX);
@@ -172,7 +87,7 @@ static void test_stderr_spam_times_out(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "errspam", NULL}, 0, 0, 1000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){FAKE, "errspam", NULL}, 0, 0, 1000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_TIMED_OUT);
     assert_int_equal(strlen(r.err_tail), ZE__CHILD_STDERR_KEEP);
     assert_string_equal(r.reason, "timed out after 1000 ms");
@@ -183,7 +98,7 @@ static void test_stderr_last_line(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "stderr", NULL}, 0, 0, 20000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){FAKE, "stderr", NULL}, 0, 0, 20000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_EXITED);
     assert_int_equal(r.exit_code, 3);
     /* the last non-empty line, its tab replaced */
@@ -197,7 +112,7 @@ static void test_stderr_tail_is_bounded(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "noisy", NULL}, 0, 0, 20000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){FAKE, "noisy", NULL}, 0, 0, 20000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_EXITED);
     assert_int_equal(r.exit_code, 1);
     assert_int_equal(strlen(r.err_tail), ZE__CHILD_STDERR_KEEP);
@@ -214,7 +129,7 @@ static void test_missing_program_exits_127(void **state)
     char path[128];
     snprintf(path, sizeof path, "%s/no-such-cooker", g_tmp);
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){path, "cook", NULL}, 0, 0, 20000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){path, "cook", NULL}, 0, 0, 20000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_EXITED);
     assert_int_equal(r.exit_code, 127);
     char want[256];
@@ -276,7 +191,7 @@ static void test_destroy_kills_and_reaps(void **state)
     ze_asset_error_t err = {{0}};
     assert_int_equal(ze__child_spawn(&d, &c, &err), ZE_OK);
     assert_int_equal(ze__child_poll(c, ze_time_now_ns()), ZE__CHILD_RUNNING);
-    sleep_ms(20);
+    atu_sleep_ms(20);
     assert_int_equal(ze__child_poll(c, ze_time_now_ns()), ZE__CHILD_RUNNING);
     uint64_t t0 = ze_time_now_ns();
     ze__child_destroy(c);
@@ -289,37 +204,23 @@ static void test_destroy_kills_and_reaps(void **state)
 
 /* ------------------------------------------------------- the real cooker */
 
-static bool cooker_present(void)
-{
-    if (access(ZE_COOKER_PATH, X_OK) == 0)
-        return true;
-#ifdef ZE_COOKER_FROM_DEV_TREE
-    fail_msg("%s is missing: a sanitizer build runs the dev tree's zengine under RLIMIT_AS; "
-             "build the dev preset first (cmake --preset dev && cmake --build --preset dev)",
-             ZE_COOKER_PATH);
-#else
-    fail_msg("%s is missing", ZE_COOKER_PATH);
-#endif
-    return false;
-}
-
 static void test_real_cook_json(void **state)
 {
     (void)state;
-    const char *src = ASSETS "/gltf/Box/glTF-Embedded/Box.gltf";
+    const char *src = ATU_ASSETS "/gltf/Box/glTF-Embedded/Box.gltf";
     if (access(src, R_OK) != 0) {
         print_message("[  SKIPPED ] %s not found: the shared test corpus is absent\n", src);
         skip();
         return;
     }
-    if (!cooker_present())
+    if (!atu_cooker_present())
         return;
     char out[128];
     snprintf(out, sizeof out, "%s/box", g_tmp);
     ze__child_result_t r;
-    ze__child_t *c =
-        run((const char *const[]){ZE_COOKER_PATH, "cook", src, "--out", out, "--json", NULL}, 0, 0,
-            20000, &r);
+    ze__child_t *c = atu_run_child(
+        (const char *const[]){ZE_COOKER_PATH, "cook", src, "--out", out, "--json", NULL}, 0, 0,
+        20000, &r);
     if (r.outcome != ZE__CHILD_EXITED || r.exit_code != 0)
         fail_msg("zengine cook: %s", r.reason);
     json_error_t jerr;
@@ -338,16 +239,16 @@ static void test_real_cook_json(void **state)
 static void test_real_cook_fifo_times_out(void **state)
 {
     (void)state;
-    if (!cooker_present())
+    if (!atu_cooker_present())
         return;
     char fifo[128], out[128];
     snprintf(fifo, sizeof fifo, "%s/x.gltf", g_tmp);
     snprintf(out, sizeof out, "%s/fifo_out", g_tmp);
     assert_int_equal(mkfifo(fifo, 0600), 0);
     ze__child_result_t r;
-    ze__child_t *c =
-        run((const char *const[]){ZE_COOKER_PATH, "cook", fifo, "--out", out, "--json", NULL}, 0, 0,
-            1000, &r);
+    ze__child_t *c = atu_run_child(
+        (const char *const[]){ZE_COOKER_PATH, "cook", fifo, "--out", out, "--json", NULL}, 0, 0,
+        1000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_TIMED_OUT);
     assert_string_equal(r.reason, "timed out after 1000 ms");
     ze__child_destroy(c);
@@ -371,5 +272,5 @@ int main(void)
         cmocka_unit_test(test_real_cook_json),
         cmocka_unit_test(test_real_cook_fifo_times_out),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, atu_tmp_setup, atu_tmp_teardown);
 }

@@ -8,105 +8,27 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include <dirent.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "asset/child.h"
+#define ATU_CHILD_GIVE_UP_S 60
+#include "asset_test_util.h"
 #include "zengine/base.h"
 #include "zengine/mem.h"
 
 #define FAKE ZE_FAKE_COOKER_PATH
 
-#define POLL_BOUND_NS (200ull * 1000 * 1000)
-#define GIVE_UP_NS    (60ull * 1000 * 1000 * 1000)
-
-static char g_tmp[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/ze_rlimit_XXXXXX");
-    return mkdtemp(g_tmp) ? 0 : -1;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    remove_tree(g_tmp);
-    return 0;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-static ze__child_t *run(const char *const *argv, uint64_t memory_limit, uint32_t cpu_seconds,
-                        uint32_t timeout_ms, ze__child_result_t *res)
-{
-    ze__child_desc_t d = {.argv = argv,
-                          .memory_limit = memory_limit,
-                          .cpu_seconds = cpu_seconds,
-                          .timeout_ms = timeout_ms};
-    ze__child_t *c = NULL;
-    ze_asset_error_t err = {{0}};
-    if (ze__child_spawn(&d, &c, &err) != ZE_OK)
-        fail_msg("spawn %s: %s", argv[0], err.message);
-    uint64_t t0 = ze_time_now_ns();
-    for (;;) {
-        uint64_t a = ze_time_now_ns();
-        ze__child_outcome o = ze__child_poll(c, a);
-        uint64_t b = ze_time_now_ns();
-        if (b - a > POLL_BOUND_NS)
-            fail_msg("ze__child_poll blocked for %llu ms", (unsigned long long)((b - a) / 1000000));
-        if (o != ZE__CHILD_RUNNING)
-            break;
-        if (b - t0 > GIVE_UP_NS) {
-            ze__child_destroy(c);
-            fail_msg("%s %s still running after 60 s", argv[0], argv[1] ? argv[1] : "");
-        }
-        sleep_ms(5);
-    }
-    ze__child_result(c, res);
-    assert_null(strchr(res->reason, '\n'));
-    return c;
-}
-
 static void test_memory_hog_hits_the_limit(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "hog", NULL}, 256ull << 20, 0, 20000, &r);
+    ze__child_t *c =
+        atu_run_child((const char *const[]){FAKE, "hog", NULL}, 256ull << 20, 0, 20000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_SIGNALED);
     assert_int_equal(r.signal, SIGABRT);
     assert_non_null(strstr(r.reason, "killed by SIGABRT: "));
@@ -120,7 +42,7 @@ static void test_cpu_spin_hits_the_limit(void **state)
 {
     (void)state;
     ze__child_result_t r;
-    ze__child_t *c = run((const char *const[]){FAKE, "cpu", NULL}, 0, 1, 20000, &r);
+    ze__child_t *c = atu_run_child((const char *const[]){FAKE, "cpu", NULL}, 0, 1, 20000, &r);
     assert_int_equal(r.outcome, ZE__CHILD_SIGNALED);
     assert_true(r.signal == SIGXCPU || r.signal == SIGKILL);
     if (!strstr(r.reason, "(CPU limit 1 s)"))
@@ -242,24 +164,10 @@ static void write_zero_png(const char *path, uint32_t side)
     ze_free(a, b.p, b.cap);
 }
 
-static bool cooker_present(void)
-{
-    if (access(ZE_COOKER_PATH, X_OK) == 0)
-        return true;
-#ifdef ZE_COOKER_FROM_DEV_TREE
-    fail_msg("%s is missing: a sanitizer build runs the dev tree's zengine under RLIMIT_AS; "
-             "build the dev preset first (cmake --preset dev && cmake --build --preset dev)",
-             ZE_COOKER_PATH);
-#else
-    fail_msg("%s is missing", ZE_COOKER_PATH);
-#endif
-    return false;
-}
-
 static void test_real_cook_big_png(void **state)
 {
     (void)state;
-    if (!cooker_present())
+    if (!atu_cooker_present())
         return;
     char png[128], small[128], out[128];
     snprintf(png, sizeof png, "%s/big.png", g_tmp);
@@ -271,15 +179,16 @@ static void test_real_cook_big_png(void **state)
     /* The encoder and the cooker agree on a small one, under the same limit:
        the cooker starts and works in 128 MiB. */
     ze__child_result_t r;
-    ze__child_t *c =
-        run((const char *const[]){ZE_COOKER_PATH, "cook", small, "--out", out, "--json", NULL},
-            128ull << 20, 0, 20000, &r);
+    ze__child_t *c = atu_run_child(
+        (const char *const[]){ZE_COOKER_PATH, "cook", small, "--out", out, "--json", NULL},
+        128ull << 20, 0, 20000, &r);
     if (r.outcome != ZE__CHILD_EXITED || r.exit_code != 0)
         fail_msg("small PNG: %s", r.reason);
     ze__child_destroy(c);
 
-    c = run((const char *const[]){ZE_COOKER_PATH, "cook", png, "--out", out, "--json", NULL},
-            128ull << 20, 0, 20000, &r);
+    c = atu_run_child(
+        (const char *const[]){ZE_COOKER_PATH, "cook", png, "--out", out, "--json", NULL},
+        128ull << 20, 0, 20000, &r);
     assert_true(r.outcome == ZE__CHILD_SIGNALED ||
                 (r.outcome == ZE__CHILD_EXITED && r.exit_code != 0));
     /* the reason says it was memory, and which limit */
@@ -289,8 +198,9 @@ static void test_real_cook_big_png(void **state)
 
     /* Without the limit the same file cooks (about 3 s, 600 MB): the failure
        above was the limit's doing, not the file's. */
-    c = run((const char *const[]){ZE_COOKER_PATH, "cook", png, "--out", out, "--json", NULL}, 0, 0,
-            30000, &r);
+    c = atu_run_child(
+        (const char *const[]){ZE_COOKER_PATH, "cook", png, "--out", out, "--json", NULL}, 0, 0,
+        30000, &r);
     if (r.outcome != ZE__CHILD_EXITED || r.exit_code != 0)
         fail_msg("8192x8192 PNG without a limit: %s", r.reason);
     assert_non_null(strstr(r.out, "\"artifacts\""));
@@ -304,5 +214,5 @@ int main(void)
         cmocka_unit_test(test_cpu_spin_hits_the_limit),
         cmocka_unit_test(test_real_cook_big_png),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, atu_tmp_setup, atu_tmp_teardown);
 }

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
@@ -21,14 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "asset_test_util.h"
 #include "zengine/asset.h"
 #include "zengine/ecs.h"
 #include "zengine/mem.h"
 
-#define ASSETS ZE_TESTDATA_DIR "/assets"
+#define ASSETS ATU_ASSETS
 
-static json_t *g_manifest;
-static char g_tmp[64];
 static ze_kernel_t *g_kernel;
 
 static ze_allocator_t A(void)
@@ -38,52 +36,19 @@ static ze_allocator_t A(void)
 
 static int setup(void **state)
 {
-    (void)state;
     ze_log_configure(&(ze_log_desc_t){.quiet = true});
-    g_manifest = json_load_file(ASSETS "/manifest.json", 0, NULL);
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/ze_cook_scene_XXXXXX");
+    atu_manifest_setup(state);
     g_kernel = ze_kernel_create(&(ze_kernel_desc_t){0});
-    return mkdtemp(g_tmp) && g_kernel ? 0 : -1;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
+    return atu_tmp_setup(state) == 0 && g_kernel ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-    (void)state;
-    json_decref(g_manifest);
-    remove_tree(g_tmp);
+    atu_manifest_teardown(state);
+    atu_tmp_teardown(state);
     ze_kernel_destroy(g_kernel);
     ze_log_reset();
     return 0;
-}
-
-static bool corpus_present(void)
-{
-    if (g_manifest)
-        return true;
-    print_message("[  SKIPPED ] %s/manifest.json not found: the shared test corpus is absent\n",
-                  ASSETS);
-    return false;
 }
 
 typedef struct blob_t {
@@ -411,7 +376,7 @@ static void assert_same_file(const char *a, const char *b)
 static void test_corpus_scenes(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -478,7 +443,7 @@ static void test_corpus_scenes(void **state)
 static void test_gltf_hierarchy_and_camera(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -532,7 +497,7 @@ static void test_gltf_hierarchy_and_camera(void **state)
 static void test_gltf_two_cameras(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -564,7 +529,7 @@ static void test_gltf_two_cameras(void **state)
 static void test_gltf_box_matrix_parent(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -601,7 +566,7 @@ static void test_gltf_box_matrix_parent(void **state)
 static void test_obj_dependencies_and_scene(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -699,7 +664,7 @@ static void test_gltf_without_scenes(void **state)
 static void test_image_sub_asset(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }

@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -19,48 +18,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "asset_test_util.h"
 #include "zengine/base.h"
 
-#define ASSETS ZE_TESTDATA_DIR "/assets"
-
-static json_t *g_manifest;
-static char g_tmp[64];
+#define ASSETS ATU_ASSETS
 
 static int setup(void **state)
 {
-    (void)state;
-    g_manifest = json_load_file(ASSETS "/manifest.json", 0, NULL);
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/ze_cli_XXXXXX");
-    return mkdtemp(g_tmp) ? 0 : -1;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
+    atu_manifest_setup(state);
+    return atu_tmp_setup(state);
 }
 
 static int teardown(void **state)
 {
-    (void)state;
-    json_decref(g_manifest);
-    remove_tree(g_tmp);
-    return 0;
+    atu_manifest_teardown(state);
+    return atu_tmp_teardown(state);
 }
 
 typedef struct run_t {
@@ -111,15 +83,6 @@ static void run(run_t *r, const char *const *args)
     slurp(err_path, r->err, sizeof r->err);
 }
 
-static bool corpus_present(void)
-{
-    if (g_manifest)
-        return true;
-    print_message("[  SKIPPED ] %s/manifest.json not found: the shared test corpus is absent\n",
-                  ASSETS);
-    return false;
-}
-
 static size_t count_lines(const char *s)
 {
     size_t n = 0;
@@ -131,7 +94,7 @@ static size_t count_lines(const char *s)
 static void test_valid_models_cook(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -228,7 +191,7 @@ static void test_valid_models_cook(void **state)
 static void test_invalid_files_fail_cleanly(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -300,7 +263,7 @@ static void test_usage_and_options(void **state)
 static void test_uuid_option_and_quiet_mode(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }

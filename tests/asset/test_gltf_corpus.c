@@ -16,37 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "asset_test_util.h"
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 
-#define ASSETS ZE_TESTDATA_DIR "/assets"
-
-static json_t *g_manifest;
-
-static int load_manifest(void **state)
-{
-    (void)state;
-    json_error_t jerr;
-    g_manifest = json_load_file(ASSETS "/manifest.json", 0, &jerr);
-    return 0;
-}
-
-static int free_manifest(void **state)
-{
-    (void)state;
-    json_decref(g_manifest);
-    g_manifest = NULL;
-    return 0;
-}
-
-static bool corpus_present(void)
-{
-    if (g_manifest)
-        return true;
-    print_message("[  SKIPPED ] %s/manifest.json not found: the shared test corpus is absent\n",
-                  ASSETS);
-    return false;
-}
+#define ASSETS ATU_ASSETS
 
 static uint64_t fact(json_t *facts, const char *key)
 {
@@ -71,7 +45,7 @@ static void check_close(double got, double want, const char *what, const char *p
 static void test_valid_models_match_manifest(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -212,7 +186,7 @@ static void check_message(json_t *e, const char *rel, const char *msg)
 static void test_invalid_files_rejected(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -252,7 +226,7 @@ static void test_invalid_files_rejected(void **state)
 static void test_memory_import_of_self_contained_models(void **state)
 {
     (void)state;
-    if (!corpus_present()) {
+    if (!atu_corpus_present()) {
         skip();
         return;
     }
@@ -288,5 +262,5 @@ int main(void)
         cmocka_unit_test(test_invalid_files_rejected),
         cmocka_unit_test(test_memory_import_of_self_contained_models),
     };
-    return cmocka_run_group_tests(tests, load_manifest, free_manifest);
+    return cmocka_run_group_tests(tests, atu_manifest_setup, atu_manifest_teardown);
 }

@@ -1,5 +1,5 @@
-/* Tests of the base module: results, log, hashing, rng, uuid, math,
- * containers, profiler zones. */
+/* Tests of the base module: results, log, hashing, rng, uuid, UTF-8
+ * validation, signal names, math, containers, profiler zones. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +186,63 @@ static void test_uuid(void **state)
 static bool near(float a, float b)
 {
     return fabsf(a - b) < 1e-4f;
+}
+
+static size_t utf8_len(const char *s)
+{
+    return ze_utf8_valid_len((const unsigned char *)s, strlen(s));
+}
+
+static void test_utf8_valid_len(void **state)
+{
+    (void)state;
+    /* One to four bytes, at the edges of each length. */
+    assert_int_equal(utf8_len("a"), 1);
+    assert_int_equal(utf8_len("\x7f"), 1);
+    assert_int_equal(utf8_len("\xc2\x80"), 2);         /* U+0080 */
+    assert_int_equal(utf8_len("\xdf\xbf"), 2);         /* U+07FF */
+    assert_int_equal(utf8_len("\xe0\xa0\x80"), 3);     /* U+0800 */
+    assert_int_equal(utf8_len("\xef\xbf\xbd"), 3);     /* U+FFFD */
+    assert_int_equal(utf8_len("\xf0\x90\x80\x80"), 4); /* U+10000 */
+    assert_int_equal(utf8_len("\xf4\x8f\xbf\xbf"), 4); /* U+10FFFF */
+    /* Only the first sequence counts. */
+    assert_int_equal(utf8_len("\xc3\xa9t\xc3\xa9"), 2);
+    /* Overlong forms, surrogates, above U+10FFFF. */
+    assert_int_equal(utf8_len("\xc0\xaf"), 0);
+    assert_int_equal(utf8_len("\xc1\xbf"), 0);
+    assert_int_equal(utf8_len("\xe0\x9f\xbf"), 0);
+    assert_int_equal(utf8_len("\xf0\x8f\xbf\xbf"), 0);
+    assert_int_equal(utf8_len("\xed\xa0\x80"), 0); /* U+D800 */
+    assert_int_equal(utf8_len("\xed\xbf\xbf"), 0); /* U+DFFF */
+    assert_int_equal(utf8_len("\xf4\x90\x80\x80"), 0);
+    assert_int_equal(utf8_len("\xf5\x80\x80\x80"), 0);
+    assert_int_equal(utf8_len("\xff"), 0);
+    /* A lone continuation byte, a bad continuation, a cut sequence. */
+    assert_int_equal(utf8_len("\x80"), 0);
+    assert_int_equal(utf8_len("\xc3("), 0);
+    assert_int_equal(utf8_len("\xe2\x82"), 0);
+    const unsigned char euro[] = {0xe2, 0x82, 0xac};
+    assert_int_equal(ze_utf8_valid_len(euro, 3), 3);
+    assert_int_equal(ze_utf8_valid_len(euro, 2), 0); /* n cuts it */
+    assert_int_equal(ze_utf8_valid_len(euro, 0), 0);
+    const unsigned char nul[] = {0};
+    assert_int_equal(ze_utf8_valid_len(nul, 1), 1);
+}
+
+static void test_signal_name(void **state)
+{
+    (void)state;
+    assert_string_equal(ze_signal_name(SIGSEGV), "SIGSEGV");
+    assert_string_equal(ze_signal_name(SIGABRT), "SIGABRT");
+    assert_string_equal(ze_signal_name(SIGBUS), "SIGBUS");
+    assert_string_equal(ze_signal_name(SIGFPE), "SIGFPE");
+    assert_string_equal(ze_signal_name(SIGILL), "SIGILL");
+    assert_string_equal(ze_signal_name(SIGKILL), "SIGKILL");
+    assert_string_equal(ze_signal_name(SIGXCPU), "SIGXCPU");
+    assert_string_equal(ze_signal_name(SIGTERM), "SIGTERM");
+    assert_null(ze_signal_name(SIGINT));
+    assert_null(ze_signal_name(0));
+    assert_null(ze_signal_name(-1));
 }
 
 static void test_math(void **state)
@@ -382,6 +440,8 @@ int main(void)
         cmocka_unit_test(test_log_level_parse),
         cmocka_unit_test(test_hash_and_rng),
         cmocka_unit_test(test_uuid),
+        cmocka_unit_test(test_utf8_valid_len),
+        cmocka_unit_test(test_signal_name),
         cmocka_unit_test(test_math),
         cmocka_unit_test(test_array),
         cmocka_unit_test(test_hashmap_against_model),

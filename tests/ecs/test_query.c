@@ -65,6 +65,18 @@ static int teardown(void **state)
 
 #define M(f, x) ze_mask_of((f)->x)
 
+/* order[0..n) = 0, 1, ... n - 1, shuffled (Fisher-Yates) when rng is given. */
+static void fill_order(uint32_t *order, uint32_t n, ze_rng_t *rng)
+{
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    for (uint32_t i = n - 1; rng && i > 0; i--) {
+        uint32_t j = (uint32_t)ze_rng_below(rng, i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
 /* n entities with Position; Velocity added to a random 3/4 in random
  * order; Mass to a random half; Frozen to every 10th. */
 static void populate(fx_t *f, uint32_t n, ze_entity_t *out)
@@ -77,13 +89,7 @@ static void populate(fx_t *f, uint32_t n, ze_entity_t *out)
         ze_component_set(w, out[i], f->pos, &(Position){(float)i, 0});
     }
     uint32_t *order = ze_mem_sys_alloc(sizeof(uint32_t) * n);
-    for (uint32_t i = 0; i < n; i++)
-        order[i] = i;
-    for (uint32_t i = n - 1; i > 0; i--) {
-        uint32_t j = (uint32_t)ze_rng_below(&rng, i + 1), t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-    }
+    fill_order(order, n, &rng);
     for (uint32_t k = 0; k < n; k++) {
         uint32_t i = order[k];
         if (i % 4 != 3)
@@ -378,6 +384,26 @@ static void check_storage(ze_world_t *w)
     }
 }
 
+/* The model of the random-operation tests: component c of entity i (c 3
+ * being the tag Frozen) holds {val[i] + c, val[i] * 3 + c, val[i] ^ c}, cut
+ * to its size. Checks every component of every entity still alive. */
+static void check_values(const fx_t *f, const ze_entity_t *es, const uint32_t *val, uint32_t n,
+                         const ze_component_t *comps, uint32_t ncomps)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (ze_entity_is_null(es[i]))
+            continue;
+        for (uint32_t c = 0; c < ncomps; c++) {
+            const uint32_t *v = ze_component_get(f->w, es[i], comps[c]);
+            if (c == 3 || !v)
+                continue;
+            uint32_t size = ze_component_info(f->k, comps[c])->size;
+            uint32_t want[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
+            assert_memory_equal(v, want, size);
+        }
+    }
+}
+
 /* Destroys on every removal path (the planned ones: one group owning exactly
  * the set, or no group; the general one: nested groups, two disjoint groups,
  * sets with extra types) mixed with creates, adds and removes, against a
@@ -451,18 +477,7 @@ static void test_destroy_paths_keep_storage_consistent(void **state)
             check_storage(w);
     }
     check_storage(w);
-    for (uint32_t i = 0; i < N; i++) {
-        if (ze_entity_is_null(es[i]))
-            continue;
-        for (uint32_t c = 0; c < 6; c++) {
-            const uint32_t *v = ze_component_get(w, es[i], comps[c]);
-            if (c == 3 || !v)
-                continue;
-            uint32_t size = ze_component_info(f->k, comps[c])->size;
-            uint32_t want[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
-            assert_memory_equal(v, want, size);
-        }
-    }
+    check_values(f, es, val, N, comps, 6);
     /* A destroy is deferred: the handle is dead at once, its entries stay
      * as ghosts until a settle (here: a group's size). */
     ze_entity_t e = ze_entity_create(w);
@@ -520,13 +535,7 @@ static void test_bulk_destroy_keeps_storage_consistent(void **state)
             val[i] = round * N + i;
         }
         for (uint32_t c = 0; c < 7; c++) {
-            for (uint32_t i = 0; i < N; i++)
-                order[i] = i;
-            for (uint32_t i = N - 1; i > 0; i--) {
-                uint32_t j = (uint32_t)ze_rng_below(&rng, i + 1), t = order[i];
-                order[i] = order[j];
-                order[j] = t;
-            }
+            fill_order(order, N, &rng);
             for (uint32_t k = 0; k < N; k++) {
                 uint32_t i = order[k];
                 if (ze_component_has(w, es[i], comps[c]) || ze_rng_below(&rng, 4) == 0)
@@ -541,15 +550,7 @@ static void test_bulk_destroy_keeps_storage_consistent(void **state)
         check_storage(w);
         /* destroy a share, in creation order or at random */
         bool in_order = round % 2 == 0;
-        for (uint32_t i = 0; i < N; i++)
-            order[i] = i;
-        if (!in_order) {
-            for (uint32_t i = N - 1; i > 0; i--) {
-                uint32_t j = (uint32_t)ze_rng_below(&rng, i + 1), t = order[i];
-                order[i] = order[j];
-                order[j] = t;
-            }
-        }
+        fill_order(order, N, in_order ? NULL : &rng);
         uint32_t killed = 0;
         for (uint32_t k = 0; k < N; k++) {
             uint32_t i = order[k];
@@ -605,18 +606,7 @@ static void test_bulk_destroy_keeps_storage_consistent(void **state)
         assert_int_equal(w->pend_count, 0);
         check_storage(w);
         assert_int_equal(ze_query_count(w, q_pv), want_pv);
-        for (uint32_t i = 0; i < N; i++) {
-            if (ze_entity_is_null(es[i]))
-                continue;
-            for (uint32_t c = 0; c < 7; c++) {
-                const uint32_t *v = ze_component_get(w, es[i], comps[c]);
-                if (c == 3 || !v)
-                    continue;
-                uint32_t size = ze_component_info(f->k, comps[c])->size;
-                uint32_t want[3] = {val[i] + c, val[i] * 3 + c, val[i] ^ c};
-                assert_memory_equal(v, want, size);
-            }
-        }
+        check_values(f, es, val, N, comps, 7);
     }
 }
 

@@ -16,8 +16,6 @@
 
 #include "test_engine_fixture.h"
 
-static fx_project_t g_project;
-
 typedef struct child_t {
     pid_t pid;
     char err_path[400];
@@ -204,19 +202,6 @@ static void test_sigint_mid_run(void **state)
     json_decref(j);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return fx_project_make(&g_project) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fx_project_remove(&g_project);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,5 +211,5 @@ int main(void)
         cmocka_unit_test(test_missing_project),
         cmocka_unit_test(test_sigint_mid_run),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
 }

@@ -3,7 +3,9 @@
  * the showcase) with a sidecar of a fixed uuid, so the crate's mesh and
  * material uuids are known up front, and scenes/main.scene.json with a
  * main camera, a directional light, a point light and crates (one of them
- * the child of another). Header-only: each test program includes it once. */
+ * the child of another), and g_project, the one a test program shares,
+ * with its cmocka group setup and teardown. Header-only: each test program
+ * includes it once. */
 #ifndef ZE_TEST_ENGINE_FIXTURE_H
 #define ZE_TEST_ENGINE_FIXTURE_H
 
@@ -204,6 +206,30 @@ static inline void fx_project_remove(fx_project_t *p)
     if (p->root[0])
         fx_remove_tree(p->root);
     p->root[0] = 0;
+}
+
+/* The project the tests of one program share: fx_setup (or fx_setup_quiet,
+ * which also keeps the log to errors) makes it before the first test,
+ * fx_teardown removes it after the last (cmocka group fixtures). */
+__attribute__((unused)) static fx_project_t g_project;
+
+static inline int fx_setup(void **state)
+{
+    (void)state;
+    return fx_project_make(&g_project) ? 0 : -1;
+}
+
+static inline int fx_setup_quiet(void **state)
+{
+    ze_log_configure(&(ze_log_desc_t){.level = ZE_LOG_ERROR});
+    return fx_setup(state);
+}
+
+static inline int fx_teardown(void **state)
+{
+    (void)state;
+    fx_project_remove(&g_project);
+    return 0;
 }
 
 /* A run description with the test defaults: headless, in-process imports. */

@@ -12,8 +12,6 @@
 
 #include "test_engine_fixture.h"
 
-static fx_project_t g_project;
-
 typedef struct reload_t {
     const fx_project_t *p;
     int phase; /* 0: waiting for the first load, 1: edited, 2: seen */
@@ -89,24 +87,10 @@ static void test_hot_reload_reaches_backend(void **state)
     assert_int_equal(rep.instances, FX_CRATES);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    ze_log_configure(&(ze_log_desc_t){.level = ZE_LOG_ERROR});
-    return fx_project_make(&g_project) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fx_project_remove(&g_project);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hot_reload_reaches_backend),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_setup_quiet, fx_teardown);
 }

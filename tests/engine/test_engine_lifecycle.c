@@ -12,8 +12,6 @@
 
 #include "test_engine_fixture.h"
 
-static fx_project_t g_project;
-
 enum { H_INITIALIZING, H_WINDOW, H_INITIALIZED, H_UPDATE, H_UI, H_CLOSING, H_CLOSED, H_COUNT };
 
 typedef struct recorder_t {
@@ -302,20 +300,6 @@ static void test_scripted_input(void **state)
     assert_non_null(strstr(rep.error, "input.txt"));
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    ze_log_configure(&(ze_log_desc_t){.level = ZE_LOG_ERROR});
-    return fx_project_make(&g_project) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fx_project_remove(&g_project);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,5 +310,5 @@ int main(void)
         cmocka_unit_test(test_without_cache),
         cmocka_unit_test(test_scripted_input),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_setup_quiet, fx_teardown);
 }

@@ -12,8 +12,6 @@
 
 #include "test_engine_fixture.h"
 
-static fx_project_t g_project;
-
 /* ------------------------------------------------------- a moving game */
 
 typedef struct velocity_t {
@@ -246,20 +244,6 @@ static void test_assets_reach_backend_child_import(void **state)
     fx_project_remove(&p);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    ze_log_configure(&(ze_log_desc_t){.level = ZE_LOG_ERROR});
-    return fx_project_make(&g_project) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fx_project_remove(&g_project);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,5 +253,5 @@ int main(void)
         cmocka_unit_test(test_device_lost),
         cmocka_unit_test(test_assets_reach_backend_child_import),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_setup_quiet, fx_teardown);
 }

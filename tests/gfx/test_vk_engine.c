@@ -15,6 +15,7 @@ static fx_project_t g_project;
 
 static int setup(void **state)
 {
+    setenv("ZENGINE_VK_VALIDATION", "1", 1); /* test builds: on in release too */
     (void)state;
     ze_log_configure(&(ze_log_desc_t){.quiet = getenv("ZE_TEST_VERBOSE") == NULL});
     return fx_project_make(&g_project) ? 0 : -1;

@@ -33,6 +33,7 @@ typedef struct fixture_t {
 
 static int setup(void **state)
 {
+    setenv("ZENGINE_VK_VALIDATION", "1", 1); /* test builds: on in release too */
     ze_log_configure(&(ze_log_desc_t){.quiet = getenv("ZE_TEST_VERBOSE") == NULL});
     static fixture_t f;
     if (ze_mem_create(&(ze_mem_desc_t){0}, &f.mm) != ZE_OK)

@@ -41,6 +41,7 @@ static int run_cli(const char *model, const char *png, const char *stats)
 static void test_render_manifest_models(void **state)
 {
     (void)state;
+    setenv("ZENGINE_VK_VALIDATION", "1", 1); /* inherited: on in release too */
     char manifest[1024];
     snprintf(manifest, sizeof manifest, "%s/manifest.json", ZE_TEST_ASSETS);
     json_error_t jerr;
