@@ -287,6 +287,16 @@ static void frame_model(ze_engine_t *e, render_t *r)
     float dist = radius / sinf(fov / 2) * 1.05f;
     ze_vec3_t dir = v3n((ze_vec3_t){0.55f, 0.45f, 1.0f}); /* from the model to the eye */
     ze_vec3_t eye = {c.x + dir.x * dist, c.y + dir.y * dist, c.z + dir.z * dist};
+    /* The model's own cameras (a glTF may carry some) stay in the scene but
+       do not lead: the framing camera below is the main one. */
+    ze_query_t cams = ze_query_create(
+        w, &(ze_query_desc_t){.with = ZE_MASK(ze_camera_t), .write = ZE_MASK(ze_camera_t)});
+    ze_iter_t ci = ze_query_iter(w, cams);
+    while (ze_query_next(&ci)) {
+        ze_camera_t *cc = ze_field(&ci, ze_camera_t);
+        for (uint32_t i = 0; i < ci.count; i++)
+            cc[i].is_main = false;
+    }
     ze_entity_t cam = ze_entity_create(w);
     ze_set(w, cam, ze_transform_t,
            {.position = eye,
