@@ -143,6 +143,14 @@ ze_result ze_render_backend_asset_ready(ze_render_backend_t *b, const ze_asset_d
 /* Render thread, after a frame: write the last image as PNG.
  * ZE_ERR_UNSUPPORTED for backends without images (null). */
 ze_result ze_render_backend_screenshot(ze_render_backend_t *b, const char *png_path);
+/* Main thread, at startup (the engine's pso_cache stage, after the VFS
+ * exists) and at shutdown: persist the backend's pipeline cache under
+ * /cache/pso of `vfs`. Vulkan loads the saved blob (a corrupt or foreign one
+ * is discarded with a warning) and rebuilds its pipelines with it; a VFS
+ * without a writable /cache turns persistence off, which is not an error.
+ * NULL saves the cache to the attached VFS and detaches it (call before
+ * the VFS goes away). A no-op for backends without pipelines (null). */
+ze_result ze_render_backend_use_cache(ze_render_backend_t *b, ze_vfs_t *vfs);
 /* Any thread. */
 ze_render_stats_t ze_render_backend_stats(const ze_render_backend_t *b);
 /* Is this resource resident in the backend (render thread's view, read

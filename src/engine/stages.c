@@ -168,18 +168,22 @@ static void vfs_fini(ze_engine_t *e)
 
 /* ----------------------------------------------------------- pso cache */
 
-/* A placeholder until the Vulkan backend has pipelines: it records whether
- * the pipeline cache could persist under /cache/pso (a read-only project
- * runs with persistence off, not an error). */
+/* The seed's "optional writable /cache/pso mount and cache load": the
+ * backend persists its pipeline cache under /cache/pso (a read-only project
+ * runs with persistence off, not an error); at fini, before the VFS goes,
+ * the cache is saved and detached. */
 static ze_result pso_cache_init(ze_engine_t *e)
 {
     ZE_LOG_INFO(ZE__ENGINE_LOG, "pipeline cache: persistence %s", e->cache_writable ? "on" : "off");
-    return ZE_OK;
+    ze_result r = ze_render_backend_use_cache(e->backend, e->vfs);
+    if (r != ZE_OK)
+        ZE_LOG_ERROR(ZE__ENGINE_LOG, "pipeline cache: %s", ze_result_str(r));
+    return r;
 }
 
 static void pso_cache_fini(ze_engine_t *e)
 {
-    (void)e;
+    (void)ze_render_backend_use_cache(e->backend, NULL);
 }
 
 /* ------------------------------------------------------ asset registry */

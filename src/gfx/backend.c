@@ -71,6 +71,12 @@ ze_result ze_render_backend_screenshot(ze_render_backend_t *b, const char *png_p
     return b->vt->screenshot(b, png_path);
 }
 
+ze_result ze_render_backend_use_cache(ze_render_backend_t *b, ze_vfs_t *vfs)
+{
+    ZE_CHECK(b, ZE_ERR_INVALID_ARG);
+    return b->vt->use_cache ? b->vt->use_cache(b, vfs) : ZE_OK;
+}
+
 ze_render_stats_t ze_render_backend_stats(const ze_render_backend_t *b)
 {
     if (!b)

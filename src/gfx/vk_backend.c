@@ -171,6 +171,33 @@ static ze_result vk_asset_ready(ze_render_backend_t *rb, const ze_asset_data_t *
     return ze__vk_rrm_asset_ready(ze__vk(rb), data);
 }
 
+/* Startup (no frame has run: the pipelines can be rebuilt here on the main
+ * thread) or shutdown (the render thread is joined). */
+static ze_result vk_use_cache(ze_render_backend_t *rb, ze_vfs_t *vfs)
+{
+    ze_vk_backend_t *b = ze__vk(rb);
+    if (!vfs) {
+        ze__vk_pso_save(b);
+        b->desc.vfs = NULL;
+        b->pso_persist = false;
+        return ZE_OK;
+    }
+    if (b->frame_calls) {
+        ZE_LOG_WARN(ZE_VK_LOG, "pipeline cache: attached after the first frame: ignored");
+        return ZE_ERR_STATE;
+    }
+    /* Rebuild the pipelines from the persisted cache. The old ones (built
+       without it at create) go first, with nothing saved: no VFS yet. */
+    b->desc.vfs = NULL;
+    ze__vk_forward_destroy(b);
+    b->desc.vfs = vfs;
+    ze_result r = ze__vk_forward_create(b);
+    if (r != ZE_OK)
+        return r;
+    ze__vk_forward_bind_target(b, &b->target->image);
+    return ZE_OK;
+}
+
 static ze_result vk_screenshot(ze_render_backend_t *rb, const char *png_path)
 {
     ze_vk_backend_t *b = ze__vk(rb);
@@ -230,6 +257,7 @@ const ze__render_backend_vtable_t ze__vulkan_render_backend = {
     .frame = vk_frame,
     .asset_ready = vk_asset_ready,
     .screenshot = vk_screenshot,
+    .use_cache = vk_use_cache,
     .stats = vk_stats,
     .resident = vk_resident,
     .device = vk_device,

@@ -203,7 +203,7 @@ static void pso_id(ze_vk_backend_t *b, ze__pso_device_id_t *id)
 }
 
 /* Destroy: the pipeline cache's data to /cache/pso (when persistence is on). */
-static void pso_save(ze_vk_backend_t *b)
+void ze__vk_pso_save(ze_vk_backend_t *b)
 {
     if (!b->desc.vfs || !b->pso_persist || !b->pipeline_cache || b->lost)
         return;
@@ -285,7 +285,7 @@ void ze__vk_forward_destroy(ze_vk_backend_t *b)
         vkDestroyPipelineLayout(b->device, b->forward_layout, NULL);
     if (b->tonemap_pipeline_layout)
         vkDestroyPipelineLayout(b->device, b->tonemap_pipeline_layout, NULL);
-    pso_save(b);
+    ze__vk_pso_save(b);
     if (b->pipeline_cache)
         vkDestroyPipelineCache(b->device, b->pipeline_cache, NULL);
     b->pipeline_cache = VK_NULL_HANDLE;

@@ -400,6 +400,9 @@ uint32_t ze__vk_rrm_resident(ze_vk_backend_t *b, ze_uuid_t uuid);
 /* vk_forward.c */
 ze_result ze__vk_forward_create(ze_vk_backend_t *b);
 void ze__vk_forward_destroy(ze_vk_backend_t *b);
+/* The pipeline cache's data to /cache/pso of desc.vfs (when persistence is
+ * on); nothing without a VFS. */
+void ze__vk_pso_save(ze_vk_backend_t *b);
 ze_result ze__vk_forward_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
                                 ze_vk_image_t *out);
 /* After (re)creating the HDR image or the target's image (GPU idle). */
