@@ -1,8 +1,12 @@
 /* `zengine render` over every valid glTF/GLB model of the shared test
  * assets (../shared/testdata/assets/manifest.json): each run must exit 0,
- * write a non-empty PNG and report zero validation messages (--stats).
- * Sanitizer builds render the first three models only (lavapipe under ASan
- * is slow); without the test data the test is skipped. */
+ * write a non-empty PNG and report zero validation messages (--stats), and
+ * the framed model must cover 5-95 % of the pixels: those that differ from
+ * the background (the colour the image's corners share, the sky's clear
+ * colour) by more than COVER_TOL in a channel. Sanitizer builds render the
+ * first three models only (lavapipe under ASan is slow); without the test
+ * data the test is skipped. ZE_TEST_WRITE_IMAGES=DIR keeps the images
+ * there (to look at). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,11 +22,14 @@
 
 #include "zengine/base.h"
 
+#include "png_pixels.h"
+
 #if defined(ZE_SANITIZER_ADDRESS) || defined(ZE_SANITIZER_THREAD)
 enum { MAX_MODELS = 3 };
 #else
 enum { MAX_MODELS = 1000 };
 #endif
+enum { COVER_TOL = 3 }; /* per channel, of 255 */
 
 static int run_cli(const char *model, const char *png, const char *stats)
 {
@@ -53,7 +60,8 @@ static void test_render_manifest_models(void **state)
     json_t *entries = json_object_get(root, "entries");
     size_t i;
     json_t *e;
-    uint32_t rendered = 0;
+    uint32_t rendered = 0, badly_framed = 0;
+    double lo = 1.0, hi = 0.0;
     json_array_foreach(entries, i, e)
     {
         const char *kind = json_string_value(json_object_get(e, "kind"));
@@ -79,6 +87,26 @@ static void test_render_manifest_models(void **state)
         assert_int_equal(json_integer_value(json_object_get(s, "validation_messages")), 0);
         assert_true(json_integer_value(json_object_get(s, "frames_rendered")) > 0);
         json_decref(s);
+        png_pixels_t px;
+        assert_true(png_pixels_load(png, &px));
+        uint8_t bg[3] = {0};
+        assert_true(png_background(&px, COVER_TOL, bg));
+        double cover = png_coverage(&px, bg, COVER_TOL);
+        print_message("%s: covers %.1f %% of %ux%u (background %u,%u,%u)\n", path, cover * 100.0,
+                      px.width, px.height, bg[0], bg[1], bg[2]);
+        png_pixels_release(&px);
+        const char *keep = getenv("ZE_TEST_WRITE_IMAGES");
+        if (keep && keep[0]) {
+            char to[1200];
+            snprintf(to, sizeof to, "%s/render_%u.png", keep, rendered);
+            (void)rename(png, to);
+        }
+        if (cover < 0.05 || cover > 0.95) {
+            print_message("%s: coverage outside 5-95 %%\n", path);
+            badly_framed++;
+        }
+        lo = cover < lo ? cover : lo;
+        hi = cover > hi ? cover : hi;
         unlink(png);
         unlink(stats);
         rendered++;
@@ -86,6 +114,8 @@ static void test_render_manifest_models(void **state)
     rmdir(dir);
     json_decref(root);
     assert_true(rendered > 0);
+    print_message("%u models: coverage %.1f-%.1f %%\n", rendered, lo * 100.0, hi * 100.0);
+    assert_int_equal(badly_framed, 0);
 }
 
 int main(void)
