@@ -291,6 +291,9 @@ ze_main_scheduler_t *ze_engine_scheduler(ze_engine_t *e);
 const ze_input_state_t *ze_engine_input(const ze_engine_t *e);
 const ze_project_t *ze_engine_project(const ze_engine_t *e);
 uint64_t ze_engine_frame_index(const ze_engine_t *e);
+/* The run's window, a GLFWwindow * (main thread only, GLFW's rule: resize,
+ * iconify, close it from hooks); NULL in headless runs. */
+void *ze_engine_native_window(ze_engine_t *e);
 /* Ends the main loop after this iteration (like a window close). */
 void ze_engine_request_close(ze_engine_t *e);
 /* Replace the main world's entities with a scene file (VFS path); Mesh

@@ -10,7 +10,8 @@
  * it needs into a bounded pending queue and uploads it at its next frame on
  * the render thread. Backends: "null" (consumes frames and counts what they
  * contain: tests, dedicated servers, CI without a GPU) and "vulkan" (docs/gfx.md).
- * Not: windows and input (engine), the render graph (later issues).
+ * Not: windows and input (engine: it hands the backend its window through
+ * desc.native_window), the render graph (later issues).
  * Threads: create/destroy on the main thread (destroy after the render
  * thread is joined); ze_render_backend_frame and _screenshot on the render
  * thread only; ze_render_backend_asset_ready on the main thread (it may run
@@ -107,6 +108,13 @@ typedef struct ze_render_backend_desc_t {
     uint32_t frame_delay_us;
     /* tests: the Nth frame (1-based) reports a lost device; 0 = never */
     uint64_t lose_device_at_frame;
+    /* The engine's window (a GLFWwindow *) or NULL. With one (and headless
+       false) the Vulkan backend creates its surface from it at create, on
+       the main thread (glfwCreateWindowSurface with the backend's instance,
+       which enables glfwGetRequiredInstanceExtensions), and renders into a
+       swapchain; the window must outlive the backend. NULL: offscreen.
+       The null backend ignores it. */
+    void *native_window;
 } ze_render_backend_desc_t;
 
 typedef struct ze_render_stats_t {
@@ -125,6 +133,9 @@ typedef struct ze_render_stats_t {
        late), render-thread CPU time of the last frame, device memory */
     double gpu_forward_ms, gpu_tonemap_ms, cpu_frame_ms;
     uint64_t gpu_memory_bytes;
+    /* vulkan, window target: swapchains recreated after the first (resize,
+       out-of-date, suboptimal, restore from minimized) */
+    uint64_t swapchain_recreates;
 } ze_render_stats_t;
 
 /* "null" (and, when built, "vulkan"). ZE_ERR_NOT_FOUND for an unknown name;

@@ -81,6 +81,10 @@ uint64_t ze_engine_frame_index(const ze_engine_t *e)
 {
     return e ? e->frame : 0;
 }
+void *ze_engine_native_window(ze_engine_t *e)
+{
+    return e ? e->native_window : NULL;
+}
 void ze_engine_request_close(ze_engine_t *e)
 {
     if (e)

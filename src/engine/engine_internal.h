@@ -77,6 +77,12 @@ struct ze_engine_t {
     uint32_t stages_completed;
     const char *failed_stage;
 
+    /* ---- the window (window.c; main thread only) */
+    void *native_window; /* GLFWwindow *; NULL headless */
+    bool glfw_initialized;
+    bool minimized;   /* framebuffer 0x0: simulate, publish nothing */
+    bool cursor_seen; /* mouse deltas start at the second position */
+
     /* ---- subsystems, in stage order */
     ze_render_backend_t *backend;
     ze_mailbox_t *mailbox; /* main -> render: ze_render_scene_t */
@@ -132,6 +138,13 @@ const ze__stage_t *ze__stage_at(uint32_t i);
 ze_result ze__stages_init(ze_engine_t *e);
 /* Fini of every completed stage, in reverse. */
 void ze__stages_fini(ze_engine_t *e);
+
+/* window.c: open (headless with a logged reason when no window can be
+ * made: never an error), close, and step 1's event poll into e->input. */
+ze_result ze__window_open(ze_engine_t *e);
+void ze__window_close(ze_engine_t *e);
+void ze__window_poll(ze_engine_t *e);
+bool ze__window_should_close(ze_engine_t *e);
 
 /* loop.c */
 ze_result ze__main_loop(ze_engine_t *e);

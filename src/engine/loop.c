@@ -18,6 +18,10 @@ static bool should_stop(ze_engine_t *e)
         ZE_LOG_INFO(ZE__ENGINE_LOG, "interrupted: shutting down");
         return true;
     }
+    if (ze__window_should_close(e)) {
+        ZE_LOG_INFO(ZE__ENGINE_LOG, "window closed: shutting down");
+        return true;
+    }
     if (e->input.quit_requested)
         return true;
     return atomic_load_explicit(&e->device_lost, memory_order_acquire);
@@ -82,13 +86,17 @@ ze_result ze__main_loop(ze_engine_t *e)
         uint64_t start = ze_time_now_ns();
         ZE_ZONE_BEGIN("frame");
 
-        /* 1. input: no window yet; a scripted replay in headless runs */
+        /* 1. input: the window's events (GLFW, main thread), then a
+           scripted replay when one was given */
         ze_input_begin_frame(&e->input, e->frame);
+        ze__window_poll(e);
         if (e->replay)
             ze_input_replay_apply(e->replay, e->frame, &e->input);
         /* 2. file watcher events (hot reload starts here) */
         ze_vfs_tick(e->vfs);
-        /* 3. minimized: nothing to skip without a window */
+        /* 3. minimized (framebuffer 0x0): keep simulating, render nothing
+           (no snapshot is published in step 11) */
+        bool skip_render = e->minimized;
         /* 4. frame time */
         double dt;
         if (e->virtual_clock) {
@@ -127,7 +135,7 @@ ze_result ze__main_loop(ze_engine_t *e)
             app->on_render_ui(e, user);
         ZE_ZONE_BEGIN("sync");
         r = ze__scene_reconcile(e);
-        if (r == ZE_OK)
+        if (r == ZE_OK && !skip_render)
             r = ze__sync_publish(e, fs.alpha);
         ZE_ZONE_END();
         if (r != ZE_OK)

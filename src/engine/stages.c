@@ -14,8 +14,9 @@
 
 /* ------------------------------------------------------------- window */
 
-/* No window system yet: every run is headless. The stage records the
- * configuration the project and override_window_config chose. */
+/* The configuration the project and override_window_config chose, then the
+ * GLFW window (window.c) unless the run is headless or no display exists
+ * (logged; the run goes on headless). */
 static ze_result window_init(ze_engine_t *e)
 {
     ze_window_config_t *w = &e->window;
@@ -25,17 +26,16 @@ static ze_result window_init(ze_engine_t *e)
         w->height = 720;
     if (!w->title[0])
         snprintf(w->title, sizeof w->title, "%s", e->project.name);
-    if (!w->headless) {
-        ZE_LOG_INFO(ZE__ENGINE_LOG, "window: no window system yet, running headless");
-        w->headless = true;
-    }
-    ZE_LOG_DEBUG(ZE__ENGINE_LOG, "window: %ux%u '%s' (headless)", w->width, w->height, w->title);
-    return ZE_OK;
+    ze_result r = ze__window_open(e);
+    if (r == ZE_OK && w->headless)
+        ZE_LOG_DEBUG(ZE__ENGINE_LOG, "window: %ux%u '%s' (headless)", w->width, w->height,
+                     w->title);
+    return r;
 }
 
 static void window_fini(ze_engine_t *e)
 {
-    (void)e;
+    ze__window_close(e); /* after render_device: the surface is gone */
 }
 
 /* ------------------------------------------------------- render device */
@@ -52,6 +52,7 @@ static ze_result render_device_init(ze_engine_t *e)
         .vsync = e->window.vsync,
         .frame_delay_us = e->run.backend_frame_delay_us,
         .lose_device_at_frame = e->run.backend_lose_device_at,
+        .native_window = e->native_window,
     };
     ze_result r = ze_render_backend_create(name, &d, &e->backend);
     if (r != ZE_OK) {

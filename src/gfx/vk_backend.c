@@ -2,13 +2,16 @@
  *
  * Create (main thread, the engine's render_device stage): instance and
  * validation, device, memory, frames, RRM (built-in textures uploaded
- * once), pipelines, the offscreen target and the HDR/depth images. A
+ * once), pipelines, the HDR/depth images and the target: the swapchain
+ * over desc.native_window's surface, else offscreen. A
  * failure unwinds what exists and returns ZE_ERR_UNSUPPORTED (no usable
  * device, missing shaders) or the failing stage's error.
  * Frame (render thread): the first call records the render thread (debug
  * builds assert every later Vulkan call is on it); then BeginFrame (wait
  * for the slot, retire deferred frees, drain the RRM queue into uploads),
- * the passes, one submission, present. A lost device — a Vulkan call that
+ * the passes, the target's part (the swapchain: blit into the acquired
+ * image), one submission (the timeline plus the target's binary
+ * semaphores), present. A lost device — a Vulkan call that
  * returns VK_ERROR_DEVICE_LOST, a wait that times out, or
  * desc.lose_device_at_frame — makes this and every later frame return
  * ZE_ERR_IO. Destroy (main thread, render thread joined): waits for the
@@ -32,10 +35,13 @@ static ze_result create_stages(ze_vk_backend_t *b)
         return r;
     uint32_t w = b->desc.width ? b->desc.width : 1280;
     uint32_t h = b->desc.height ? b->desc.height : 720;
-    if (!b->desc.headless)
-        ZE_LOG_INFO(ZE_VK_LOG, "window target not built yet: rendering offscreen");
-    if ((r = ze__vk_render_images_create(b, w, h)) != ZE_OK ||
-        (r = ze__vk_target_offscreen_create(b, w, h, &b->target)) != ZE_OK)
+    if ((r = ze__vk_render_images_create(b, w, h)) != ZE_OK)
+        return r;
+    if (b->surface)
+        r = ze__vk_target_swapchain_create(b, w, h, &b->target);
+    else
+        r = ze__vk_target_offscreen_create(b, w, h, &b->target);
+    if (r != ZE_OK)
         return r;
     ze__vk_forward_bind_target(b, &b->target->image);
     return ZE_OK;
@@ -57,10 +63,12 @@ static ze_result vk_create(const ze_render_backend_desc_t *desc, ze_render_backe
     snprintf(b->device_name, sizeof b->device_name, "vulkan (no device)");
     atomic_init(&b->tail, 0);
     atomic_init(&b->head, 0);
+    atomic_init(&b->swapchain_recreates, 0);
     pthread_mutex_init(&b->lock, NULL);
     ze_hashmap_init(&b->resident, alloc, sizeof(ze_uuid_t), sizeof(ze_vk_resident_t));
-    ze_render_backend_desc_t d = *desc;
-    b->desc = d;
+    if (b->desc.headless)
+        b->desc.native_window = NULL; /* offscreen */
+    b->desc.title = desc->title;      /* the application name, while creating */
     ze_result r = create_stages(b);
     b->desc.title = NULL;
     if (r != ZE_OK) {
@@ -148,8 +156,11 @@ static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_scene_t *scen
         r = b->target->ops->acquire(b->target, &out);
     if (r == ZE_OK)
         r = ze__vk_forward_record(b, f, scene, out);
-    if (r == ZE_OK)
-        r = ze__vk_frame_submit(b, f);
+    ze_vk_submit_sync_t sync = {0};
+    if (r == ZE_OK) {
+        b->target->ops->record(b->target, f->cmd, &sync);
+        r = ze__vk_frame_submit(b, f, &sync);
+    }
     if (r == ZE_OK)
         r = b->target->ops->present(b->target);
     if (b->lost)
@@ -237,6 +248,7 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
         .gpu_tonemap_ms = (double)ld(&b->gpu_tonemap_ns) / 1e6,
         .cpu_frame_ms = (double)ld(&b->cpu_frame_ns) / 1e6,
         .gpu_memory_bytes = ld(&b->gpu_memory_bytes),
+        .swapchain_recreates = ld(&b->swapchain_recreates),
     };
 }
 

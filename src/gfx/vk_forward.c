@@ -583,11 +583,11 @@ ze_result ze__vk_forward_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_r
         VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT,
         VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL, 1);
-    ze__vk_image_barrier(cmd, out->image, VK_IMAGE_ASPECT_COLOR_BIT,
-                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT, 0,
-                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                         VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-                         VK_IMAGE_LAYOUT_GENERAL, 1);
+    ze__vk_image_barrier(
+        cmd, out->image, VK_IMAGE_ASPECT_COLOR_BIT,
+        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, 0,
+        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, 1);
     ze__vk_timestamp(b, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, 2);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, b->tonemap_pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, b->tonemap_pipeline_layout, 0, 1,

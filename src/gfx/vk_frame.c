@@ -213,15 +213,29 @@ ze_result ze__vk_frame_begin(ze_vk_backend_t *b, ze_vk_frame_t **out)
     return ZE_OK;
 }
 
-static ze_result submit(ze_vk_backend_t *b, VkCommandBuffer cmd)
+/* The timeline value, plus the target's binary semaphores when given
+ * (vkQueueSubmit2 mixes both kinds; a binary one ignores its value). */
+static ze_result submit(ze_vk_backend_t *b, VkCommandBuffer cmd, const ze_vk_submit_sync_t *sync)
 {
     ZE__VK_TRY(b, vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
     uint64_t value = b->next_value;
-    VkSemaphoreSubmitInfo sig = {
+    VkSemaphoreSubmitInfo sig[2] = {{
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
         .semaphore = b->timeline,
         .value = value,
         .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+    }};
+    uint32_t nsig = 1;
+    if (sync && sync->signal)
+        sig[nsig++] = (VkSemaphoreSubmitInfo){
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+            .semaphore = sync->signal,
+            .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+        };
+    VkSemaphoreSubmitInfo wait = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+        .semaphore = sync ? sync->wait : VK_NULL_HANDLE,
+        .stageMask = sync ? sync->wait_stage : 0,
     };
     VkCommandBufferSubmitInfo cbi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
@@ -229,22 +243,24 @@ static ze_result submit(ze_vk_backend_t *b, VkCommandBuffer cmd)
     };
     VkSubmitInfo2 si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+        .waitSemaphoreInfoCount = wait.semaphore ? 1u : 0u,
+        .pWaitSemaphoreInfos = &wait,
         .commandBufferInfoCount = 1,
         .pCommandBufferInfos = &cbi,
-        .signalSemaphoreInfoCount = 1,
-        .pSignalSemaphoreInfos = &sig,
+        .signalSemaphoreInfoCount = nsig,
+        .pSignalSemaphoreInfos = sig,
     };
     ZE__VK_TRY(b, vkQueueSubmit2(b->queue, 1, &si, VK_NULL_HANDLE), "vkQueueSubmit2");
     b->next_value = value + 1;
     return ZE_OK;
 }
 
-ze_result ze__vk_frame_submit(ze_vk_backend_t *b, ze_vk_frame_t *f)
+ze_result ze__vk_frame_submit(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_vk_submit_sync_t *sync)
 {
     ZE__VK_ON_RENDER_THREAD(b);
     f->value = b->next_value;
     f->staging_end = b->staging_head;
-    ze_result r = submit(b, f->cmd);
+    ze_result r = submit(b, f->cmd, sync);
     if (r != ZE_OK)
         return r;
     b->frame_slot = (b->frame_slot + 1) % ZE_VK_FRAMES;
@@ -276,7 +292,7 @@ ze_result ze__vk_oneshot_begin(ze_vk_backend_t *b, VkCommandBuffer *out)
 ze_result ze__vk_oneshot_end(ze_vk_backend_t *b, VkCommandBuffer cmd)
 {
     ZE__VK_ON_RENDER_THREAD(b);
-    ze_result r = submit(b, cmd);
+    ze_result r = submit(b, cmd, NULL);
     if (r == ZE_OK)
         r = ze__vk_wait_idle(b);
     if (r == ZE_OK || !b->lost)

@@ -17,6 +17,12 @@
  * what it lacks. ZENGINE_VK_FORCE_NO_DEVICE=1 makes every device unsuitable
  * (lifecycle tests of a failed render_device stage).
  *
+ * Window: with desc.native_window the instance also enables what
+ * glfwGetRequiredInstanceExtensions names, the surface is created with
+ * glfwCreateWindowSurface (main thread, at create), a device must present
+ * to it from its graphics+compute queue and have VK_KHR_swapchain. The
+ * surface is destroyed after the device, before the instance.
+ *
  * Sanitizer builds dlopen the loader, lavapipe and the validation layer with
  * RTLD_NODELETE before the instance exists, so their code stays mapped after
  * vkDestroyInstance and LeakSanitizer can symbolize what they keep. */
@@ -26,6 +32,10 @@
 #include <string.h>
 
 #include "gfx/vk_internal.h"
+
+/* GLFW is a system library (not a zengine module): the window's surface. */
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
 
 static const char *VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation";
 
@@ -126,7 +136,20 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
         .pfnUserCallback = on_message,
         .pUserData = b,
     };
-    const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+    const char *exts[16];
+    uint32_t next = 0;
+    if (b->validation)
+        exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (b->desc.native_window) {
+        uint32_t n = 0;
+        const char **wexts = glfwGetRequiredInstanceExtensions(&n);
+        if (!wexts) {
+            ZE_LOG_ERROR(ZE_VK_LOG, "GLFW finds no Vulkan surface support for the window");
+            return ZE_ERR_UNSUPPORTED;
+        }
+        for (uint32_t i = 0; i < n && next < ZE_COUNTOF(exts); i++)
+            exts[next++] = wexts[i];
+    }
     VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
         .pApplicationName = b->desc.title ? b->desc.title : "zengine",
@@ -140,7 +163,7 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
         .pApplicationInfo = &app,
         .enabledLayerCount = b->validation ? 1u : 0u,
         .ppEnabledLayerNames = &VALIDATION_LAYER,
-        .enabledExtensionCount = b->validation ? 1u : 0u,
+        .enabledExtensionCount = next,
         .ppEnabledExtensionNames = exts,
     };
     VkResult r = vkCreateInstance(&ici, NULL, &b->instance);
@@ -158,6 +181,15 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
         }
     }
     ZE_LOG_DEBUG(ZE_VK_LOG, "instance created (validation %s)", b->validation ? "on" : "off");
+    if (b->desc.native_window) {
+        r = glfwCreateWindowSurface(b->instance, (GLFWwindow *)b->desc.native_window, NULL,
+                                    &b->surface);
+        if (r != VK_SUCCESS) {
+            ZE_LOG_ERROR(ZE_VK_LOG, "glfwCreateWindowSurface failed: VkResult %d", (int)r);
+            b->surface = VK_NULL_HANDLE;
+            return ZE_ERR_UNSUPPORTED;
+        }
+    }
     return ZE_OK;
 }
 
@@ -251,9 +283,26 @@ static void check_device(ze_vk_backend_t *b, VkPhysicalDevice pd, uint32_t *fami
             *family = i;
     if (*family == UINT32_MAX)
         append(missing, cap, " graphics+compute-queue");
+    if (b->surface) {
+        VkBool32 present = VK_FALSE;
+        if (*family == UINT32_MAX ||
+            vkGetPhysicalDeviceSurfaceSupportKHR(pd, *family, b->surface, &present) != VK_SUCCESS ||
+            !present)
+            append(missing, cap, " present-to-window");
+        uint32_t ne = 0;
+        bool swapchain = false;
+        VkExtensionProperties ep[256];
+        if (vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, NULL) == VK_SUCCESS) {
+            ne = ne > 256 ? 256 : ne;
+            if (vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, ep) >= 0)
+                for (uint32_t i = 0; i < ne && !swapchain; i++)
+                    swapchain = strcmp(ep[i].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME) == 0;
+        }
+        if (!swapchain)
+            append(missing, cap, " " VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+    }
     if (env_flag("ZENGINE_VK_FORCE_NO_DEVICE", false))
         append(missing, cap, " (ZENGINE_VK_FORCE_NO_DEVICE=1)");
-    (void)b;
 }
 
 static ze_result select_device(ze_vk_backend_t *b)
@@ -313,11 +362,14 @@ ze_result ze__vk_device_create(ze_vk_backend_t *b)
         .queueCount = 1,
         .pQueuePriorities = &prio,
     };
+    const char *swapchain_ext = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = &want.f,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
+        .enabledExtensionCount = b->surface ? 1u : 0u,
+        .ppEnabledExtensionNames = &swapchain_ext,
     };
     VkResult r = vkCreateDevice(b->gpu, &dci, NULL, &b->device);
     if (r != VK_SUCCESS) {
@@ -336,7 +388,7 @@ ze_result ze__vk_device_create(ze_vk_backend_t *b)
     snprintf(b->device_name, sizeof b->device_name, "%s (Vulkan %u.%u.%u, driver 0x%x%s)",
              p->deviceName, VK_API_VERSION_MAJOR(p->apiVersion),
              VK_API_VERSION_MINOR(p->apiVersion), VK_API_VERSION_PATCH(p->apiVersion),
-             p->driverVersion, b->desc.headless ? ", headless" : "");
+             p->driverVersion, b->surface ? ", window" : ", headless");
     ZE_LOG_INFO(ZE_VK_LOG, "device: %s", b->device_name);
     return ZE_OK;
 }
@@ -346,6 +398,9 @@ void ze__vk_instance_destroy(ze_vk_backend_t *b)
     if (b->device)
         vkDestroyDevice(b->device, NULL);
     b->device = VK_NULL_HANDLE;
+    if (b->surface)
+        vkDestroySurfaceKHR(b->instance, b->surface, NULL);
+    b->surface = VK_NULL_HANDLE;
     if (b->messenger) {
         PFN_vkDestroyDebugUtilsMessengerEXT destroy =
             (PFN_vkDestroyDebugUtilsMessengerEXT)(void (*)(void))vkGetInstanceProcAddr(

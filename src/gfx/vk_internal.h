@@ -7,6 +7,7 @@
  *   vk_frame.c      timeline pacing, command buffers, deferred destruction,
  *                   timestamps, one-shot submissions
  *   vk_target.c     the offscreen target (an interface a swapchain slots into)
+ *   vk_swapchain.c  the window target: surface swapchain, recreate state machine
  *   vk_rrm.c        render resource manager: pending queue, staging ring,
  *                   global vertex/index buffers, textures, bindless set
  *   vk_forward.c    pipelines, the forward pass, the ACES compute pass
@@ -127,14 +128,29 @@ typedef struct ze_vk_dead_t {
 
 /* ------------------------------------------------------------- target */
 
-/* What the frame renders into. The offscreen target owns its final image;
- * a swapchain target (later) will acquire one per frame and present it. */
+/* The binary semaphores a frame's submission waits on and signals besides
+ * the timeline (VK_NULL_HANDLE: none). */
+typedef struct ze_vk_submit_sync_t {
+    VkSemaphore wait;
+    VkPipelineStageFlags2 wait_stage;
+    VkSemaphore signal;
+} ze_vk_submit_sync_t;
+
+/* What the frame renders into. Both targets own an LDR image the
+ * tone-mapping pass writes (and screenshots read); the offscreen one stops
+ * there, the swapchain one (vk_swapchain.c) acquires a presentable image
+ * per frame, blits the LDR image into it and presents it. */
 typedef struct ze_vk_target_t ze_vk_target_t;
 typedef struct ze_vk_target_ops_t {
     const char *name;
     /* The image this frame's tone-mapping pass writes (RGBA8, storage,
        transfer source), in GENERAL layout after the pass. */
     ze_result (*acquire)(ze_vk_target_t *t, ze_vk_image_t **out);
+    /* After the tone-mapping pass, into the frame's command buffer: what
+       the target does with the image (the swapchain: blit into the acquired
+       image), and the semaphores the submission must wait on / signal. */
+    void (*record)(ze_vk_target_t *t, VkCommandBuffer cmd, ze_vk_submit_sync_t *sync);
+    /* After the frame's submission. */
     ze_result (*present)(ze_vk_target_t *t);
     ze_result (*resize)(ze_vk_target_t *t, uint32_t width, uint32_t height);
     void (*destroy)(ze_vk_target_t *t);
@@ -243,6 +259,7 @@ typedef struct ze_vk_backend_t {
 
     /* instance (vk_instance.c) */
     VkInstance instance;
+    VkSurfaceKHR surface; /* from desc.native_window; VK_NULL_HANDLE offscreen */
     VkDebugUtilsMessengerEXT messenger;
     bool validation;
     VkPhysicalDevice gpu;
@@ -314,6 +331,7 @@ typedef struct ze_vk_backend_t {
     atomic_uint_fast32_t last_instances, last_lights;
     atomic_uint_fast32_t counts[ZE_ASSET_TYPE_COUNT];
     atomic_uint_fast64_t gpu_forward_ns, gpu_tonemap_ns, cpu_frame_ns, gpu_memory_bytes;
+    atomic_uint_fast64_t swapchain_recreates;
 } ze_vk_backend_t;
 
 static inline ze_vk_backend_t *ze__vk(ze_render_backend_t *b)
@@ -362,7 +380,9 @@ void ze__vk_frames_destroy(ze_vk_backend_t *b);
 /* Wait for the slot's previous use, retire what it finished, reset its
  * command pool and begin its command buffer. */
 ze_result ze__vk_frame_begin(ze_vk_backend_t *b, ze_vk_frame_t **out);
-ze_result ze__vk_frame_submit(ze_vk_backend_t *b, ze_vk_frame_t *f);
+/* `sync` may be NULL: no binary semaphores. */
+ze_result ze__vk_frame_submit(ze_vk_backend_t *b, ze_vk_frame_t *f,
+                              const ze_vk_submit_sync_t *sync);
 ze_result ze__vk_wait_value(ze_vk_backend_t *b, uint64_t value);
 ze_result ze__vk_wait_idle(ze_vk_backend_t *b);
 void ze__vk_retire(ze_vk_backend_t *b, uint64_t completed);
@@ -381,6 +401,10 @@ void ze__vk_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags
 
 /* vk_target.c */
 ze_result ze__vk_target_offscreen_create(ze_vk_backend_t *b, uint32_t width, uint32_t height,
+                                         ze_vk_target_t **out);
+/* vk_swapchain.c: the window target over b->surface (main thread at create,
+ * then the render thread). */
+ze_result ze__vk_target_swapchain_create(ze_vk_backend_t *b, uint32_t width, uint32_t height,
                                          ze_vk_target_t **out);
 /* The HDR colour and depth images the passes render into (the target's size). */
 ze_result ze__vk_render_images_create(ze_vk_backend_t *b, uint32_t width, uint32_t height);

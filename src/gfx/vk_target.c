@@ -1,8 +1,7 @@
 /* Targets: what a frame's final image goes to. The offscreen (headless)
  * target owns one RGBA8 image the tone-mapping pass writes and screenshots
- * read; acquire hands it out, present is a no-op. The interface
- * (ze_vk_target_ops_t) is the shape a GLFW swapchain target takes later:
- * acquire an image (recreating on out-of-date), present it, resize.
+ * read; acquire hands it out, record and present do nothing. The window
+ * target behind the same interface (ze_vk_target_ops_t) is vk_swapchain.c.
  * Also the HDR colour and depth images the passes render into, sized like
  * the target. Render thread, or create/destroy. */
 #include <string.h>
@@ -20,6 +19,13 @@ static ze_result offscreen_acquire(ze_vk_target_t *t, ze_vk_image_t **out)
 {
     *out = &t->image;
     return ZE_OK;
+}
+
+static void offscreen_record(ze_vk_target_t *t, VkCommandBuffer cmd, ze_vk_submit_sync_t *sync)
+{
+    (void)t;
+    (void)cmd;
+    *sync = (ze_vk_submit_sync_t){0};
 }
 
 static ze_result offscreen_present(ze_vk_target_t *t)
@@ -48,6 +54,7 @@ static void offscreen_destroy(ze_vk_target_t *t)
 static const ze_vk_target_ops_t OFFSCREEN = {
     .name = "offscreen",
     .acquire = offscreen_acquire,
+    .record = offscreen_record,
     .present = offscreen_present,
     .resize = offscreen_resize,
     .destroy = offscreen_destroy,
