@@ -296,6 +296,13 @@ uint64_t ze_engine_frame_index(const ze_engine_t *e);
 void *ze_engine_native_window(ze_engine_t *e);
 /* Ends the main loop after this iteration (like a window close). */
 void ze_engine_request_close(ze_engine_t *e);
+/* Ask the render thread for a PNG of the first frame it renders from a
+ * snapshot published from this iteration on (backends with images). Returns
+ * at once; ze_engine_screenshots_done counts the requests served (written,
+ * or failed with a logged reason). ZE_ERR_FULL while one is pending;
+ * ZE_ERR_INVALID_ARG for a path over 4095 bytes. */
+ze_result ze_engine_request_screenshot(ze_engine_t *e, const char *png_path);
+uint64_t ze_engine_screenshots_done(const ze_engine_t *e);
 /* Replace the main world's entities with a scene file (VFS path); Mesh
  * components get render instances and their assets are acquired. */
 ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path);

@@ -91,6 +91,26 @@ void ze_engine_request_close(ze_engine_t *e)
         atomic_store_explicit(&e->close_requested, true, memory_order_release);
 }
 
+ze_result ze_engine_request_screenshot(ze_engine_t *e, const char *png_path)
+{
+    ZE_CHECK(e && png_path && png_path[0], ZE_ERR_INVALID_ARG);
+    size_t n = strlen(png_path);
+    if (n >= sizeof e->shot_path)
+        return ZE_ERR_INVALID_ARG;
+    if (atomic_load_explicit(&e->shot_pending, memory_order_acquire))
+        return ZE_ERR_FULL;
+    /* The render thread reads these only after it sees shot_pending. */
+    memcpy(e->shot_path, png_path, n + 1);
+    e->shot_from_frame = e->frame;
+    atomic_store_explicit(&e->shot_pending, true, memory_order_release);
+    return ZE_OK;
+}
+
+uint64_t ze_engine_screenshots_done(const ze_engine_t *e)
+{
+    return e ? atomic_load_explicit(&((ze_engine_t *)e)->shots_done, memory_order_acquire) : 0;
+}
+
 /* ----------------------------------------------------------------- run */
 
 static bool known_stage(const char *name)
@@ -268,6 +288,8 @@ static ze_result run_internal(const ze_app_desc_t *app, const ze_run_desc_t *run
         atomic_init(&e->render_stop, false);
         atomic_init(&e->device_lost, false);
         atomic_init(&e->frames_rendered, 0);
+        atomic_init(&e->shot_pending, false);
+        atomic_init(&e->shots_done, 0);
         for (uint32_t i = 0; i < ZE_MIN(prep.count, 8u); i++)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "%s: %s", run->project, prep.messages[i]);
         r = engine_run(e);

@@ -128,6 +128,11 @@ struct ze_engine_t {
     atomic_bool render_stop;
     atomic_bool device_lost;
     atomic_uint_fast64_t frames_rendered;
+    /* a screenshot asked for mid-run (ze_engine_request_screenshot) */
+    char shot_path[4096];
+    uint64_t shot_from_frame; /* snapshots of this iteration on */
+    atomic_bool shot_pending;
+    atomic_uint_fast64_t shots_done;
 };
 
 /* stages.c */

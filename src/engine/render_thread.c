@@ -35,6 +35,16 @@ static void *render_main(void *arg)
                 ZE_LOG_WARN(ZE__ENGINE_LOG, "render: frame %llu failed: %s",
                             (unsigned long long)scene->frame, ze_result_str(r));
             atomic_fetch_add_explicit(&e->frames_rendered, 1, memory_order_relaxed);
+            /* a screenshot asked for mid-run, from a new enough snapshot */
+            if (r == ZE_OK && atomic_load_explicit(&e->shot_pending, memory_order_acquire) &&
+                scene->frame >= e->shot_from_frame) {
+                ze_result sr = ze_render_backend_screenshot(e->backend, e->shot_path);
+                if (sr != ZE_OK)
+                    ZE_LOG_WARN(ZE__ENGINE_LOG, "screenshot %s: %s", e->shot_path,
+                                ze_result_str(sr));
+                atomic_store_explicit(&e->shot_pending, false, memory_order_release);
+                atomic_fetch_add_explicit(&e->shots_done, 1, memory_order_release);
+            }
         } else if (!stopping) {
             ze_time_sleep_ns(1000000);
         }
