@@ -52,15 +52,17 @@ static json_t *cook_json(const ze_cook_result_t *r)
     json_t *deps = json_array();
     for (uint32_t i = 0; deps && i < r->dependency_count; i++)
         json_array_append_new(deps, json_string(r->dependencies[i]));
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, "
-                     "s:o}",
-                     "importer", r->importer, "uuid", uuid, "meshes", (json_int_t)s->meshes,
-                     "primitives", (json_int_t)s->primitives, "vertices", (json_int_t)s->vertices,
-                     "indices", (json_int_t)s->indices, "materials", (json_int_t)s->materials,
-                     "textures", (json_int_t)s->textures, "images", (json_int_t)s->images, "nodes",
-                     (json_int_t)s->nodes, "scenes", (json_int_t)s->scenes, "cameras",
-                     (json_int_t)s->cameras, "cooked", cooked, "artifacts", arts, "sub_assets",
-                     subs, "dependencies", deps);
+    char hash[17];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->source_hash);
+    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
+                     "s:o, s:o}",
+                     "importer", r->importer, "uuid", uuid, "source_hash", hash, "meshes",
+                     (json_int_t)s->meshes, "primitives", (json_int_t)s->primitives, "vertices",
+                     (json_int_t)s->vertices, "indices", (json_int_t)s->indices, "materials",
+                     (json_int_t)s->materials, "textures", (json_int_t)s->textures, "images",
+                     (json_int_t)s->images, "nodes", (json_int_t)s->nodes, "scenes",
+                     (json_int_t)s->scenes, "cameras", (json_int_t)s->cameras, "cooked", cooked,
+                     "artifacts", arts, "sub_assets", subs, "dependencies", deps);
 }
 
 int ze_cli_cook(int argc, char **argv)

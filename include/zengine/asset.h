@@ -230,6 +230,9 @@ typedef struct ze_model_t {
        unique (buffers and images): a cook's dependencies. */
     uint32_t dependency_count;
     const char *const *dependencies;
+    /* ze_hash64 of the file's bytes | 1 (file imports; 0 from memory): the
+       content hash a `.meta` records, without reading the file again */
+    uint64_t source_hash;
     void *internal_; /* the allocation tree */
 } ze_model_t;
 
@@ -473,6 +476,9 @@ typedef struct ze_cook_result_t {
        "material/N" | "texture/N" | "envmap/0" | "scene/0") and type. */
     const ze_uuid_t *sub_asset_uuids;
     const ze_asset_type *sub_asset_types;
+    /* ze_hash64 of the source's bytes | 1, as read by the importer (what a
+       `.meta` records; the engine need not read the source again) */
+    uint64_t source_hash;
     /* External files the import read, relative to the source's folder,
        sorted and unique (glTF buffers and images, OBJ .mtl and textures). */
     uint32_t dependency_count;

@@ -202,6 +202,9 @@ uint32_t ze_cpu_count(void);
  * or "SIGTERM" for those signals, NULL for any other. Async-signal-safe
  * (static strings, no allocation): crash handlers call it. */
 const char *ze_signal_name(int sig);
+/* "<folder of the running program>/<name>" into out (from /proc/self/exe);
+ * false when the program's path is unknown or the result does not fit. */
+bool ze_path_beside_executable(const char *name, char *out, size_t cap);
 
 /* ------------------------------------------------------------------ hashing */
 

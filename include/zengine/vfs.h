@@ -175,6 +175,10 @@ void ze_vfs_destroy(ze_vfs_t *vfs);
  * them to subscribers, in order, on this thread. Returns the number of events
  * delivered. */
 uint32_t ze_vfs_tick(ze_vfs_t *vfs);
+/* Where the engine's packaged assets are looked for when a desc names none:
+ * $ZENGINE_ASSET_ROOT, else ZodiacEngine/ beside the executable (existence
+ * not checked). `from` (optional) says which, for messages. */
+bool ze_vfs_default_engine_root(char *out, size_t cap, const char **from);
 /* Whether /cache is a writable directory. */
 bool ze_vfs_cache_enabled(const ze_vfs_t *vfs);
 

@@ -481,6 +481,7 @@ static ze_result cook_gltf(cook_ctx_t *c)
     ze_model_t *model;
     ze_gltf_desc_t gd = {.alloc = c->alloc, .max_bytes = c->desc->max_bytes};
     ZE__TRY(ze_asset_import_gltf_file(c->desc->source, &gd, &model, c->err));
+    c->out->source_hash = model->source_hash;
     ze_result r = cook_model(c, model);
     ze_asset_model_destroy(model);
     return r;
@@ -488,6 +489,12 @@ static ze_result cook_gltf(cook_ctx_t *c)
 
 static ze_result cook_assimp(cook_ctx_t *c)
 {
+    /* assimp reads the file through its own I/O: hash it here */
+    uint8_t *data;
+    size_t size;
+    ZE__TRY(read_source(c, &data, &size));
+    c->out->source_hash = ze_hash64(data, size, 0) | 1u;
+    free_source(c, data, size);
     ze_model_t *model;
     ZE__TRY(ze__assimp_import(c->desc->source, c->alloc, c->desc->max_bytes, &model, c->err));
     ze_result r = cook_model(c, model);
@@ -508,6 +515,7 @@ static ze_result cook_image(cook_ctx_t *c, bool hdr)
     uint8_t *bytes = NULL;
     size_t n = 0;
     ze_uuid_t uuid = sub_uuid(c, hdr ? "envmap" : "texture", 0);
+    c->out->source_hash = ze_hash64(data, size, 0) | 1u;
     ze_result r = hdr ? ze_asset_zenvmap_cook(data, size, uuid, &id, &bytes, &n, c->err)
                       : ze_asset_zetex_cook(data, size, uuid, &id, &bytes, &n, c->err);
     free_source(c, data, size);

@@ -44,6 +44,7 @@ typedef struct outcome_t {
     ze_asset_type *types;
     uint32_t dep_count;
     const char **deps;
+    uint64_t source_hash; /* of the bytes the cooker read; 0 = unknown */
     ze__astore_t store;
 } outcome_t;
 
@@ -222,21 +223,8 @@ static void default_cooker(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return;
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        snprintf(out, cap, "zengine");
-        return;
-    }
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    size_t dir = slash ? (size_t)(slash - exe) : 0;
-    if (dir + sizeof "/zengine" > cap) {
+    if (!ze_path_beside_executable("zengine", out, cap))
         snprintf(out, cap, "zengine"); /* cannot be named: let exec fail clearly */
-        return;
-    }
-    memcpy(out, exe, dir);
-    memcpy(out + dir, "/zengine", sizeof "/zengine");
 }
 
 ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
@@ -525,6 +513,11 @@ static void outcome_from_json(outcome_t *o, const char *text, size_t len)
     if (o->ok) {
         o->count = (uint32_t)n;
         o->dep_count = (uint32_t)nd;
+        /* optional: without it the engine hashes the source itself */
+        const char *hs = json_string_value(json_object_get(root, "source_hash"));
+        char *end = NULL;
+        unsigned long long h = hs ? strtoull(hs, &end, 16) : 0;
+        o->source_hash = hs && end && *end == 0 && strlen(hs) == 16 ? (uint64_t)h : 0;
     }
     json_decref(root);
 }
@@ -541,6 +534,7 @@ static void outcome_from_cook(outcome_t *o, const ze_cook_result_t *c, ze_result
     o->uuids = (ze_uuid_t *)c->sub_asset_uuids;
     o->types = (ze_asset_type *)c->sub_asset_types;
     o->dep_count = c->dependency_count;
+    o->source_hash = c->source_hash;
     o->deps = (const char **)c->dependencies;
 }
 
@@ -595,8 +589,11 @@ static void record_success(ze_import_coordinator_t *ic, import_t *im, const outc
         ze_vfs_meta_free(&m);
     m.uuid = im->source;
     snprintf(m.importer, sizeof m.importer, "%s", im->importer);
-    uint64_t h = 0;
-    (void)hash_file(vfs, im->path.str, ic->alloc, &h);
+    /* The cooker hashed what it read; read the source again only for an
+       old cooker's report without the hash. */
+    uint64_t h = o->source_hash;
+    if (!h)
+        (void)hash_file(vfs, im->path.str, ic->alloc, &h);
     m.source_hash = h;
     m.import_time = (int64_t)time(NULL);
     ze_array_clear(&m.artifacts);
@@ -845,7 +842,7 @@ ze_result ze_import_coordinator_wait(ze_import_coordinator_t *ic, uint32_t timeo
             return ZE_OK;
         if (ze_time_now_ns() >= deadline)
             return ZE_ERR_TIMEOUT;
-        ze__runtime_sleep_ms(2);
+        ze_time_sleep_ns(2000000);
     }
 }
 

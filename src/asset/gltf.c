@@ -1076,6 +1076,8 @@ ze_result ze_asset_import_gltf_file(const char *path, const ze_gltf_desc_t *desc
         container_hint hint =
             len >= 4 && strcmp(path + len - 4, ".glb") == 0 ? CONTAINER_GLB : CONTAINER_AUTO;
         r = import_bytes(data, size, &d, dir, hint, store, out, err);
+        if (r == ZE_OK)
+            (*out)->source_hash = ze_hash64(data, size, 0) | 1u;
     }
     if (r != ZE_OK) {
         ze__astore_t copy = *store;

@@ -118,7 +118,7 @@ static void load_job(void *ctx)
     if (ze_main_scheduler_post(l->am->scheduler, load_done, l) != ZE_OK) {
         /* the ring is full: spin until the main thread makes room */
         while (ze_main_scheduler_post(l->am->scheduler, load_done, l) != ZE_OK)
-            ze__runtime_sleep_ms(1);
+            ze_time_sleep_ns(1000000);
     }
 }
 
@@ -480,7 +480,7 @@ ze_result ze_asset_manager_wait(ze_asset_manager_t *am, uint32_t timeout_ms)
             return ZE_OK;
         if (ze_time_now_ns() >= deadline)
             return ZE_ERR_TIMEOUT;
-        ze__runtime_sleep_ms(2);
+        ze_time_sleep_ns(2000000);
     }
 }
 

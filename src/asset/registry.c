@@ -5,9 +5,7 @@
  * indices held by the maps stay valid); a uuid map and a path-hash map find
  * them. Graph walks (cycle check, stale marking) use an epoch mark per entry
  * instead of a visited set, so they allocate only their work stack. */
-#include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "asset/asset_internal.h"
 #include "asset/runtime_internal.h"
@@ -529,13 +527,6 @@ void ze__registry_sources_within(const ze_asset_registry_t *reg, const ze_path_t
             continue;
         if (ze_array_push(out, &e->uuid) != ZE_OK)
             return;
-    }
-}
-
-void ze__runtime_sleep_ms(uint32_t ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000u, .tv_nsec = (long)(ms % 1000u) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
 }
 

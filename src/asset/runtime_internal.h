@@ -8,7 +8,5 @@ void ze__registry_sources_within(const ze_asset_registry_t *reg, const ze_path_t
                                  ze_array_t *out);
 /* +1 on the entry's generation (a reload, which ends STALE -> LOADED). */
 void ze__registry_bump_generation(ze_asset_registry_t *reg, ze_uuid_t uuid);
-/* Sleep without blocking signals' delivery (nanosleep, EINTR retried). */
-void ze__runtime_sleep_ms(uint32_t ms);
 
 #endif

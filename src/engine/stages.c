@@ -117,22 +117,7 @@ static bool is_dir(const char *path)
  * beside the executable. Optional until the renderer ships shaders. */
 static bool engine_asset_root(char *buf, size_t cap)
 {
-    const char *env = getenv("ZENGINE_ASSET_ROOT");
-    if (env && env[0]) {
-        snprintf(buf, cap, "%s", env);
-        return is_dir(buf);
-    }
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return false;
-    *slash = 0;
-    snprintf(buf, cap, "%.3800s/ZodiacEngine", exe);
-    return is_dir(buf);
+    return ze_vfs_default_engine_root(buf, cap, NULL) && is_dir(buf);
 }
 
 static ze_result vfs_init(ze_engine_t *e)

@@ -23,22 +23,8 @@
 
 static void asset_root(char *out, size_t cap)
 {
-    const char *env = getenv("ZENGINE_ASSET_ROOT");
-    if (env && env[0]) {
-        snprintf(out, cap, "%s", env);
-        return;
-    }
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        snprintf(out, cap, "ZodiacEngine");
-        return;
-    }
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
-    snprintf(out, cap, "%.3800s/ZodiacEngine", exe);
+    if (!ze_vfs_default_engine_root(out, cap, NULL))
+        snprintf(out, cap, "ZodiacEngine"); /* relative: the open fails clearly */
 }
 
 ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModule *out)

@@ -1071,20 +1071,21 @@ uint32_t ze_vfs_tick(ze_vfs_t *vfs)
 
 /* ------------------------------------------------------------ the context */
 
-/* "<dir of the executable>/ZodiacEngine" into buf. */
-static bool engine_root_beside_exe(char *buf, size_t cap)
+bool ze_vfs_default_engine_root(char *out, size_t cap, const char **from)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return false;
-    *slash = '\0';
-    int k = snprintf(buf, cap, "%s/ZodiacEngine", exe);
-    return k > 0 && (size_t)k < cap;
+    const char *env = getenv("ZENGINE_ASSET_ROOT");
+    if (env && env[0]) {
+        if (from)
+            *from = "ZENGINE_ASSET_ROOT";
+        size_t n = strlen(env);
+        if (n + 1 > cap)
+            return false;
+        memcpy(out, env, n + 1);
+        return true;
+    }
+    if (from)
+        *from = "beside the executable";
+    return ze_path_beside_executable("ZodiacEngine", out, cap);
 }
 
 static bool is_directory(const char *host)
@@ -1098,18 +1099,8 @@ static ze_result mount_engine(ze_vfs_t *vfs, const ze_vfs_desc_t *d)
     char found[PATH_MAX];
     const char *root = d->engine_root;
     const char *from = "desc.engine_root";
-    if (!root) {
-        root = getenv("ZENGINE_ASSET_ROOT");
-        from = "ZENGINE_ASSET_ROOT";
-    }
-    if (!root || !root[0]) {
-        if (!engine_root_beside_exe(found, sizeof found)) {
-            root = NULL;
-        } else {
-            root = found;
-            from = "beside the executable";
-        }
-    }
+    if (!root || !root[0])
+        root = ze_vfs_default_engine_root(found, sizeof found, &from) ? found : NULL;
     if (!root || !is_directory(root)) {
         if (d->require_engine_assets) {
             ZE_LOG_ERROR(ZE__VFS_CH,
