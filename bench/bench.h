@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "zengine/base.h"
+#include "zengine/ecs.h"
 #include "zengine/job.h"
 #include "zengine/mem.h"
 
@@ -165,6 +166,18 @@ void ze_bench_table_free(void *p);
 
 /* Default-profile config with the ECS budget raised to >= ecs_bytes (capacity grown). */
 ze_mem_budget_config_t ze_bench_mem_config_with_ecs(uint64_t ecs_bytes);
+
+/* A memory manager (ze_bench_mem_config_with_ecs(ecs_bytes)), a job system
+ * and a kernel made from `kernel` (its mem and jobs filled in): the ECS
+ * suites' environment. Destroy undoes a partial create too. */
+typedef struct ze_bench_ecs_env_t {
+    ze_mem_t *mm;
+    ze_job_system_t *js;
+    ze_kernel_t *k;
+} ze_bench_ecs_env_t;
+ze_result ze_bench_ecs_env_create(ze_bench_ecs_env_t *env, uint64_t ecs_bytes,
+                                  ze_kernel_desc_t kernel);
+void ze_bench_ecs_env_destroy(ze_bench_ecs_env_t *env);
 
 /* A /proc/self/status field ("VmRSS", "VmHWM"...) in bytes, -1 if unknown; no stdio. */
 int64_t ze_bench_proc_status_bytes(const char *field);

@@ -707,3 +707,34 @@ int ze_bench_finish(ze_bench_t *b)
     fflush(stdout);
     return code;
 }
+
+ze_result ze_bench_ecs_env_create(ze_bench_ecs_env_t *env, uint64_t ecs_bytes,
+                                  ze_kernel_desc_t kernel)
+{
+    memset(env, 0, sizeof(*env));
+    ze_mem_budget_config_t cfg = ze_bench_mem_config_with_ecs(ecs_bytes);
+    ze_result res = ze_mem_create(&(ze_mem_desc_t){.config = &cfg}, &env->mm);
+    if (res == ZE_OK)
+        res = ze_job_system_create(&(ze_job_system_desc_t){.mem = env->mm}, &env->js);
+    if (res == ZE_OK) {
+        kernel.mem = env->mm;
+        kernel.jobs = env->js;
+        env->k = ze_kernel_create(&kernel);
+        if (!env->k)
+            res = ZE_ERR_STATE;
+    }
+    if (res != ZE_OK)
+        ze_bench_ecs_env_destroy(env);
+    return res;
+}
+
+void ze_bench_ecs_env_destroy(ze_bench_ecs_env_t *env)
+{
+    if (env->k)
+        ze_kernel_destroy(env->k);
+    if (env->js)
+        ze_job_system_destroy(env->js);
+    if (env->mm)
+        ze_mem_destroy(env->mm);
+    memset(env, 0, sizeof(*env));
+}

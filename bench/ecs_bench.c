@@ -174,42 +174,22 @@ __attribute__((noinline)) static void integrate_mass(Position *restrict p,
 
 /* ------------------------------------------------------------ environment */
 
-typedef struct env_t {
-    ze_mem_t *mm;
-    ze_job_system_t *js;
-    ze_kernel_t *k;
-} env_t;
+typedef ze_bench_ecs_env_t env_t;
 
 /* Default profile, with the ECS owner given room for the 1M-entity worlds
  * (two alive at a time) whatever the profile's own ECS budget is. */
 static ze_result env_create(env_t *env)
 {
-    memset(env, 0, sizeof(*env));
-    ze_mem_budget_config_t cfg = ze_bench_mem_config_with_ecs(ZE_GIB(2));
-    ze_result res = ze_mem_create(&(ze_mem_desc_t){.config = &cfg}, &env->mm);
+    ze_result res = ze_bench_ecs_env_create(env, ZE_GIB(2), (ze_kernel_desc_t){.name = "bench"});
     if (res != ZE_OK)
         return res;
-    res = ze_job_system_create(&(ze_job_system_desc_t){.mem = env->mm}, &env->js);
-    if (res != ZE_OK) {
-        ze_mem_destroy(env->mm);
-        return res;
-    }
-    env->k =
-        ze_kernel_create(&(ze_kernel_desc_t){.mem = env->mm, .jobs = env->js, .name = "bench"});
-    if (!env->k) {
-        ze_job_system_destroy(env->js);
-        ze_mem_destroy(env->mm);
-        return ZE_ERR_STATE;
-    }
     ZE_COMPONENT_DEFINE(env->k, Position);
     ZE_COMPONENT_DEFINE(env->k, Velocity);
     ZE_COMPONENT_DEFINE(env->k, Mass);
     ZE_COMPONENT_DEFINE(env->k, Health);
     if (ZE_ID(Position).id == UINT32_MAX || ZE_ID(Velocity).id == UINT32_MAX ||
         ZE_ID(Mass).id == UINT32_MAX || ZE_ID(Health).id == UINT32_MAX) {
-        ze_kernel_destroy(env->k);
-        ze_job_system_destroy(env->js);
-        ze_mem_destroy(env->mm);
+        ze_bench_ecs_env_destroy(env);
         return ZE_ERR_STATE;
     }
     return ZE_OK;
@@ -217,9 +197,7 @@ static ze_result env_create(env_t *env)
 
 static void env_destroy(env_t *env)
 {
-    ze_kernel_destroy(env->k);
-    ze_job_system_destroy(env->js);
-    ze_mem_destroy(env->mm);
+    ze_bench_ecs_env_destroy(env);
 }
 
 /* A world as a game sets one up: created, then its systems' queries (and so

@@ -85,39 +85,21 @@ static inline double seconds_since(uint64_t t0)
 
 /* ------------------------------------------------------------ environment */
 
-typedef struct env_t {
-    ze_mem_t *mm;
-    ze_job_system_t *js;
-    ze_kernel_t *k;
-} env_t;
+typedef ze_bench_ecs_env_t env_t;
 
 /* Default profile, with the ECS owner raised so that two 1M-entity worlds
  * with a Transform each (116 bytes a component) fit, plus whatever a load
  * builds before it replaces the world (the kernel's heap gets half of it). */
 static ze_result env_create(env_t *env)
 {
-    memset(env, 0, sizeof(*env));
-    ze_mem_budget_config_t cfg = ze_bench_mem_config_with_ecs(ZE_GIB(4));
-    ze_result res = ze_mem_create(&(ze_mem_desc_t){.config = &cfg}, &env->mm);
+    ze_result res = ze_bench_ecs_env_create(
+        env, ZE_GIB(4),
+        (ze_kernel_desc_t){.name = "bench", .fixed_dt = FIXED_DT, .max_substeps = 5});
     if (res != ZE_OK)
         return res;
-    res = ze_job_system_create(&(ze_job_system_desc_t){.mem = env->mm}, &env->js);
-    if (res != ZE_OK) {
-        ze_mem_destroy(env->mm);
-        return res;
-    }
-    env->k = ze_kernel_create(&(ze_kernel_desc_t){
-        .mem = env->mm, .jobs = env->js, .name = "bench", .fixed_dt = FIXED_DT, .max_substeps = 5});
-    if (!env->k) {
-        ze_job_system_destroy(env->js);
-        ze_mem_destroy(env->mm);
-        return ZE_ERR_STATE;
-    }
     ZE_COMPONENT_DEFINE(env->k, Position);
     if (ZE_ID(Position).id == UINT32_MAX) {
-        ze_kernel_destroy(env->k);
-        ze_job_system_destroy(env->js);
-        ze_mem_destroy(env->mm);
+        ze_bench_ecs_env_destroy(env);
         return ZE_ERR_STATE;
     }
     return ZE_OK;
@@ -125,9 +107,7 @@ static ze_result env_create(env_t *env)
 
 static void env_destroy(env_t *env)
 {
-    ze_kernel_destroy(env->k);
-    ze_job_system_destroy(env->js);
-    ze_mem_destroy(env->mm);
+    ze_bench_ecs_env_destroy(env);
 }
 
 /* --------------------------------------------------------- frame_overhead */
