@@ -43,6 +43,20 @@ static void retry_backend(ze_engine_t *e)
     }
 }
 
+/* Steps 8-9: imports (start queued ones, poll children), completions
+ * posted by workers, then the asset manager and what the scene holds. */
+static void asset_steps(ze_engine_t *e)
+{
+    if (e->imports)
+        ze_import_coordinator_tick(e->imports);
+    ze_main_scheduler_drain(e->scheduler);
+    if (e->assets) {
+        retry_backend(e);
+        ze_asset_manager_tick(e->assets);
+        ze__scene_after_tick(e);
+    }
+}
+
 void ze__loop_settle_assets(ze_engine_t *e, uint32_t timeout_ms)
 {
     if (!e->assets || !e->imports)
@@ -50,11 +64,7 @@ void ze__loop_settle_assets(ze_engine_t *e, uint32_t timeout_ms)
     uint64_t t0 = ze_time_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000u;
     for (;;) {
         ze_vfs_tick(e->vfs);
-        ze_import_coordinator_tick(e->imports);
-        ze_main_scheduler_drain(e->scheduler);
-        retry_backend(e);
-        ze_asset_manager_tick(e->assets);
-        ze__scene_after_tick(e);
+        asset_steps(e);
         /* Done when nothing is importing or loading: a uuid the registry
            still does not know after every import ended never will. */
         bool busy = !ze_import_coordinator_idle(e->imports) ||
@@ -116,16 +126,7 @@ ze_result ze__main_loop(ze_engine_t *e)
                         (unsigned long long)e->frame, ze_result_str(r));
         ze_frame_stats_t fs = ze_kernel_frame_stats(e->kernel);
         e->sim_steps += fs.substeps;
-        /* 8. imports: start queued ones, poll children */
-        if (e->imports)
-            ze_import_coordinator_tick(e->imports);
-        /* 9. completions posted by workers, then the asset manager */
-        ze_main_scheduler_drain(e->scheduler);
-        if (e->assets) {
-            retry_backend(e);
-            ze_asset_manager_tick(e->assets);
-            ze__scene_after_tick(e);
-        }
+        asset_steps(e);
         /* 10. the application */
         if (app->on_update)
             app->on_update(e, dt, user);
