@@ -22,4 +22,8 @@ void ze_cli_run_usage(FILE *out);
 int ze_cli_render(int argc, char **argv);
 void ze_cli_render_usage(FILE *out);
 
+/* Compares two images within a tolerance (compare.c). */
+int ze_cli_compare(int argc, char **argv);
+void ze_cli_compare_usage(FILE *out);
+
 #endif /* ZE_CLI_H */

@@ -1,5 +1,5 @@
 /* zengine: the engine's command-line program. Subcommands: run, cook,
- * render (more — bench, inspect — arrive with their issues). */
+ * render, compare (more — bench, inspect — arrive with their issues). */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +18,8 @@ static void usage(FILE *out)
           "                 import one source file and write its cooked artifacts\n"
           "  render MODEL --out PNG [--size WxH] [--stats JSON]\n"
           "                 render a model with the Vulkan backend (framed, lit)\n"
+          "  compare IMAGE REFERENCE [--tolerance N] [--max-differing PERCENT]\n"
+          "                 compare two images pixel by pixel (exit 0 when they match)\n"
           "  help           this text\n",
           out);
 }
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
         return ze_cli_cook(argc - 1, argv + 1);
     if (strcmp(cmd, "render") == 0)
         return ze_cli_render(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return ze_cli_compare(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return ZE_CLI_OK;

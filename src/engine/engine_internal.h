@@ -80,8 +80,10 @@ struct ze_engine_t {
     /* ---- the window (window.c; main thread only) */
     void *native_window; /* GLFWwindow *; NULL headless */
     bool glfw_initialized;
-    bool minimized;   /* framebuffer 0x0: simulate, publish nothing */
-    bool cursor_seen; /* mouse deltas start at the second position */
+    bool minimized;                   /* iconified or framebuffer 0x0: simulate, publish nothing */
+    bool iconified;                   /* from GLFW's iconify callback */
+    int framebuffer_w, framebuffer_h; /* from GLFW's framebuffer-size callback */
+    bool cursor_seen;                 /* mouse deltas start at the second position */
 
     /* ---- subsystems, in stage order */
     ze_render_backend_t *backend;

@@ -143,6 +143,8 @@ ze_result ze__main_loop(ze_engine_t *e)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "frame %llu: render state not published (%s)",
                         (unsigned long long)e->frame, ze_result_str(r));
         e->frame++;
+        if (e->frame == 1) /* tools and tests wait for this line */
+            ZE_LOG_INFO(ZE__ENGINE_LOG, "main loop: running (first frame done)");
         uint64_t end = ze_time_now_ns();
         ze__report_sample(e, (double)(end - start) * 1e-6);
         ZE_ZONE_END();

@@ -9,9 +9,14 @@
  * the callbacks below, which write the engine's ze_input_state_t: keys (GLFW
  * key codes are our ZE_KEY_* numbering), cursor position and motion, mouse
  * buttons, scroll; then the gamepads (glfwGetGamepadState, joysticks 0-3);
- * then the framebuffer size: 0x0 is "minimized" (the loop keeps simulating
- * but publishes nothing), otherwise it becomes the window configuration's
- * width/height, which the render scene carries (resized when it changed).
+ * then the window's size and state, which arrive as events (framebuffer
+ * size and iconify callbacks), never as a per-frame query: on X11
+ * glfwGetFramebufferSize is a synchronous round trip on the connection the
+ * render thread presents through, and it reports the old size for an
+ * iconified window. Iconified or a 0x0 framebuffer is "minimized" (the loop
+ * keeps simulating but publishes nothing); otherwise the framebuffer size
+ * becomes the window configuration's width/height, which the render scene
+ * carries (resized when it changed).
  * A close request (glfwWindowShouldClose) sets input.quit_requested.
  * Close (stage fini, after the render backend is destroyed): the window,
  * then glfwTerminate. */
@@ -89,6 +94,37 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
     e->input.scroll_y += dy;
 }
 
+static void update_minimized(ze_engine_t *e)
+{
+    bool minimized = e->iconified || e->framebuffer_w <= 0 || e->framebuffer_h <= 0;
+    if (minimized != e->minimized)
+        ZE_LOG_DEBUG(ZE__ENGINE_LOG, "window: %s", minimized ? "minimized" : "restored");
+    e->minimized = minimized;
+    if (!minimized) {
+        e->window.width = (uint32_t)e->framebuffer_w;
+        e->window.height = (uint32_t)e->framebuffer_h;
+    }
+}
+
+static void on_framebuffer_size(GLFWwindow *w, int width, int height)
+{
+    ze_engine_t *e = engine_of(w);
+    if (!e)
+        return;
+    e->framebuffer_w = width;
+    e->framebuffer_h = height;
+    update_minimized(e);
+}
+
+static void on_iconify(GLFWwindow *w, int iconified)
+{
+    ze_engine_t *e = engine_of(w);
+    if (!e)
+        return;
+    e->iconified = iconified == GLFW_TRUE;
+    update_minimized(e);
+}
+
 static bool has_display(void)
 {
     const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
@@ -132,12 +168,19 @@ ze_result ze__window_open(ze_engine_t *e)
     glfwSetCursorPosCallback(w, on_cursor);
     glfwSetMouseButtonCallback(w, on_button);
     glfwSetScrollCallback(w, on_scroll);
+    glfwSetFramebufferSizeCallback(w, on_framebuffer_size);
+    glfwSetWindowIconifyCallback(w, on_iconify);
+    /* the one size query; later sizes come from on_framebuffer_size */
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(w, &fw, &fh);
+    e->framebuffer_w = fw;
+    e->framebuffer_h = fh;
+    e->iconified = glfwGetWindowAttrib(w, GLFW_ICONIFIED) == GLFW_TRUE;
     if (fw > 0 && fh > 0) {
         c->width = (uint32_t)fw;
         c->height = (uint32_t)fh;
     }
+    update_minimized(e);
     ZE_LOG_INFO(ZE__ENGINE_LOG, "window: %ux%u '%s' (GLFW %s)", c->width, c->height, c->title,
                 glfwGetVersionString());
     return ZE_OK;
@@ -151,7 +194,8 @@ void ze__window_close(ze_engine_t *e)
     if (e->glfw_initialized)
         glfwTerminate();
     e->glfw_initialized = false;
-    e->minimized = false;
+    e->minimized = e->iconified = false;
+    e->framebuffer_w = e->framebuffer_h = 0;
 }
 
 static void poll_gamepads(ze_input_state_t *in)
@@ -183,16 +227,6 @@ void ze__window_poll(ze_engine_t *e)
     poll_gamepads(&e->input);
     if (glfwWindowShouldClose(w))
         e->input.quit_requested = true;
-    int fw = 0, fh = 0;
-    glfwGetFramebufferSize(w, &fw, &fh);
-    bool minimized = fw <= 0 || fh <= 0;
-    if (minimized != e->minimized)
-        ZE_LOG_DEBUG(ZE__ENGINE_LOG, "window: %s", minimized ? "minimized" : "restored");
-    e->minimized = minimized;
-    if (!minimized) {
-        e->window.width = (uint32_t)fw;
-        e->window.height = (uint32_t)fh;
-    }
 }
 
 bool ze__window_should_close(ze_engine_t *e)

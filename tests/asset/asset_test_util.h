@@ -107,8 +107,9 @@ ATU_UNUSED static void atu_sleep_ms(long ms)
     }
 }
 
-/* A poll does a few reads and a wait4: generous on a loaded machine. */
-#define ATU_POLL_BOUND_NS (200ull * 1000 * 1000)
+/* A poll does a few reads and a wait4 (well under a millisecond); a poll
+ * that blocked on the child would take its whole 1 s timeout. */
+#define ATU_POLL_BOUND_NS (500ull * 1000 * 1000)
 /* How long a child may run before the test gives up on it (a program may
  * define another before including this). */
 #ifndef ATU_CHILD_GIVE_UP_S

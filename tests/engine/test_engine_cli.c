@@ -67,6 +67,28 @@ static int wait_child(child_t *c, double timeout_s)
     }
 }
 
+/* Wait (up to timeout_s, a hang deadline) for `needle` in the child's
+ * stderr; false when the child exited first or the deadline passed. */
+static bool wait_stderr_line(const child_t *c, const char *needle, double timeout_s)
+{
+    uint64_t deadline = ze_time_now_ns() + (uint64_t)(timeout_s * 1e9);
+    static char text[1 << 16];
+    while (ze_time_now_ns() < deadline) {
+        FILE *f = fopen(c->err_path, "rb");
+        if (f) {
+            size_t n = fread(text, 1, sizeof text - 1, f);
+            fclose(f);
+            text[n] = '\0';
+            if (strstr(text, needle))
+                return true;
+        }
+        if (waitpid(c->pid, NULL, WNOHANG) == c->pid)
+            return false;
+        ze_time_sleep_ns(10000000);
+    }
+    return false;
+}
+
 static int run_cli(const char *const *args, double timeout_s)
 {
     child_t c = spawn(args);
@@ -189,10 +211,13 @@ static void test_sigint_mid_run(void **state)
     remove(stats);
     const char *args[] = {"run",         "--project", g_project.project,
                           "--headless",  "--stats",   stats,
-                          "--log-level", "warn",      NULL};
+                          "--log-level", "info",      NULL};
     child_t c = spawn(args);
-    ze_time_sleep_ns(FX_SANITIZED ? 1500000000ull : 500000000ull);
+    /* the signal comes once the main loop has run a frame (an event, not
+       a sleep: a loaded machine may take seconds to get there) */
+    bool running = wait_stderr_line(&c, "main loop: running", 60);
     assert_int_equal(kill(c.pid, SIGINT), 0);
+    assert_true(running);
     assert_int_equal(wait_child(&c, 20), 0);
     json_t *j = load_stats(stats);
     assert_non_null(j);

