@@ -178,6 +178,14 @@ ze_result ze_crash_handler_install(const char *dir);
 void ze_crash_handler_uninstall(void);
 /* The crash log path chosen at install ("" before). */
 const char *ze_crash_handler_log_path(void);
+/* Every thread the engine starts (job workers, the render thread) calls
+ * _thread_enter first and _thread_leave before it ends: its own alternate
+ * signal stack, so a stack overflow there is reported like one on the main
+ * thread. Harmless when the handler is not installed (a fault then kills
+ * the process unreported). ZE_ERR_OUT_OF_MEMORY when the stack cannot be
+ * mapped. */
+ze_result ze_crash_handler_thread_enter(void);
+void ze_crash_handler_thread_leave(void);
 
 /* ------------------------------------------------------------ application */
 

@@ -39,6 +39,12 @@ typedef struct ze_job_system_desc_t {
     ze_mem_t *mem;           /* required */
     uint32_t worker_count;   /* 0 = ze_cpu_count() - 1, at least 1 */
     uint32_t queue_capacity; /* 0 = 4096; rounded up to a power of two */
+    /* Optional, called on each worker thread as it starts and just before
+       it ends (the engine gives each worker the crash handler's alternate
+       signal stack this way). */
+    void (*thread_enter)(void *user);
+    void (*thread_leave)(void *user);
+    void *thread_user;
 } ze_job_system_desc_t;
 
 ze_result ze_job_system_create(const ze_job_system_desc_t *desc, ze_job_system_t **out);

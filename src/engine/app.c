@@ -113,6 +113,20 @@ uint64_t ze_engine_screenshots_done(const ze_engine_t *e)
 
 /* ----------------------------------------------------------------- run */
 
+/* The job system's worker hooks: each worker gets the crash handler's
+ * alternate stack (a failure to map one leaves that worker unreported). */
+static void crash_thread_enter(void *user)
+{
+    (void)user;
+    (void)ze_crash_handler_thread_enter();
+}
+
+static void crash_thread_leave(void *user)
+{
+    (void)user;
+    ze_crash_handler_thread_leave();
+}
+
 static bool known_stage(const char *name)
 {
     for (uint32_t i = 0; i < ze__stage_count(); i++)
@@ -262,7 +276,10 @@ static ze_result run_internal(const ze_app_desc_t *app, const ze_run_desc_t *run
         trace_begin(ctx, mm);
     ze_job_system_t *jobs = NULL;
     if (r == ZE_OK &&
-        (r = ze_job_system_create(&(ze_job_system_desc_t){.mem = mm}, &jobs)) != ZE_OK)
+        (r = ze_job_system_create(&(ze_job_system_desc_t){.mem = mm,
+                                                          .thread_enter = crash_thread_enter,
+                                                          .thread_leave = crash_thread_leave},
+                                  &jobs)) != ZE_OK)
         fail_early(rep, r, "%s", "job system could not be created");
 
     ze_engine_t *e = NULL;

@@ -22,9 +22,13 @@
  * at once with that signal.
  *
  * Threads: install and uninstall on the main thread, before other threads
- * start and after they end. The alternate stack belongs to the installing
- * thread; other threads' faults run on their own stacks (so their stack
- * overflows are not reported, but still kill the process by the signal).
+ * start and after they end. An alternate stack belongs to one thread: the
+ * installing thread gets one at install; every other thread the engine
+ * starts (job workers through the job system's thread hooks, the render
+ * thread) calls ze_crash_handler_thread_enter first and _thread_leave last,
+ * so a stack overflow there is reported like one on the main thread. A
+ * thread without one still dies by the signal, unreported when its stack
+ * overflowed.
  *
  * Globals: the crash handler state below (on the STYLE.md list).
  */
@@ -222,26 +226,83 @@ static void crash_handler(int sig, siginfo_t *info, void *uctx)
 
 /* -------------------------------------------------------- install / remove */
 
+/* Guard + stack, the guard PROT_NONE below the stack; installed as this
+ * thread's alternate stack (the previous one saved in *previous). */
+static ze_result map_alt_stack(void **map, size_t *size, stack_t *previous)
+{
+    *size = CRASH_GUARD_SIZE + CRASH_STACK_SIZE;
+    *map = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                -1, 0);
+    if (*map == MAP_FAILED) {
+        *map = NULL;
+        *size = 0;
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    mprotect(*map, CRASH_GUARD_SIZE, PROT_NONE);
+    stack_t ss = {.ss_sp = (char *)*map + CRASH_GUARD_SIZE, .ss_size = CRASH_STACK_SIZE};
+    if (sigaltstack(&ss, previous) != 0) {
+        munmap(*map, *size);
+        *map = NULL;
+        *size = 0;
+        return ZE_ERR_INTERNAL;
+    }
+    return ZE_OK;
+}
+
+/* Put `previous` back as this thread's alternate stack and unmap ours, if
+ * ours is the current one and not in use; false when it was left mapped. */
+static bool unmap_alt_stack(void *map, size_t size, stack_t previous)
+{
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) != 0 || cur.ss_sp != (char *)map + CRASH_GUARD_SIZE ||
+        (cur.ss_flags & SS_ONSTACK))
+        return false;
+    if (previous.ss_flags & SS_DISABLE) {
+        previous.ss_sp = NULL;
+        previous.ss_size = 0;
+        previous.ss_flags = SS_DISABLE;
+    } else {
+        previous.ss_flags = 0;
+    }
+    sigaltstack(&previous, NULL);
+    munmap(map, size);
+    return true;
+}
+
+/* The alternate stack of a thread other than the installing one. */
+static _Thread_local struct {
+    void *map;
+    size_t size;
+    stack_t previous;
+} t_crash_stack;
+
+ze_result ze_crash_handler_thread_enter(void)
+{
+    if (t_crash_stack.map)
+        return ZE_OK;
+    stack_t cur;
+    if (g_crash.map && sigaltstack(NULL, &cur) == 0 &&
+        cur.ss_sp == (char *)g_crash.map + CRASH_GUARD_SIZE)
+        return ZE_OK; /* the installing thread has the handler's own */
+    return map_alt_stack(&t_crash_stack.map, &t_crash_stack.size, &t_crash_stack.previous);
+}
+
+void ze_crash_handler_thread_leave(void)
+{
+    if (!t_crash_stack.map)
+        return;
+    unmap_alt_stack(t_crash_stack.map, t_crash_stack.size, t_crash_stack.previous);
+    t_crash_stack.map = NULL;
+    t_crash_stack.size = 0;
+}
+
 static void release_stack(void)
 {
     if (g_crash.stack_installed) {
-        stack_t cur;
         /* Only this thread's stack can be swapped back; when the installing
            thread is another one, the mapping is kept (it may still be in
            use there). */
-        if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)g_crash.map + CRASH_GUARD_SIZE &&
-            !(cur.ss_flags & SS_ONSTACK)) {
-            stack_t prev = g_crash.previous_stack;
-            if (prev.ss_flags & SS_DISABLE) {
-                prev.ss_sp = NULL;
-                prev.ss_size = 0;
-                prev.ss_flags = SS_DISABLE;
-            } else {
-                prev.ss_flags = 0;
-            }
-            sigaltstack(&prev, NULL);
-            munmap(g_crash.map, g_crash.map_size);
-        }
+        unmap_alt_stack(g_crash.map, g_crash.map_size, g_crash.previous_stack);
         g_crash.stack_installed = false;
     } else if (g_crash.map) {
         munmap(g_crash.map, g_crash.map_size);
@@ -301,22 +362,9 @@ ze_result ze_crash_handler_install(const char *dir)
     void *warm[4];
     (void)backtrace(warm, 4);
 
-    g_crash.map_size = CRASH_GUARD_SIZE + CRASH_STACK_SIZE;
-    g_crash.map = mmap(NULL, g_crash.map_size, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (g_crash.map == MAP_FAILED) {
-        g_crash.map = NULL;
-        g_crash.map_size = 0;
-        return ZE_ERR_OUT_OF_MEMORY;
-    }
-    mprotect(g_crash.map, CRASH_GUARD_SIZE, PROT_NONE);
-    stack_t ss = {.ss_sp = (char *)g_crash.map + CRASH_GUARD_SIZE,
-                  .ss_size = CRASH_STACK_SIZE,
-                  .ss_flags = 0};
-    if (sigaltstack(&ss, &g_crash.previous_stack) != 0) {
-        release_stack();
-        return ZE_ERR_INTERNAL;
-    }
+    ze_result sr = map_alt_stack(&g_crash.map, &g_crash.map_size, &g_crash.previous_stack);
+    if (sr != ZE_OK)
+        return sr;
     g_crash.stack_installed = true;
 
     memcpy(g_crash.dir, abs, al + 1);

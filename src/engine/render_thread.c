@@ -12,6 +12,7 @@
 static void *render_main(void *arg)
 {
     ze_engine_t *e = arg;
+    (void)ze_crash_handler_thread_enter(); /* a stack overflow here is reported */
     ze_ecs_forbid_thread(true);
     uint64_t rendered_seq = 0;
     uint32_t errors = 0;
@@ -59,6 +60,7 @@ static void *render_main(void *arg)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "screenshot %s: nothing was rendered", e->run.screenshot);
     }
     ze_ecs_forbid_thread(false);
+    ze_crash_handler_thread_leave();
     return NULL;
 }
 

@@ -1,6 +1,8 @@
 /* The window: GLFW on the main thread only (GLFW's rule).
  *
- * Open (the "window" stage): when the run is not headless, a display exists
+ * Open (the "window" stage): when the run is not headless, its backend is
+ * not "null" (which draws nothing: a window would only be a blank), a
+ * display exists
  * (DISPLAY or WAYLAND_DISPLAY set), glfwInit succeeds and GLFW finds a
  * Vulkan loader, one window of the configured size and title with
  * GLFW_CLIENT_API = GLFW_NO_API (the render backend makes its surface from
@@ -21,6 +23,7 @@
  * Close (stage fini, after the render backend is destroyed): the window,
  * then glfwTerminate. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/engine_internal.h"
 
@@ -137,7 +140,10 @@ ze_result ze__window_open(ze_engine_t *e)
     if (c->headless)
         return ZE_OK;
     const char *why = NULL;
-    if (!has_display()) {
+    const char *backend = e->run.backend ? e->run.backend : "null";
+    if (strcmp(backend, "null") == 0) {
+        why = "the null backend draws nothing, so it opens no window";
+    } else if (!has_display()) {
         why = "no display (DISPLAY and WAYLAND_DISPLAY unset)";
     } else {
         glfwSetErrorCallback(on_glfw_error);

@@ -66,6 +66,9 @@ struct ze_job_system_t {
     uint32_t worker_count;  /* threads running */
     uint32_t workers_alloc; /* entries in `workers` */
     size_t cells_bytes;
+    void (*thread_enter)(void *user); /* the desc's worker hooks */
+    void (*thread_leave)(void *user);
+    void *thread_user;
 
     alignas(64) atomic_size_t enq;
     alignas(64) atomic_size_t deq;
@@ -224,6 +227,8 @@ static void *worker_main(void *arg)
     job_worker_t *w = arg;
     ze_job_system_t *js = w->js;
     t_worker_of = js;
+    if (js->thread_enter)
+        js->thread_enter(js->thread_user);
     job_t j;
     for (;;) {
         if (queue_pop(js, &j)) {
@@ -248,6 +253,8 @@ static void *worker_main(void *arg)
         atomic_fetch_sub_explicit(&js->idle_workers, 1, memory_order_seq_cst);
         pthread_mutex_unlock(&js->lock);
     }
+    if (js->thread_leave)
+        js->thread_leave(js->thread_user);
     t_worker_of = NULL;
     return NULL;
 }
@@ -291,6 +298,9 @@ ze_result ze_job_system_create(const ze_job_system_desc_t *desc, ze_job_system_t
         return ZE_ERR_OUT_OF_MEMORY;
     memset(js, 0, sizeof *js);
     js->alloc = alloc;
+    js->thread_enter = desc->thread_enter;
+    js->thread_leave = desc->thread_leave;
+    js->thread_user = desc->thread_user;
     js->mask = cells - 1;
     js->cells_bytes = cells * sizeof(job_cell_t);
     js->cells = ze_alloc(alloc, js->cells_bytes, 64);

@@ -17,7 +17,8 @@
  *    rendered (at most the frame in progress and the one state published
  *    before), and rendering resumes after the restore.
  *  - window close: glfwSetWindowShouldClose at frame 10 ends the run with
- *    ZE_OK after about 10 frames. */
+ *    ZE_OK after about 10 frames.
+ *  - the null backend opens no window, display or not. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -288,6 +289,28 @@ static void test_window_close_ends_run(void **state)
     assert_true(rep.shutdown_complete);
 }
 
+/* The null backend draws nothing: even with a display and headless off it
+ * opens no window, and the run still simulates its frames. */
+static void test_null_backend_opens_no_window(void **state)
+{
+    (void)state;
+    if (!g_display)
+        skip();
+    hooks_t h = {.sc = SC_CLOSE};
+    ze_app_desc_t app = {.name = "test_vk_window", .user = &h, .on_update = on_update};
+    ze_run_desc_t run = fx_run(&g_project);
+    run.headless = false;
+    run.backend = "null";
+    run.frames = 5;
+    h.start_ns = ze_time_now_ns();
+    ze_run_report_t rep;
+    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
+    assert_false(h.windowed);
+    assert_int_equal(h.last_frame, 4);
+    assert_int_equal(rep.frames, 5);
+    assert_null(strstr(rep.device, "window"));
+}
+
 int main(void)
 {
     const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
@@ -298,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_present_and_resize),
         cmocka_unit_test(test_minimized_simulates_without_rendering),
         cmocka_unit_test(test_window_close_ends_run),
+        cmocka_unit_test(test_null_backend_opens_no_window),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
