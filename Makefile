@@ -6,7 +6,7 @@ CTEST_ARGS := --output-on-failure --timeout 120 --no-tests=error
 FUZZ_SECONDS ?= 30
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 
-.PHONY: deps dev release asan tsan test test-asan test-tsan demo bench fuzz ci format format-check clean
+.PHONY: deps dev release asan tsan test test-asan test-tsan demo bench fuzz ci format format-check clean install
 
 deps:
 	@bash scripts/deps.sh
@@ -29,6 +29,11 @@ test-tsan: tsan
 
 demo: release
 	bash scripts/demo.sh
+
+# Install the release build: PREFIX=DIR (default: the configured prefix,
+# /usr/local). docs/using.md.
+install: release
+	cmake --install build/release $(if $(PREFIX),--prefix $(PREFIX))
 
 bench: release
 	bash bench/run_all.sh build/release/bin build/bench

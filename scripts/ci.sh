@@ -3,6 +3,8 @@
 # first failing stage and says which. Budget: under 60 minutes on 2 cores.
 # `loaded` reruns the window, engine, asset and gfx tests on one core beside
 # a CPU hog (scripts/loaded.sh): a test that depends on speed fails there.
+# `consumer` installs the release build and builds and runs examples/consumer
+# against the prefix with CMake and pkg-config (scripts/consumer.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,4 +43,5 @@ stage asan make --no-print-directory test-asan
 stage tsan make --no-print-directory test-tsan
 stage fuzz make --no-print-directory fuzz
 stage demo bash -c "make --no-print-directory demo && bash scripts/check_demo.sh"
+stage consumer bash scripts/consumer.sh
 report

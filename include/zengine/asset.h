@@ -636,7 +636,8 @@ typedef struct ze_import_coordinator_desc_t {
     ze_main_scheduler_t *scheduler; /* completions; NULL: the coordinator makes its own */
     ze_import_mode mode;
     /* The `zengine` executable for child imports; NULL = the environment
-       variable ZENGINE_COOKER, else "zengine" beside the running program. */
+       variable ZENGINE_COOKER, else "zengine" beside the running program,
+       else <prefix>/bin/zengine of an installed engine. */
     const char *cooker;
     uint64_t memory_limit; /* child RLIMIT_AS; 0 = 2 GiB */
     uint32_t cpu_seconds;  /* child RLIMIT_CPU; 0 = 60 */

@@ -205,6 +205,11 @@ const char *ze_signal_name(int sig);
 /* "<folder of the running program>/<name>" into out (from /proc/self/exe);
  * false when the program's path is unknown or the result does not fit. */
 bool ze_path_beside_executable(const char *name, char *out, size_t cap);
+/* Where an installed engine keeps a file: "<prefix>/<subdir>/<name>" (subdir
+ * such as "bin" or "share/zengine"), the prefix being the one the shared
+ * libzengine was loaded from, else the prefix the build was configured to
+ * install to. false when no such file exists there. */
+bool ze_path_installed(const char *subdir, const char *name, char *out, size_t cap);
 
 /* ------------------------------------------------------------------ hashing */
 

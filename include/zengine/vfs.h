@@ -149,7 +149,8 @@ typedef struct ze_vfs_desc_t {
     bool project_read_only;          /* mount the project read-only (sidecars go to /cache) */
     const char *engine_root;         /* host directory of /ZodiacEngine; NULL: the environment
                                         variable ZENGINE_ASSET_ROOT, else ZodiacEngine/ beside
-                                        the executable */
+                                        the executable, else the install prefix's
+                                        share/zengine/ZodiacEngine */
     bool require_engine_assets;      /* a missing engine root fails creation (else: a warning
                                         and no /ZodiacEngine mount) */
     bool no_engine_mount;            /* do not look for engine assets at all */
@@ -176,8 +177,10 @@ void ze_vfs_destroy(ze_vfs_t *vfs);
  * delivered. */
 uint32_t ze_vfs_tick(ze_vfs_t *vfs);
 /* Where the engine's packaged assets are looked for when a desc names none:
- * $ZENGINE_ASSET_ROOT, else ZodiacEngine/ beside the executable (existence
- * not checked). `from` (optional) says which, for messages. */
+ * $ZENGINE_ASSET_ROOT (existence not checked), else ZodiacEngine/ beside the
+ * executable when it exists, else <prefix>/share/zengine/ZodiacEngine of an
+ * installed engine when it exists (ze_path_installed), else the path beside
+ * the executable (for the error message). `from` (optional) says which. */
 bool ze_vfs_default_engine_root(char *out, size_t cap, const char **from);
 /* Whether /cache is a writable directory. */
 bool ze_vfs_cache_enabled(const ze_vfs_t *vfs);

@@ -223,6 +223,14 @@ static void default_cooker(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return;
     }
+    if (ze_path_beside_executable("zengine", out, cap) && access(out, X_OK) == 0)
+        return;
+    char installed[PATH_MAX];
+    if (ze_path_installed("bin", "zengine", installed, sizeof installed) &&
+        access(installed, X_OK) == 0) {
+        snprintf(out, cap, "%s", installed);
+        return;
+    }
     if (!ze_path_beside_executable("zengine", out, cap))
         snprintf(out, cap, "zengine"); /* cannot be named: let exec fail clearly */
 }

@@ -1071,6 +1071,12 @@ uint32_t ze_vfs_tick(ze_vfs_t *vfs)
 
 /* ------------------------------------------------------------ the context */
 
+static bool is_directory(const char *host)
+{
+    struct stat st;
+    return stat(host, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 bool ze_vfs_default_engine_root(char *out, size_t cap, const char **from)
 {
     const char *env = getenv("ZENGINE_ASSET_ROOT");
@@ -1085,13 +1091,18 @@ bool ze_vfs_default_engine_root(char *out, size_t cap, const char **from)
     }
     if (from)
         *from = "beside the executable";
-    return ze_path_beside_executable("ZodiacEngine", out, cap);
-}
-
-static bool is_directory(const char *host)
-{
-    struct stat st;
-    return stat(host, &st) == 0 && S_ISDIR(st.st_mode);
+    bool beside = ze_path_beside_executable("ZodiacEngine", out, cap);
+    if (beside && is_directory(out))
+        return true;
+    char installed[PATH_MAX];
+    if (ze_path_installed("share/zengine", "ZodiacEngine", installed, sizeof installed) &&
+        is_directory(installed) && strlen(installed) < cap) {
+        if (from)
+            *from = "the install prefix";
+        memcpy(out, installed, strlen(installed) + 1);
+        return true;
+    }
+    return beside; /* named in the error when it is missing */
 }
 
 static ze_result mount_engine(ze_vfs_t *vfs, const ze_vfs_desc_t *d)

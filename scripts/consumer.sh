@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# CI's `consumer` stage: install the release build into a prefix, build
+# examples/consumer against it with CMake (find_package, shared and static)
+# and with pkg-config, and run the shared builds from a folder outside the
+# prefix with ZENGINE_ASSET_ROOT and ZENGINE_COOKER unset: the engine must
+# find its ZodiacEngine/ and the installed `zengine` cooker by itself, and
+# the game must import a glTF through that cooker. Needs build/release
+# (make release).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+prefix=$root/build/install
+rm -rf "$prefix" build/consumer-cmake build/consumer-static
+cmake --install build/release --prefix "$prefix" >build/install.log
+echo "consumer: installed into $prefix ($(wc -l <build/install.log) files)"
+
+cmake -S examples/consumer -B build/consumer-cmake -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/consumer-cmake >/dev/null
+cmake -S examples/consumer -B build/consumer-static -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release -DZENGINE_STATIC=ON >/dev/null
+cmake --build build/consumer-static >/dev/null
+echo "consumer: built with find_package(zengine) (shared and static)"
+
+mkdir -p build/consumer-pc
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --exists zengine
+cc -std=c11 -Wall -Wextra -Werror examples/consumer/game.c \
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs zengine) \
+  -Wl,-rpath,"$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=libdir zengine)" \
+  -o build/consumer-pc/consumer_game
+echo "consumer: built with pkg-config ($(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion zengine))"
+
+# No engine symbols of the cooker's third parties in a game program.
+for exe in build/consumer-cmake/consumer_game build/consumer-pc/consumer_game; do
+  ldd "$exe" | grep -q "libzengine.so" || { echo "consumer: $exe does not use libzengine.so"; exit 1; }
+done
+
+run_game() { # run_game EXE NAME
+  local work
+  work=$(mktemp -d /tmp/zengine-consumer-XXXXXX)
+  cp -r examples/consumer/project "$work/"
+  mkdir -p "$work/project/models"
+  cp samples/showcase/project/models/crate.gltf samples/showcase/project/models/crate.png \
+    samples/showcase/project/models/LICENSE.md "$work/project/models/"
+  cp "$1" "$work/game"
+  (cd "$work" && env -u ZENGINE_ASSET_ROOT -u ZENGINE_COOKER ./game \
+    --project "$work/project/project.json" --headless --frames 6000 --max-fps 200 \
+    --stats "$work/stats.json" --log-level warn)
+  local st=$?
+  grep -q '"ok": *true' "$work/stats.json" || st=1
+  [ $st -eq 0 ] && rm -rf "$work" || echo "consumer: $2 failed (kept $work)"
+  return $st
+}
+run_game build/consumer-cmake/consumer_game "the CMake build"
+run_game build/consumer-pc/consumer_game "the pkg-config build"
+echo "consumer: both builds imported a glTF through the installed cooker"
