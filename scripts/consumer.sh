@@ -23,16 +23,20 @@ cmake --build build/consumer-static >/dev/null
 echo "consumer: built with find_package(zengine) (shared and static)"
 
 mkdir -p build/consumer-pc
-PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --exists zengine
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --exists zengine ||
+  { echo "consumer: pkg-config finds no zengine in $prefix/lib/pkgconfig"; exit 1; }
 cc -std=c11 -Wall -Wextra -Werror examples/consumer/game.c \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs zengine) \
   -Wl,-rpath,"$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=libdir zengine)" \
   -o build/consumer-pc/consumer_game
 echo "consumer: built with pkg-config ($(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion zengine))"
 
-# No engine symbols of the cooker's third parties in a game program.
+# Both link the installed shared library (grep -c, not -q: with pipefail a
+# grep that stops reading early fails the pipeline).
 for exe in build/consumer-cmake/consumer_game build/consumer-pc/consumer_game; do
-  ldd "$exe" | grep -q "libzengine.so" || { echo "consumer: $exe does not use libzengine.so"; exit 1; }
+  lib=$(ldd "$exe" | awk '/libzengine\.so/ {print $3}')
+  [ -n "$lib" ] && [ "$(realpath "$lib")" = "$(realpath "$prefix"/lib/libzengine.so)" ] ||
+    { echo "consumer: $exe does not use $prefix/lib/libzengine.so"; ldd "$exe"; exit 1; }
 done
 
 run_game() { # run_game EXE NAME
@@ -43,10 +47,10 @@ run_game() { # run_game EXE NAME
   cp samples/showcase/project/models/crate.gltf samples/showcase/project/models/crate.png \
     samples/showcase/project/models/LICENSE.md "$work/project/models/"
   cp "$1" "$work/game"
+  local st=0
   (cd "$work" && env -u ZENGINE_ASSET_ROOT -u ZENGINE_COOKER ./game \
     --project "$work/project/project.json" --headless --frames 6000 --max-fps 200 \
-    --stats "$work/stats.json" --log-level warn)
-  local st=$?
+    --stats "$work/stats.json" --log-level warn) || st=$?
   grep -q '"ok": *true' "$work/stats.json" || st=1
   [ $st -eq 0 ] && rm -rf "$work" || echo "consumer: $2 failed (kept $work)"
   return $st
