@@ -45,6 +45,7 @@
 
 #include "zengine/asset.h"
 #include "zengine/job.h"
+#include "zengine/cook.h"
 
 #ifndef ZE_TESTDATA_DIR
 #define ZE_TESTDATA_DIR "../shared/testdata"

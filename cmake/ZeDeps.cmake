@@ -6,6 +6,8 @@ pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
 pkg_check_modules(UUID REQUIRED IMPORTED_TARGET uuid)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(CGLM REQUIRED IMPORTED_TARGET cglm)
+# deflate for our PNG writer (screenshots): zlib1g-dev
+pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 # Asset importers (issue 6): assimp has a .pc file; stb (header only) and
 # meshoptimizer (a C++ library with a C API, hence the C++ runtime) are
 # found by path.

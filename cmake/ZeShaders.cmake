@@ -9,8 +9,8 @@
 #                       and glslc's depfile tracks them.
 #   fonts/DejaVuSans.ttf copied from fonts-dejavu when installed.
 #
-# Targets: zengine_shaders and zengine_fonts (both ALL). The engine library
-# depends on them, so every program linking it (zengine_cli, tests, samples)
+# Targets: zengine_shaders and zengine_fonts (both ALL). The gfx and engine
+# modules depend on them, so every program linking it (zengine_cli, tests, samples)
 # finds its assets beside it. For the tests: ZE_SHADER_SPV is the list of
 # .spv paths, ZE_ENGINE_ASSET_DIR the ZodiacEngine folder, ZE_ENGINE_FONT the
 # packaged font ("" when fonts-dejavu is missing).
@@ -67,4 +67,5 @@ endif()
 add_custom_target(zengine_fonts ALL DEPENDS ${ZE_ENGINE_FONT})
 
 # Everything built from the library gets its packaged assets.
-add_dependencies(zengine_obj zengine_shaders zengine_fonts)
+add_dependencies(ze_gfx_obj zengine_shaders zengine_fonts)
+add_dependencies(ze_engine_obj zengine_shaders zengine_fonts)

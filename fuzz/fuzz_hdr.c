@@ -6,6 +6,7 @@
 
 #include "zengine/asset.h"
 #include "zengine/mem.h"
+#include "zengine/cook.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

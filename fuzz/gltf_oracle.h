@@ -10,6 +10,7 @@
 
 #include "zengine/asset.h"
 #include "zengine/mem.h"
+#include "zengine/cook.h"
 
 static void gltf_oracle_check(const uint8_t *data, size_t size)
 {

@@ -11,6 +11,7 @@ declare -A ALLOWED=(
   [ecs]="base mem job"
   [vfs]="base mem job"
   [asset]="base mem job vfs ecs"
+  [cook]="base mem job vfs ecs asset"
   [gfx]="base mem job vfs asset"
   [ui]="base mem gfx"
   [engine]="base mem job ecs vfs asset gfx ui"

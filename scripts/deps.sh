@@ -14,7 +14,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config clang clang-format
   libclang-rt-14-dev llvm
   # base / tests
-  libcmocka-dev libjansson-dev libcglm-dev libxxhash-dev uuid-dev
+  libcmocka-dev libjansson-dev libcglm-dev libxxhash-dev uuid-dev zlib1g-dev
   # assets
   libstb-dev libassimp-dev libmeshoptimizer-dev
   # gfx / window / fonts

@@ -16,6 +16,7 @@
 
 #include "zengine/asset.h"
 #include "zengine/mem.h"
+#include "zengine/cook.h"
 
 #include "cli.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "zengine/asset.h"
+#include "zengine/cook.h"
 
 #include "cli.h"
 

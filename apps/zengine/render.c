@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "zengine/engine.h"
+#include "zengine/cook.h"
 
 #include "cli.h"
 
@@ -402,6 +403,7 @@ int ze_cli_render(int argc, char **argv)
             .stats = stats,
             .backend = "vulkan",
             .import_mode = ZE_IMPORT_IN_PROCESS,
+            .in_process_cook = ze_asset_cook,
         };
         ze_run_report_t rep;
         ze_result res = ze_app_run(&app, &run, &rep);

@@ -1,6 +1,11 @@
-/* zengine/asset.h — the asset pipeline: importers, cooked formats, cooker.
+/* zengine/asset.h — the asset pipeline's types and its runtime: the imported
+ * model and cooked formats, their bounds-checked readers, the cook result,
+ * AssetRegistry, ImportCoordinator, AssetManager. The importers and writers
+ * (the cooker) are declared in zengine/cook.h and live in their own library,
+ * zengine::cook, linked only by programs that cook (the `zengine` program,
+ * tools, tests): the running engine reads only cooked artifacts.
  *
- * What: our own glTF 2.0 importer (.gltf and .glb) with strict validation
+ * The pipeline as a whole: our own glTF 2.0 importer (.gltf and .glb) with strict validation
  * into an imported model (meshes with decoded triangle-list primitives, PBR
  * metallic-roughness materials, textures, samplers, images, the node
  * hierarchy, scenes, cameras, and the source's counts); OBJ and FBX through
@@ -236,28 +241,6 @@ typedef struct ze_model_t {
     void *internal_; /* the allocation tree */
 } ze_model_t;
 
-/* ------------------------------------------------------------ glTF import */
-
-typedef struct ze_gltf_desc_t {
-    ze_allocator_t alloc; /* zero = ze_mem_system_allocator() */
-    /* Folder of relative URIs when importing from memory; NULL: external
-       URIs are an error (ze_asset_import_gltf_file sets it to the file's
-       folder). Absolute paths, schemes and `..` escaping the folder are
-       always refused. */
-    const char *base_dir;
-    /* Cap on any file read and on the model's memory; 0 = 1 GiB. */
-    uint64_t max_bytes;
-} ze_gltf_desc_t;
-
-/* Import a .gltf or .glb file (the container is told by its first bytes,
- * not its name). On failure *out is NULL and err (optional) says why. */
-ze_result ze_asset_import_gltf_file(const char *path, const ze_gltf_desc_t *desc, ze_model_t **out,
-                                    ze_asset_error_t *err);
-/* The same from bytes in memory (JSON text or GLB). */
-ze_result ze_asset_import_gltf_memory(const void *data, size_t size, const ze_gltf_desc_t *desc,
-                                      ze_model_t **out, ze_asset_error_t *err);
-void ze_asset_model_destroy(ze_model_t *model);
-
 /* ---------------------------------------------------------------- .zemesh */
 
 /* Little-endian binary, version 1 (layout in src/asset/zemesh.c): magic,
@@ -289,13 +272,6 @@ typedef struct ze_zemesh_view_t {
 
 /* Byte size of one vertex with these attributes. */
 uint32_t ze_asset_vertex_stride(uint32_t attributes, uint32_t offsets[ZE_VATTR_COUNT]);
-/* Cook one mesh of a model into .zemesh bytes allocated from `alloc`
- * (free with ze_free(alloc, *bytes, *size)). material_uuids: one per model
- * material (NULL: nil uuids). ZE_ERR_NOT_FOUND when every primitive of the
- * mesh is skipped. */
-ze_result ze_asset_zemesh_write(const ze_model_t *model, uint32_t mesh, ze_uuid_t uuid,
-                                const ze_uuid_t *material_uuids, ze_allocator_t alloc,
-                                uint8_t **bytes, size_t *size);
 /* Validate and view. `data` must be 4-byte aligned. Rejects truncated,
  * inconsistent, unknown-version and bad-checksum files. */
 ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *out,
@@ -331,12 +307,6 @@ typedef struct ze_zematerial_t {
     ze_zematerial_texture_t base_color, metallic_roughness, normal, occlusion, emissive;
 } ze_zematerial_t;
 
-/* Material `index` of a model as .zematerial text (no NUL) allocated from
- * `alloc` (free with ze_free(alloc, *text, *size)). texture_uuids: one per
- * model texture. */
-ze_result ze_asset_zematerial_write(const ze_model_t *model, uint32_t index, ze_uuid_t uuid,
-                                    const ze_uuid_t *texture_uuids, ze_allocator_t alloc,
-                                    char **text, size_t *size);
 ze_result ze_asset_zematerial_read(const void *text, size_t size, ze_zematerial_t *out,
                                    ze_asset_error_t *err);
 
@@ -389,32 +359,11 @@ typedef struct ze_tex_view_t {
 
 /* Mips of a full chain: floor(log2(max(w, h))) + 1. */
 uint32_t ze_asset_tex_full_mips(uint32_t width, uint32_t height);
-/* Decode an encoded image and cook it into .zetex bytes allocated from
- * desc->alloc (free with ze_free(alloc, *bytes, *size)). Colour textures
- * (desc->linear false) are RGBA8_SRGB with mips averaged in linear light. */
-ze_result ze_asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
-                              const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
-                              ze_asset_error_t *err);
 /* Rejects truncated, padded, inconsistent (dimensions, mip table, padding),
  * unknown-version and bad-checksum files. */
 ze_result ze_asset_zetex_read(const void *data, size_t size, ze_tex_view_t *out,
                               ze_asset_error_t *err);
 
-/* A decoded Radiance .hdr: float RGB, top row first. */
-typedef struct ze_hdr_image_t {
-    uint32_t width, height;
-    float *rgb; /* [width * height * 3] */
-    ze_allocator_t alloc_;
-    size_t size_;
-} ze_hdr_image_t;
-
-ze_result ze_asset_hdr_decode(const void *data, size_t size, const ze_image_desc_t *desc,
-                              ze_hdr_image_t *out, ze_asset_error_t *err);
-void ze_asset_hdr_release(ze_hdr_image_t *img);
-/* Decode a .hdr and cook it into .zenvmap bytes (RGBA16F equirect + mips). */
-ze_result ze_asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
-                                const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
-                                ze_asset_error_t *err);
 /* As ze_asset_zetex_read; also rejects negative and non-finite texels. */
 ze_result ze_asset_zenvmap_read(const void *data, size_t size, ze_tex_view_t *out,
                                 ze_asset_error_t *err);
@@ -492,17 +441,13 @@ typedef struct ze_cook_result_t {
  * .glb), "assimp" (.obj, .fbx), "image" (.png, .jpg, .jpeg, .tga), "hdr"
  * (.hdr); NULL when none cooks it. */
 const char *ze_asset_importer_for(const char *path);
-/* Import `source` and write its artifacts into out_dir: each one written
- * to a temporary name and renamed only when all are written, so a failure
- * leaves no artifact behind. Artifacts: <stem>.mesh<N>.zemesh for each mesh
- * with triangles, <stem>.material<N>.zematerial, <stem>.texture<N>.zetex for
- * each texture with a PNG/JPEG/TGA image (a standalone image:
- * <stem>.texture0.zetex), <stem>.envmap0.zenvmap for a .hdr, and
- * <stem>.scene.json (the node hierarchy as an ECS scene file: one entity per
- * node with Name, Transform, Parent, Mesh, Camera) for models with nodes. */
-ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out);
 /* Frees the artifact list; call after every ze_asset_cook, failed or not. */
 void ze_asset_cook_result_release(ze_cook_result_t *result);
+/* The cooker as a function: ze_asset_cook (zengine/cook.h, the zengine::cook
+ * library) has this type. The runtime never links it; a program that wants
+ * in-process imports hands it to the import coordinator (or the engine's
+ * run desc). */
+typedef ze_result (*ze_cook_fn)(const ze_cook_desc_t *desc, ze_cook_result_t *out);
 
 /* ============================================================ the runtime
  *
@@ -623,7 +568,7 @@ typedef enum ze_import_priority {
 
 typedef enum ze_import_mode {
     ZE_IMPORT_CHILD_PROCESS = 0, /* the default: `zengine cook` children */
-    ZE_IMPORT_IN_PROCESS,        /* ze_asset_cook on a pool job (tests, tools) */
+    ZE_IMPORT_IN_PROCESS,        /* desc.in_process_cook on a pool job (tests, tools) */
 } ze_import_mode;
 
 typedef struct ze_import_coordinator_t ze_import_coordinator_t;
@@ -635,6 +580,9 @@ typedef struct ze_import_coordinator_desc_t {
     ze_job_system_t *jobs;          /* in-process imports; NULL = on the tick, inline */
     ze_main_scheduler_t *scheduler; /* completions; NULL: the coordinator makes its own */
     ze_import_mode mode;
+    /* ZE_IMPORT_IN_PROCESS: the cooker to call, ze_asset_cook of
+       zengine::cook (the runtime does not link it); required in that mode. */
+    ze_cook_fn in_process_cook;
     /* The `zengine` executable for child imports; NULL = the environment
        variable ZENGINE_COOKER, else "zengine" beside the running program,
        else <prefix>/bin/zengine of an installed engine. */

@@ -221,6 +221,8 @@ typedef struct ze_run_desc_t {
        what reaches the backend is deterministic too */
     double fixed_dt;
     const char *screenshot;          /* PNG of the last frame (backends with images) */
+    const char *dump_graph;          /* JSON of the compiled render graph after the last
+                                        frame (backends with a graph: Vulkan) */
     const char *stats;               /* JSON written at exit */
     const char *input_script;        /* replayed input (headless) */
     const char *backend;             /* NULL = "null" until the Vulkan backend exists */
@@ -230,6 +232,7 @@ typedef struct ze_run_desc_t {
     uint32_t backend_frame_delay_us; /* tests: a slow null backend */
     uint64_t backend_lose_device_at; /* tests: simulated device loss at this frame */
     ze_import_mode import_mode;      /* child processes (default) or in-process */
+    ze_cook_fn in_process_cook;      /* in-process: ze_asset_cook (link zengine::cook) */
     const char *cooker;              /* NULL: zengine beside the program */
     bool no_cache;                   /* run without /cache (read-only project) */
 } ze_run_desc_t;
@@ -252,8 +255,11 @@ typedef struct ze_run_report_t {
     uint64_t validation_messages;
     uint64_t frames_rendered;                                        /* by the render thread */
     uint32_t meshes_resident, materials_resident, textures_resident; /* in the backend */
-    /* the backend's last frame (Vulkan: GPU timestamps per pass) */
-    double render_cpu_ms, gpu_forward_ms, gpu_tonemap_ms;
+    /* the backend's last frame: render-thread CPU time; Vulkan: GPU time of
+       each render-graph pass, in the order they ran (--stats: "gpu_passes") */
+    double render_cpu_ms;
+    uint32_t gpu_pass_count;
+    ze_render_pass_time_t gpu_passes[ZE_RENDER_MAX_PASS_TIMES];
     uint64_t gpu_memory_bytes;
     bool validation_enabled;
     uint64_t snapshots_published, snapshots_replaced; /* replaced: never seen by render */
@@ -265,8 +271,8 @@ typedef struct ze_run_report_t {
 
 /* Parse the one grammar:
  *   zengine run --project FILE [--headless] [--frames N] [--fixed-dt S]
- *     [--screenshot PNG] [--stats JSON] [--log-level L] [--memory-profile P]
- *     [--input FILE] [--backend NAME] [--max-fps F]
+ *     [--screenshot PNG] [--dump-graph JSON] [--stats JSON] [--log-level L]
+ *     [--memory-profile P] [--input FILE] [--backend NAME] [--max-fps F]
  * (`--projectConfigFile` = `--project`; `--launchEditor` is refused with a
  * clear error until the editor exists). argv[0] is the program or "run".
  * Errors: ZE_ERR_INVALID_ARG with a one-line reason in err. Strings point

@@ -10,8 +10,12 @@
  * it needs into a bounded pending queue and uploads it at its next frame on
  * the render thread. Backends: "null" (consumes frames and counts what they
  * contain: tests, dedicated servers, CI without a GPU) and "vulkan" (docs/gfx.md).
+ * The Vulkan backend renders each frame through a render graph (passes
+ * declaring typed uses of images and buffers; barriers, transients and
+ * their aliasing derived from them: docs/gfx.md); its GPU time per pass is
+ * in the stats, and the compiled graph can be written as JSON.
  * Not: windows and input (engine: it hands the backend its window through
- * desc.native_window), the render graph (later issues).
+ * desc.native_window); the graph is internal (no pass is named here).
  * Threads: create/destroy on the main thread (destroy after the render
  * thread is joined); ze_render_backend_frame and _screenshot on the render
  * thread only; ze_render_backend_asset_ready on the main thread (it may run
@@ -117,6 +121,14 @@ typedef struct ze_render_backend_desc_t {
     void *native_window;
 } ze_render_backend_desc_t;
 
+enum { ZE_RENDER_MAX_PASS_TIMES = 16, ZE_RENDER_PASS_NAME_MAX = 32 };
+
+/* One render-graph pass's GPU time (timestamps around it). */
+typedef struct ze_render_pass_time_t {
+    char name[ZE_RENDER_PASS_NAME_MAX];
+    double gpu_ms;
+} ze_render_pass_time_t;
+
 typedef struct ze_render_stats_t {
     uint64_t frames;          /* frames rendered */
     uint64_t instances_drawn; /* summed over frames */
@@ -129,10 +141,16 @@ typedef struct ze_render_stats_t {
     uint64_t scene_resets; /* scene_revision changes seen */
     /* vulkan: the validation layer is enabled (debug/test builds) */
     bool validation_enabled;
-    /* vulkan: the last frame's GPU pass times (timestamps, read one frame
-       late), render-thread CPU time of the last frame, device memory */
-    double gpu_forward_ms, gpu_tonemap_ms, cpu_frame_ms;
+    /* vulkan: render-thread CPU time of the last frame, device memory */
+    double cpu_frame_ms;
     uint64_t gpu_memory_bytes;
+    /* vulkan: GPU time of each pass of the last frame whose timestamps were
+       read (one frame late), in the order the passes ran */
+    uint32_t gpu_pass_count;
+    ze_render_pass_time_t gpu_passes[ZE_RENDER_MAX_PASS_TIMES];
+    /* vulkan: the render graph's transient images and buffers, in the
+       memory they share (aliased) and as if each had its own */
+    uint64_t transient_bytes, transient_bytes_unaliased;
     /* vulkan, window target: swapchains recreated after the first (resize,
        out-of-date, suboptimal, restore from minimized) */
     uint64_t swapchain_recreates;
@@ -154,6 +172,11 @@ ze_result ze_render_backend_asset_ready(ze_render_backend_t *b, const ze_asset_d
 /* Render thread, after a frame: write the last image as PNG.
  * ZE_ERR_UNSUPPORTED for backends without images (null). */
 ze_result ze_render_backend_screenshot(ze_render_backend_t *b, const char *png_path);
+/* Render thread (or after it is joined): the compiled render graph as JSON
+ * (passes in order with their uses and barriers, resources with lifetimes
+ * and layouts, transient aliasing). ZE_ERR_UNSUPPORTED for backends
+ * without a graph (null); ZE_ERR_STATE before the first frame was built. */
+ze_result ze_render_backend_dump_graph(ze_render_backend_t *b, const char *json_path);
 /* Main thread, at startup (the engine's pso_cache stage, after the VFS
  * exists) and at shutdown: persist the backend's pipeline cache under
  * /cache/pso of `vfs`. Vulkan loads the saved blob (a corrupt or foreign one

@@ -9,6 +9,7 @@
 #include "zengine/vfs.h"
 #include "zengine/asset.h"
 #include "zengine/gfx.h"
+#include "zengine/ui.h"
 #include "zengine/engine.h"
 
 #endif /* ZENGINE_ZENGINE_H */

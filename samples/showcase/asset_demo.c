@@ -191,11 +191,9 @@ bool showcase_assets(ze_mem_t *mm, ze_job_system_t *js)
        unsanitized dev tree's (sanitizer runtimes cannot start under the
        child's address-space limit). */
     const char *cooker = SHOWCASE_COOKER[0] ? SHOWCASE_COOKER : NULL;
-    ze_import_mode mode = ZE_IMPORT_CHILD_PROCESS;
-    if (cooker && access(cooker, X_OK) != 0) {
-        printf("assets: %s is missing: importing in-process instead\n", cooker);
-        mode = ZE_IMPORT_IN_PROCESS;
-    }
+    ze_import_mode mode = ZE_IMPORT_CHILD_PROCESS; /* a game links no importer */
+    if (cooker && access(cooker, X_OK) != 0)
+        printf("assets: %s is missing: the imports will fail\n", cooker);
     ok = ok && ze_import_coordinator_create(&(ze_import_coordinator_desc_t){.mem = mm,
                                                                             .vfs = vfs,
                                                                             .registry = reg,

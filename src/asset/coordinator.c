@@ -239,6 +239,12 @@ ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
                                        ze_import_coordinator_t **out)
 {
     ZE_CHECK(desc && out && desc->mem && desc->vfs && desc->registry, ZE_ERR_INVALID_ARG);
+    if (desc->mode == ZE_IMPORT_IN_PROCESS && !desc->in_process_cook) {
+        ze_log(ZE_LOG_ERROR, "asset",
+               "import coordinator: in-process imports need desc.in_process_cook (ze_asset_cook "
+               "of zengine::cook)");
+        return ZE_ERR_INVALID_ARG;
+    }
     *out = NULL;
     if (!ze_vfs_cache_enabled(desc->vfs)) {
         ze_log(ZE_LOG_ERROR, "asset", "imports need a writable /cache");
@@ -709,7 +715,7 @@ static void cook_job(void *ctx)
     import_t *im = ctx;
     ze_cook_desc_t d = {
         .source = im->host_source, .out_dir = im->host_out, .source_uuid = im->source};
-    ze_result r = ze_asset_cook(&d, &im->cook);
+    ze_result r = im->owner->desc.in_process_cook(&d, &im->cook);
     __atomic_store_n(&im->cook_rc, r, __ATOMIC_RELEASE);
     if (ze_main_scheduler_post(im->owner->scheduler, in_process_done, im) != ZE_OK)
         ze_log(ZE_LOG_ERROR, "asset", "scheduler full: import of %s completes late", im->path.str);

@@ -1,5 +1,7 @@
-/* Asset types: their names in files and reports, and the sub-asset type of
- * a cooked artifact told by its file name. */
+/* Asset types: their names in files and reports, the sub-asset type of a
+ * cooked artifact told by its file name, the importer a source file's name
+ * asks for, and releasing a cook result (the runtime reads results of
+ * in-process cooks). */
 #include "asset/asset_internal.h"
 
 const char *ze_asset_type_name(ze_asset_type type)
@@ -40,4 +42,50 @@ ze_asset_type ze_asset_type_of_artifact(const char *name)
         if (has_suffix(name, n, rules[i].suffix))
             return rules[i].type;
     return ZE_ASSET_TYPE_UNKNOWN;
+}
+
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n < k)
+        return false;
+    for (size_t i = 0; i < k; i++) {
+        char a = s[n - k + i], b = suffix[i];
+        if (a >= 'A' && a <= 'Z')
+            a = (char)(a - 'A' + 'a');
+        if (a != b)
+            return false;
+    }
+    return true;
+}
+
+const char *ze_asset_importer_for(const char *path)
+{
+    if (!path)
+        return NULL;
+    if (ends_with_ci(path, ".gltf") || ends_with_ci(path, ".glb"))
+        return "gltf";
+    if (ends_with_ci(path, ".png") || ends_with_ci(path, ".jpg") || ends_with_ci(path, ".jpeg") ||
+        ends_with_ci(path, ".tga"))
+        return "image";
+    if (ends_with_ci(path, ".hdr"))
+        return "hdr";
+    if (ends_with_ci(path, ".obj") || ends_with_ci(path, ".fbx"))
+        return "assimp";
+    return NULL;
+}
+
+void ze_asset_cook_result_release(ze_cook_result_t *result)
+{
+    if (!result || !result->storage_)
+        return;
+    ze__astore_t copy = *(ze__astore_t *)result->storage_;
+    ze__astore_release(&copy);
+    result->storage_ = NULL;
+    result->artifacts = NULL;
+    result->sub_asset_uuids = NULL;
+    result->sub_asset_types = NULL;
+    result->artifact_count = 0;
+    result->dependencies = NULL;
+    result->dependency_count = 0;
 }

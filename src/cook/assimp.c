@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 _Static_assert(sizeof(ai_real) == sizeof(float), "assimp built with single precision");
 

@@ -3,6 +3,7 @@
  * final padding characters, and nothing outside the alphabet is accepted
  * (no whitespace, no URL-safe alphabet). */
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 size_t ze__base64_max(size_t len)
 {

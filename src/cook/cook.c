@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "asset/asset_internal.h"
-#include "asset/scene_out.h"
+#include "zengine/cook.h"
+#include "cook/scene_out.h"
 
 static bool ends_with_ci(const char *s, const char *suffix)
 {
@@ -33,22 +34,6 @@ static bool ends_with_ci(const char *s, const char *suffix)
             return false;
     }
     return true;
-}
-
-const char *ze_asset_importer_for(const char *path)
-{
-    if (!path)
-        return NULL;
-    if (ends_with_ci(path, ".gltf") || ends_with_ci(path, ".glb"))
-        return "gltf";
-    if (ends_with_ci(path, ".png") || ends_with_ci(path, ".jpg") || ends_with_ci(path, ".jpeg") ||
-        ends_with_ci(path, ".tga"))
-        return "image";
-    if (ends_with_ci(path, ".hdr"))
-        return "hdr";
-    if (ends_with_ci(path, ".obj") || ends_with_ci(path, ".fbx"))
-        return "assimp";
-    return NULL;
 }
 
 static const char *base_name(const char *path)
@@ -591,19 +576,4 @@ ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
     else
         r = cook_image(&c, strcmp(out->importer, "hdr") == 0);
     return finish(&c, r);
-}
-
-void ze_asset_cook_result_release(ze_cook_result_t *result)
-{
-    if (!result || !result->storage_)
-        return;
-    ze__astore_t copy = *(ze__astore_t *)result->storage_;
-    ze__astore_release(&copy);
-    result->storage_ = NULL;
-    result->artifacts = NULL;
-    result->sub_asset_uuids = NULL;
-    result->sub_asset_types = NULL;
-    result->artifact_count = 0;
-    result->dependencies = NULL;
-    result->dependency_count = 0;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 enum {
     GLB_MAGIC = 0x46546c67, /* "glTF" */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 enum {
     CT_BYTE = 5120,

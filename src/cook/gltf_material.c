@@ -2,6 +2,7 @@
  * textures and PBR metallic-roughness materials with their texture
  * references, KHR_texture_transform and KHR_materials_emissive_strength. */
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 /* ------------------------------------------------------------------ images */
 

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 enum {
     CT_BYTE = 5120,

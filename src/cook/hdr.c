@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 enum { LINE_MAX_BYTES = 4096, HEADER_MAX_BYTES = 64 * 1024, DEFAULT_MAX_BYTES = 1 << 30 };
 

@@ -4,6 +4,7 @@
  * scans to EOI. Enough to reject truncated and garbled files at import and
  * to report dimensions. */
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 static uint32_t rd_u32be(const uint8_t *p)
 {

@@ -27,7 +27,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "asset/scene_out.h"
+#include "cook/scene_out.h"
 
 /* A node name as the Name component holds it: valid UTF-8 (U+FFFD for
  * each invalid byte), at most ZE_NAME_MAX - 1 bytes, cut on a character

@@ -12,6 +12,7 @@
  * reason thread-local too (STBI_THREAD_LOCAL under C11), so decodes on
  * different threads do not interfere. */
 #include "asset/asset_internal.h"
+#include "zengine/cook.h"
 
 typedef struct stbi_ctx_t {
     ze_allocator_t alloc;

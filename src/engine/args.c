@@ -58,13 +58,13 @@ typedef struct opt_t {
 } opt_t;
 
 static const opt_t g_opts[] = {
-    {"--project", OPT_STRING},        {"--projectConfigFile", OPT_STRING},
-    {"--headless", OPT_FLAG},         {"--frames", OPT_STRING},
-    {"--fixed-dt", OPT_STRING},       {"--screenshot", OPT_STRING},
-    {"--stats", OPT_STRING},          {"--log-level", OPT_STRING},
-    {"--memory-profile", OPT_STRING}, {"--input", OPT_STRING},
-    {"--backend", OPT_STRING},        {"--max-fps", OPT_STRING},
-    {"--launchEditor", OPT_FLAG},
+    {"--project", OPT_STRING},    {"--projectConfigFile", OPT_STRING},
+    {"--headless", OPT_FLAG},     {"--frames", OPT_STRING},
+    {"--fixed-dt", OPT_STRING},   {"--screenshot", OPT_STRING},
+    {"--dump-graph", OPT_STRING}, {"--stats", OPT_STRING},
+    {"--log-level", OPT_STRING},  {"--memory-profile", OPT_STRING},
+    {"--input", OPT_STRING},      {"--backend", OPT_STRING},
+    {"--max-fps", OPT_STRING},    {"--launchEditor", OPT_FLAG},
 };
 
 ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_level *log_level,
@@ -122,6 +122,8 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
                 return usage_error(err, "--fixed-dt: '%.60s' is not a step in (0, 1] seconds", val);
         } else if (strcmp(name, "--screenshot") == 0) {
             out->screenshot = val;
+        } else if (strcmp(name, "--dump-graph") == 0) {
+            out->dump_graph = val;
         } else if (strcmp(name, "--stats") == 0) {
             out->stats = val;
         } else if (strcmp(name, "--log-level") == 0) {

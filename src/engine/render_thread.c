@@ -59,6 +59,9 @@ static void *render_main(void *arg)
         if (r == ZE_ERR_STATE)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "screenshot %s: nothing was rendered", e->run.screenshot);
     }
+    /* the graph the last frame ran (the backend logs its own failures) */
+    if (e->run.dump_graph && !atomic_load(&e->device_lost))
+        (void)ze_render_backend_dump_graph(e->backend, e->run.dump_graph);
     ze_ecs_forbid_thread(false);
     ze_crash_handler_thread_leave();
     return NULL;

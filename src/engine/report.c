@@ -82,8 +82,8 @@ void ze__report_fill(ze_engine_t *e)
         rep->materials_resident = rs.materials;
         rep->textures_resident = rs.textures;
         rep->render_cpu_ms = rs.cpu_frame_ms;
-        rep->gpu_forward_ms = rs.gpu_forward_ms;
-        rep->gpu_tonemap_ms = rs.gpu_tonemap_ms;
+        rep->gpu_pass_count = rs.gpu_pass_count;
+        memcpy(rep->gpu_passes, rs.gpu_passes, sizeof rep->gpu_passes);
         rep->gpu_memory_bytes = rs.gpu_memory_bytes;
         rep->validation_enabled = rs.validation_enabled;
         snprintf(rep->backend, sizeof rep->backend, "%s", ze_render_backend_name(e->backend));
@@ -137,8 +137,15 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "materials_resident", json_integer((json_int_t)r->materials_resident));
     bad |= put(o, "textures_resident", json_integer((json_int_t)r->textures_resident));
     bad |= put(o, "render_cpu_ms", json_real(r->render_cpu_ms));
-    bad |= put(o, "gpu_forward_ms", json_real(r->gpu_forward_ms));
-    bad |= put(o, "gpu_tonemap_ms", json_real(r->gpu_tonemap_ms));
+    /* [{"name": pass, "gpu_ms": time}] in the order the passes ran */
+    json_t *passes = json_array();
+    for (uint32_t i = 0; passes && i < r->gpu_pass_count && i < ZE_RENDER_MAX_PASS_TIMES; i++) {
+        json_t *p = json_object();
+        bad |= !p || put(p, "name", json_string(r->gpu_passes[i].name)) ||
+               put(p, "gpu_ms", json_real(r->gpu_passes[i].gpu_ms));
+        bad |= json_array_append_new(passes, p);
+    }
+    bad |= put(o, "gpu_passes", passes);
     bad |= put(o, "gpu_memory_bytes", json_integer((json_int_t)r->gpu_memory_bytes));
     bad |= put(o, "validation_enabled", json_boolean(r->validation_enabled));
     bad |= put(o, "snapshots_published", json_integer((json_int_t)r->snapshots_published));

@@ -400,6 +400,7 @@ static ze_result import_init(ze_engine_t *e)
             .jobs = e->jobs,
             .scheduler = e->scheduler,
             .mode = e->run.import_mode,
+            .in_process_cook = e->run.in_process_cook,
             .cooker = e->run.cooker,
             .watch = true,
         },

@@ -71,6 +71,16 @@ ze_result ze_render_backend_screenshot(ze_render_backend_t *b, const char *png_p
     return b->vt->screenshot(b, png_path);
 }
 
+ze_result ze_render_backend_dump_graph(ze_render_backend_t *b, const char *json_path)
+{
+    ZE_CHECK(b && json_path && json_path[0], ZE_ERR_INVALID_ARG);
+    if (!b->vt->dump_graph) {
+        ZE_LOG_WARN(LOG_CH, "%s backend: no render graph to dump", b->vt->name);
+        return ZE_ERR_UNSUPPORTED;
+    }
+    return b->vt->dump_graph(b, json_path);
+}
+
 ze_result ze_render_backend_use_cache(ze_render_backend_t *b, ze_vfs_t *vfs)
 {
     ZE_CHECK(b, ZE_ERR_INVALID_ARG);

@@ -28,6 +28,8 @@ typedef struct ze__render_backend_vtable_t {
     ze_result (*frame)(ze_render_backend_t *b, const ze_render_scene_t *scene);
     ze_result (*asset_ready)(ze_render_backend_t *b, const ze_asset_data_t *data);
     ze_result (*screenshot)(ze_render_backend_t *b, const char *png_path);
+    /* Optional (NULL: ZE_ERR_UNSUPPORTED). */
+    ze_result (*dump_graph)(ze_render_backend_t *b, const char *json_path);
     /* Optional (NULL: nothing to persist). */
     ze_result (*use_cache)(ze_render_backend_t *b, ze_vfs_t *vfs);
     ze_render_stats_t (*stats)(const ze_render_backend_t *b);

@@ -2,25 +2,31 @@
  *
  * Create (main thread, the engine's render_device stage): instance and
  * validation, device, memory, frames, RRM (built-in textures uploaded
- * once), pipelines, the HDR/depth images and the target: the swapchain
- * over desc.native_window's surface, else offscreen. A
+ * once), the pipeline cache, the render graph's passes (their pipelines),
+ * the target (the swapchain over desc.native_window's surface, else
+ * offscreen) and the graph built for it (vk_graph.c). A
  * failure unwinds what exists and returns ZE_ERR_UNSUPPORTED (no usable
  * device, missing shaders) or the failing stage's error.
  * Frame (render thread): the first call records the render thread (debug
  * builds assert every later Vulkan call is on it); then BeginFrame (wait
  * for the slot, retire deferred frees, drain the RRM queue into uploads),
- * the passes, the target's part (the swapchain: blit into the acquired
- * image), one submission (the timeline plus the target's binary
- * semaphores), present. A lost device — a Vulkan call that
- * returns VK_ERROR_DEVICE_LOST, a wait that times out, or
- * desc.lose_device_at_frame — makes this and every later frame return
- * ZE_ERR_IO. Destroy (main thread, render thread joined): waits for the
+ * the target's image to present into (the swapchain's, if any), the
+ * graph rebuilt if its shape changed, the graph's passes, one submission
+ * (the timeline plus the target's binary semaphores), present. A lost
+ * device — a Vulkan call that returns VK_ERROR_DEVICE_LOST, a wait that
+ * times out, or desc.lose_device_at_frame — makes this and every later
+ * frame return ZE_ERR_IO. Destroy (main thread, render thread joined): waits for the
  * GPU (bounded), then tears down in reverse. */
 #include <string.h>
 
 #include "gfx/vk_internal.h"
 
 static void vk_destroy(ze_render_backend_t *rb);
+
+static ze_vk_shape_t shape_of(const ze_vk_backend_t *b, const ze_vk_backbuffer_t *back)
+{
+    return (ze_vk_shape_t){b->target->width, b->target->height, *back};
+}
 
 static ze_result create_stages(ze_vk_backend_t *b)
 {
@@ -31,20 +37,20 @@ static ze_result create_stages(ze_vk_backend_t *b)
         return r;
     ze__vk_memory_init(b);
     if ((r = ze__vk_frames_create(b)) != ZE_OK || (r = ze__vk_rrm_create(b)) != ZE_OK ||
-        (r = ze__vk_forward_create(b)) != ZE_OK)
+        (r = ze__vk_pipeline_cache_create(b)) != ZE_OK || (r = ze__vk_graph_create(b)) != ZE_OK)
         return r;
     uint32_t w = b->desc.width ? b->desc.width : 1280;
     uint32_t h = b->desc.height ? b->desc.height : 720;
-    if ((r = ze__vk_render_images_create(b, w, h)) != ZE_OK)
-        return r;
     if (b->surface)
         r = ze__vk_target_swapchain_create(b, w, h, &b->target);
     else
         r = ze__vk_target_offscreen_create(b, w, h, &b->target);
     if (r != ZE_OK)
         return r;
-    ze__vk_forward_bind_target(b, &b->target->image);
-    return ZE_OK;
+    ze_vk_backbuffer_t back;
+    b->target->ops->backbuffer(b->target, &back);
+    ze_vk_shape_t shape = shape_of(b, &back);
+    return ze__vk_graph_prepare(b, &shape);
 }
 
 static ze_result vk_create(const ze_render_backend_desc_t *desc, ze_render_backend_t **out)
@@ -87,11 +93,11 @@ static void vk_destroy(ze_render_backend_t *rb)
     if (b->device)
         (void)vkDeviceWaitIdle(b->device);
     if (b->device) {
-        ze__vk_forward_destroy(b);
+        ze__vk_graph_destroy(b);
+        ze__vk_pipeline_cache_destroy(b);
         if (b->target)
             b->target->ops->destroy(b->target);
         b->target = NULL;
-        ze__vk_render_images_destroy(b);
     }
     ze__vk_rrm_destroy(b);
     if (b->device) {
@@ -107,17 +113,12 @@ static void vk_destroy(ze_render_backend_t *rb)
     ze_free(b->alloc, b, sizeof *b);
 }
 
+/* The target's image at the new size; the graph follows at prepare (its
+ * shape changed). */
 static ze_result resize(ze_vk_backend_t *b, uint32_t w, uint32_t h)
 {
     ze_result r = ze__vk_wait_idle(b);
-    if (r != ZE_OK)
-        return r;
-    ze__vk_render_images_destroy(b);
-    if ((r = ze__vk_render_images_create(b, w, h)) != ZE_OK ||
-        (r = b->target->ops->resize(b->target, w, h)) != ZE_OK)
-        return r;
-    ze__vk_forward_bind_target(b, &b->target->image);
-    return ZE_OK;
+    return r == ZE_OK ? b->target->ops->resize(b->target, w, h) : r;
 }
 
 static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_scene_t *scene)
@@ -151,14 +152,17 @@ static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_scene_t *scen
         b->revision = scene->scene_revision;
         ze__vk_rrm_scene_reset(b);
     }
-    ze_vk_image_t *out = NULL;
+    ze_vk_backbuffer_t back = {0};
     if (r == ZE_OK)
-        r = b->target->ops->acquire(b->target, &out);
+        r = b->target->ops->acquire(b->target, &back);
+    ze_vk_shape_t shape = shape_of(b, &back);
     if (r == ZE_OK)
-        r = ze__vk_forward_record(b, f, scene, out);
+        r = ze__vk_graph_prepare(b, &shape);
+    if (r == ZE_OK)
+        r = ze__vk_graph_record(b, f, scene, &back);
     ze_vk_submit_sync_t sync = {0};
     if (r == ZE_OK) {
-        b->target->ops->record(b->target, f->cmd, &sync);
+        b->target->ops->sync(b->target, &sync);
         r = ze__vk_frame_submit(b, f, &sync);
     }
     if (r == ZE_OK)
@@ -200,13 +204,17 @@ static ze_result vk_use_cache(ze_render_backend_t *rb, ze_vfs_t *vfs)
     /* Rebuild the pipelines from the persisted cache. The old ones (built
        without it at create) go first, with nothing saved: no VFS yet. */
     b->desc.vfs = NULL;
-    ze__vk_forward_destroy(b);
+    ze__vk_pipeline_cache_destroy(b);
     b->desc.vfs = vfs;
-    ze_result r = ze__vk_forward_create(b);
-    if (r != ZE_OK)
-        return r;
-    ze__vk_forward_bind_target(b, &b->target->image);
-    return ZE_OK;
+    ze_result r = ze__vk_pipeline_cache_create(b);
+    return r == ZE_OK ? ze__vk_passes_recreate(b) : r;
+}
+
+static ze_result vk_dump_graph(ze_render_backend_t *rb, const char *json_path)
+{
+    ze_vk_backend_t *b = ze__vk(rb);
+    ZE__VK_ON_RENDER_THREAD(b);
+    return ze__vk_graph_dump(b, json_path);
 }
 
 static ze_result vk_screenshot(ze_render_backend_t *rb, const char *png_path)
@@ -228,8 +236,8 @@ static uint32_t ld32(const atomic_uint_fast32_t *a)
 
 static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
 {
-    const ze_vk_backend_t *b = (const ze_vk_backend_t *)rb;
-    return (ze_render_stats_t){
+    ze_vk_backend_t *b = (ze_vk_backend_t *)rb; /* the lock: not state */
+    ze_render_stats_t st = {
         .frames = ld(&b->frames_done),
         .instances_drawn = ld(&b->instances_drawn),
         .last_instances = ld32(&b->last_instances),
@@ -244,12 +252,17 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
         .validation_messages = ld(&b->validation_messages),
         .scene_resets = ld(&b->scene_resets),
         .validation_enabled = b->validation,
-        .gpu_forward_ms = (double)ld(&b->gpu_forward_ns) / 1e6,
-        .gpu_tonemap_ms = (double)ld(&b->gpu_tonemap_ns) / 1e6,
         .cpu_frame_ms = (double)ld(&b->cpu_frame_ns) / 1e6,
         .gpu_memory_bytes = ld(&b->gpu_memory_bytes),
+        .transient_bytes = ld(&b->transient_bytes),
+        .transient_bytes_unaliased = ld(&b->transient_bytes_unaliased),
         .swapchain_recreates = ld(&b->swapchain_recreates),
     };
+    pthread_mutex_lock(&b->lock);
+    st.gpu_pass_count = b->pass_time_count;
+    memcpy(st.gpu_passes, b->pass_times, sizeof st.gpu_passes[0] * b->pass_time_count);
+    pthread_mutex_unlock(&b->lock);
+    return st;
 }
 
 static uint32_t vk_resident(const ze_render_backend_t *rb, ze_uuid_t uuid)
@@ -269,6 +282,7 @@ const ze__render_backend_vtable_t ze__vulkan_render_backend = {
     .frame = vk_frame,
     .asset_ready = vk_asset_ready,
     .screenshot = vk_screenshot,
+    .dump_graph = vk_dump_graph,
     .use_cache = vk_use_cache,
     .stats = vk_stats,
     .resident = vk_resident,

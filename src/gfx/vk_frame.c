@@ -9,8 +9,11 @@
  * the engine). A resource released during the run is queued with the value
  * of the submission that may still use it (the next one) and destroyed when
  * the timeline passes that value: buffers, images, bindless slots.
- * Timestamps: ZE_VK_TIMESTAMPS queries per slot, read when the slot comes
- * round again (never a stall). */
+ * Timestamps: ZE_VK_TIMESTAMPS queries per slot (a begin and an end per
+ * render-graph pass, written by vk_graph.c), read once the timeline shows
+ * the frame done (at the next frame's begin, or after an idle wait: never a
+ * stall) and published as the stats' per-pass list. */
+#include <stdio.h>
 #include <string.h>
 
 #include "gfx/vk_internal.h"
@@ -174,18 +177,35 @@ ze_result ze__vk_wait_idle(ze_vk_backend_t *b)
 static void read_timestamps(ze_vk_backend_t *b, uint32_t slot)
 {
     ze_vk_frame_t *f = &b->frames[slot];
-    if (!b->queries || !f->timestamps)
+    uint32_t n = f->timed_count;
+    f->timed_count = 0;
+    if (!b->queries || !n)
         return;
     uint64_t t[ZE_VK_TIMESTAMPS];
-    if (vkGetQueryPoolResults(b->device, b->queries, slot * ZE_VK_TIMESTAMPS, ZE_VK_TIMESTAMPS,
-                              sizeof t, t, sizeof t[0], VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+    if (vkGetQueryPoolResults(b->device, b->queries, slot * ZE_VK_TIMESTAMPS, 2 * n,
+                              sizeof t[0] * 2 * n, t, sizeof t[0],
+                              VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
         return;
-    double p = b->timestamp_period;
-    atomic_store_explicit(&b->gpu_forward_ns, (uint64_t)((double)(t[1] - t[0]) * p),
-                          memory_order_relaxed);
-    atomic_store_explicit(&b->gpu_tonemap_ns, (uint64_t)((double)(t[3] - t[2]) * p),
-                          memory_order_relaxed);
-    f->timestamps = false;
+    ze_render_pass_time_t times[ZE_VK_MAX_PASSES];
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(times[i].name, sizeof times[i].name, "%s", f->timed[i]);
+        uint64_t ticks = t[2 * i + 1] >= t[2 * i] ? t[2 * i + 1] - t[2 * i] : 0;
+        times[i].gpu_ms = (double)ticks * b->timestamp_period / 1e6;
+    }
+    pthread_mutex_lock(&b->lock);
+    memcpy(b->pass_times, times, sizeof times[0] * n);
+    b->pass_time_count = n;
+    pthread_mutex_unlock(&b->lock);
+}
+
+void ze__vk_timestamps_poll(ze_vk_backend_t *b, uint64_t completed)
+{
+    /* oldest first, so the newest frame's times are the ones left */
+    for (uint32_t k = 0; k < ZE_VK_FRAMES; k++) { /* frame_slot: the oldest frame */
+        uint32_t slot = (b->frame_slot + k) % ZE_VK_FRAMES;
+        if (b->frames[slot].timed_count && b->frames[slot].value <= completed)
+            read_timestamps(b, slot);
+    }
 }
 
 ze_result ze__vk_frame_begin(ze_vk_backend_t *b, ze_vk_frame_t **out)
@@ -200,7 +220,7 @@ ze_result ze__vk_frame_begin(ze_vk_backend_t *b, ze_vk_frame_t **out)
                "vkGetSemaphoreCounterValue");
     ze__vk_retire(b, done);
     b->staging_tail = f->staging_end > b->staging_tail ? f->staging_end : b->staging_tail;
-    read_timestamps(b, b->frame_slot);
+    ze__vk_timestamps_poll(b, done); /* this slot's, and the last frame's when it is done */
     if (b->queries)
         vkResetQueryPool(b->device, b->queries, b->frame_slot * ZE_VK_TIMESTAMPS, ZE_VK_TIMESTAMPS);
     ZE__VK_TRY(b, vkResetCommandPool(b->device, f->pool, 0), "vkResetCommandPool");
@@ -305,8 +325,8 @@ void ze__vk_timestamp(ze_vk_backend_t *b, VkCommandBuffer cmd, VkPipelineStageFl
 {
     if (!b->queries)
         return;
+    ZE_ASSERT(query < ZE_VK_TIMESTAMPS);
     vkCmdWriteTimestamp2(cmd, stage, b->queries, b->frame_slot * ZE_VK_TIMESTAMPS + query);
-    b->frames[b->frame_slot].timestamps = true;
 }
 
 void ze__vk_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,

@@ -7,6 +7,9 @@
  * messenger is also chained into vkCreateInstance so instance creation and
  * destruction are covered. A missing layer is a warning (tests assert the
  * layer was enabled through ze__vk_validation_enabled).
+ * ZENGINE_VK_SYNC_VALIDATION=1 (with validation) also turns on the layer's
+ * synchronization validation (VK_EXT_validation_features): hazards between
+ * the render graph's barriers count as validation messages too.
  *
  * Device selection: every physical device is checked for Vulkan 1.3 and the
  * features DESIGN §4 names (dynamic rendering, synchronization2, timeline
@@ -140,6 +143,17 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
     uint32_t next = 0;
     if (b->validation)
         exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    bool sync = b->validation && env_flag("ZENGINE_VK_SYNC_VALIDATION", false);
+    VkValidationFeatureEnableEXT sync_feature =
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT features = {
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .pNext = &mci,
+        .enabledValidationFeatureCount = 1,
+        .pEnabledValidationFeatures = &sync_feature,
+    };
+    if (sync)
+        exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
     if (b->desc.native_window) {
         uint32_t n = 0;
         const char **wexts = glfwGetRequiredInstanceExtensions(&n);
@@ -159,7 +173,9 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
     };
     VkInstanceCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pNext = b->validation ? &mci : NULL,
+        .pNext = sync            ? (const void *)&features
+                 : b->validation ? (const void *)&mci
+                                 : NULL,
         .pApplicationInfo = &app,
         .enabledLayerCount = b->validation ? 1u : 0u,
         .ppEnabledLayerNames = &VALIDATION_LAYER,
@@ -180,7 +196,10 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
             b->messenger = VK_NULL_HANDLE;
         }
     }
-    ZE_LOG_DEBUG(ZE_VK_LOG, "instance created (validation %s)", b->validation ? "on" : "off");
+    ZE_LOG_DEBUG(ZE_VK_LOG, "instance created (validation %s)",
+                 sync            ? "on, with synchronization"
+                 : b->validation ? "on"
+                                 : "off");
     if (b->desc.native_window) {
         r = glfwCreateWindowSurface(b->instance, (GLFWwindow *)b->desc.native_window, NULL,
                                     &b->surface);

@@ -10,7 +10,12 @@
  *   vk_swapchain.c  the window target: surface swapchain, recreate state machine
  *   vk_rrm.c        render resource manager: pending queue, staging ring,
  *                   global vertex/index buffers, textures, bindless set
- *   vk_forward.c    pipelines, the forward pass, the ACES compute pass
+ *   vk_pipeline.c   SPIR-V loading, the pipeline cache and its persistence
+ *   vk_draws.c      per-frame draw data: constants, materials, draw list
+ *   vk_graph.c      the render graph's Vulkan executor: the pass table,
+ *                   builds (transients, aliased memory), barriers,
+ *                   timestamps (the graph's core: rg.h)
+ *   vk_pass_*.c     one pass each: forward, tonemap, present
  *   vk_screenshot.c read back the final image, PNG
  *   vk_backend.c    the vtable
  *
@@ -29,6 +34,7 @@
 #include <vulkan/vulkan.h>
 
 #include "gfx/backend.h"
+#include "gfx/rg.h"
 
 #define ZE_VK_LOG "vulkan"
 
@@ -36,7 +42,8 @@ enum {
     ZE_VK_FRAMES = 2,          /* frames in flight */
     ZE_VK_MAX_TEXTURES = 4096, /* bindless array size */
     ZE_VK_MAX_POINT_LIGHTS = 32,
-    ZE_VK_TIMESTAMPS = 4, /* per frame: forward begin/end, tonemap begin/end */
+    ZE_VK_MAX_PASSES = ZE_RENDER_MAX_PASS_TIMES, /* in the pass table, timed per frame */
+    ZE_VK_TIMESTAMPS = 2 * ZE_VK_MAX_PASSES,     /* per frame: each pass's begin and end */
     ZE_VK_TEX_NONE = 0xFFFFFFFFu,
     ZE_VK_TEX_FALLBACK = 0, /* bindless slot of the hot-pink 4x4 */
 };
@@ -106,9 +113,11 @@ typedef struct ze_vk_frame_t {
     VkCommandBuffer cmd;
     uint64_t value;       /* timeline value its last submission signals */
     uint64_t staging_end; /* staging ring head when it was submitted */
-    bool timestamps;      /* its queries were written */
-    ze_vk_buffer_t data;  /* per-frame host-visible: UBO, materials, draws */
-    VkDescriptorSet set;  /* set 1 over `data` */
+    /* the passes whose timestamps its queries hold (2 each), in order */
+    const char *timed[ZE_VK_MAX_PASSES];
+    uint32_t timed_count;
+    ze_vk_buffer_t data; /* per-frame host-visible: UBO, materials, draws */
+    VkDescriptorSet set; /* set 1 over `data` */
     uint32_t draw_capacity, material_capacity;
 } ze_vk_frame_t;
 
@@ -136,20 +145,28 @@ typedef struct ze_vk_submit_sync_t {
     VkSemaphore signal;
 } ze_vk_submit_sync_t;
 
+/* The image a frame presents into (the swapchain's), when there is one. */
+typedef struct ze_vk_backbuffer_t {
+    VkImage image; /* VK_NULL_HANDLE: nothing to present this frame */
+    VkFormat format;
+    uint32_t width, height;
+} ze_vk_backbuffer_t;
+
 /* What the frame renders into. Both targets own an LDR image the
  * tone-mapping pass writes (and screenshots read); the offscreen one stops
  * there, the swapchain one (vk_swapchain.c) acquires a presentable image
- * per frame, blits the LDR image into it and presents it. */
+ * per frame, which the graph's present pass blits the LDR image into. */
 typedef struct ze_vk_target_t ze_vk_target_t;
 typedef struct ze_vk_target_ops_t {
     const char *name;
-    /* The image this frame's tone-mapping pass writes (RGBA8, storage,
-       transfer source), in GENERAL layout after the pass. */
-    ze_result (*acquire)(ze_vk_target_t *t, ze_vk_image_t **out);
-    /* After the tone-mapping pass, into the frame's command buffer: what
-       the target does with the image (the swapchain: blit into the acquired
-       image), and the semaphores the submission must wait on / signal. */
-    void (*record)(ze_vk_target_t *t, VkCommandBuffer cmd, ze_vk_submit_sync_t *sync);
+    /* This frame's image to present into (none offscreen, or when the
+       swapchain has none: minimized, out of date, timed out). */
+    ze_result (*acquire)(ze_vk_target_t *t, ze_vk_backbuffer_t *out);
+    /* The backbuffer a frame would get now, without acquiring (the graph
+       built at create); none offscreen. */
+    void (*backbuffer)(ze_vk_target_t *t, ze_vk_backbuffer_t *out);
+    /* The semaphores this frame's submission must wait on / signal. */
+    void (*sync)(ze_vk_target_t *t, ze_vk_submit_sync_t *sync);
     /* After the frame's submission. */
     ze_result (*present)(ze_vk_target_t *t);
     ze_result (*resize)(ze_vk_target_t *t, uint32_t width, uint32_t height);
@@ -160,8 +177,75 @@ struct ze_vk_target_t {
     const ze_vk_target_ops_t *ops;
     struct ze_vk_backend_t *b;
     uint32_t width, height;
-    ze_vk_image_t image;
+    ze_vk_image_t image; /* LDR: RGBA8, storage + transfer src/dst, GENERAL between frames */
 };
+
+/* ------------------------------------------------------------- graph */
+
+/* What a graph is built for; a different shape rebuilds it. */
+typedef struct ze_vk_shape_t {
+    uint32_t width, height;  /* the render size (the target's) */
+    ze_vk_backbuffer_t back; /* image VK_NULL_HANDLE: no present pass */
+} ze_vk_shape_t;
+
+/* Resources every frame imports (vk_graph.c declares them). */
+#define ZE_VK_RES_LDR        "ldr"
+#define ZE_VK_RES_BACKBUFFER "backbuffer"
+
+typedef struct ze_vk_backend_t ze_vk_backend_t;
+
+typedef struct ze_vk_pass_ctx_t {
+    ze_vk_backend_t *b;
+    ze_vk_frame_t *f;
+    VkCommandBuffer cmd;
+    const ze_render_scene_t *scene;
+    void *state; /* the pass's own */
+} ze_vk_pass_ctx_t;
+
+/* A pass (one file each, vk_pass_*.c), in vk_graph.c's table. */
+typedef struct ze_vk_pass_t {
+    const char *name;
+    ze_rg_pass_kind kind;
+    size_t state_size; /* zeroed, from the Render owner */
+    /* Long-lived objects (pipelines, layouts); create (main thread), and
+       again when the pipeline cache is attached. Optional. */
+    ze_result (*create)(ze_vk_backend_t *b, void *state);
+    void (*destroy)(ze_vk_backend_t *b, void *state);
+    /* Does it run in this shape? NULL: always. */
+    bool (*enabled)(const ze_vk_shape_t *shape);
+    /* Its resources (created, or found by name) and uses. */
+    void (*declare)(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
+                    const ze_vk_shape_t *shape);
+    /* After a build, the GPU idle: descriptor writes. Optional. */
+    void (*bind)(ze_vk_backend_t *b, void *state);
+    /* Its commands; the executor records its barriers and timestamps. */
+    ze_result (*record)(const ze_vk_pass_ctx_t *ctx);
+} ze_vk_pass_t;
+
+extern const ze_vk_pass_t ze__vk_pass_forward, ze__vk_pass_tonemap, ze__vk_pass_present;
+
+/* The Vulkan objects of a graph resource: transients (owned by the graph,
+ * bound into their aliased slot's memory), imports (bound each frame). */
+typedef struct ze_vk_graph_res_t {
+    ze_vk_image_t image; /* image.mem unused: the slot owns the memory */
+    VkBuffer buffer;
+    VkDeviceSize size;
+    VkImageAspectFlags aspect;
+    bool owned; /* a transient: the graph destroys it */
+} ze_vk_graph_res_t;
+
+typedef struct ze_vk_graph_t {
+    ze_rg_t *rg;
+    bool built;
+    ze_vk_shape_t shape;
+    ze_vk_graph_res_t res[ZE_RG_MAX_RESOURCES];
+    ze_vk_alloc_t slots[ZE_RG_MAX_RESOURCES];
+    uint32_t slot_count;
+    const ze_vk_pass_t *const *passes; /* the frame, in running order */
+    uint32_t pass_count;
+    void *state[ZE_VK_MAX_PASSES]; /* per pass */
+    uint64_t builds;
+} ze_vk_graph_t;
 
 /* ---------------------------------------------------------------- RRM */
 
@@ -251,7 +335,7 @@ enum { ZE_VK_MAT_MASK = 1u, ZE_VK_MAT_DOUBLE_SIDED = 2u };
 
 /* ------------------------------------------------------------ backend */
 
-typedef struct ze_vk_backend_t {
+struct ze_vk_backend_t {
     ze_render_backend_t base; /* first: the public handle */
     ze_allocator_t alloc;
     ze_render_backend_desc_t desc;
@@ -283,7 +367,9 @@ typedef struct ze_vk_backend_t {
 
     /* target (vk_target.c) */
     ze_vk_target_t *target;
-    ze_vk_image_t hdr, depth;
+
+    /* render graph (vk_graph.c) */
+    ze_vk_graph_t graph;
 
     /* RRM (vk_rrm.c) */
     ze_vk_pending_t *ring;
@@ -301,18 +387,15 @@ typedef struct ze_vk_backend_t {
     uint32_t white_slot, flat_slot;
     VkSampler sampler;
     VkDescriptorPool pool;
-    VkDescriptorSetLayout bindless_layout, frame_layout, tonemap_layout;
-    VkDescriptorSet bindless_set, tonemap_set;
+    VkDescriptorSetLayout bindless_layout, frame_layout;
+    VkDescriptorSet bindless_set;
     VkCommandBuffer upload_cmd; /* the frame's command buffer while draining */
     bool uploads_recorded;
     uint64_t revision;
 
-    /* forward (vk_forward.c) */
+    /* pipelines (vk_pipeline.c) */
     VkPipelineCache pipeline_cache;
     bool pso_persist; /* desc.vfs has a writable /cache */
-    VkPipelineLayout forward_layout, tonemap_pipeline_layout;
-    VkPipeline forward_pipeline, tonemap_pipeline;
-    uint32_t draws; /* this frame */
 
     /* render thread */
     pthread_t render_thread;
@@ -321,18 +404,22 @@ typedef struct ze_vk_backend_t {
     bool lost;
     bool has_image; /* a frame completed into the target */
 
-    /* resident table: render thread writes, any thread reads */
+    /* resident table and pass times: render thread writes, any thread
+       reads, under the lock */
     pthread_mutex_t lock;
     ze_hashmap_t resident; /* uuid -> ze_vk_resident_t */
+    ze_render_pass_time_t pass_times[ZE_VK_MAX_PASSES];
+    uint32_t pass_time_count;
 
     /* statistics: relaxed atomics */
     atomic_uint_fast64_t frames_done, instances_drawn, last_scene_frame, assets_received,
         assets_rejected, scene_resets, validation_messages;
     atomic_uint_fast32_t last_instances, last_lights;
     atomic_uint_fast32_t counts[ZE_ASSET_TYPE_COUNT];
-    atomic_uint_fast64_t gpu_forward_ns, gpu_tonemap_ns, cpu_frame_ns, gpu_memory_bytes;
+    atomic_uint_fast64_t cpu_frame_ns, gpu_memory_bytes;
+    atomic_uint_fast64_t transient_bytes, transient_bytes_unaliased;
     atomic_uint_fast64_t swapchain_recreates;
-} ze_vk_backend_t;
+};
 
 static inline ze_vk_backend_t *ze__vk(ze_render_backend_t *b)
 {
@@ -394,10 +481,16 @@ ze_result ze__vk_oneshot_begin(ze_vk_backend_t *b, VkCommandBuffer *out);
 ze_result ze__vk_oneshot_end(ze_vk_backend_t *b, VkCommandBuffer cmd);
 void ze__vk_timestamp(ze_vk_backend_t *b, VkCommandBuffer cmd, VkPipelineStageFlags2 stage,
                       uint32_t query);
+/* Publish the pass times of every frame slot the timeline has passed. */
+void ze__vk_timestamps_poll(ze_vk_backend_t *b, uint64_t completed);
 void ze__vk_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
                           VkImageLayout from, VkImageLayout to, uint32_t mips);
+
+/* The barrier ze__rg_transition gives, on an image (outside a graph). */
+void ze__vk_transition(VkCommandBuffer cmd, const ze_vk_image_t *img, ze_rg_use from,
+                       ze_rg_pass_kind from_kind, ze_rg_use to, ze_rg_pass_kind to_kind);
 
 /* vk_target.c */
 ze_result ze__vk_target_offscreen_create(ze_vk_backend_t *b, uint32_t width, uint32_t height,
@@ -406,9 +499,28 @@ ze_result ze__vk_target_offscreen_create(ze_vk_backend_t *b, uint32_t width, uin
  * then the render thread). */
 ze_result ze__vk_target_swapchain_create(ze_vk_backend_t *b, uint32_t width, uint32_t height,
                                          ze_vk_target_t **out);
-/* The HDR colour and depth images the passes render into (the target's size). */
-ze_result ze__vk_render_images_create(ze_vk_backend_t *b, uint32_t width, uint32_t height);
-void ze__vk_render_images_destroy(ze_vk_backend_t *b);
+
+/* vk_graph.c */
+/* The graph and every pass's state and long-lived objects (create). */
+ze_result ze__vk_graph_create(ze_vk_backend_t *b);
+void ze__vk_graph_destroy(ze_vk_backend_t *b);
+/* The passes' long-lived objects again (the pipeline cache changed; no
+ * frame in flight), then their descriptors for the graph as built. */
+ze_result ze__vk_passes_recreate(ze_vk_backend_t *b);
+/* Rebuild when the shape differs from the built one: waits for the GPU,
+ * declares, compiles, places the transients. */
+ze_result ze__vk_graph_prepare(ze_vk_backend_t *b, const ze_vk_shape_t *shape);
+/* Record the frame: the imports bound (the target's LDR image, `back`),
+ * then each pass behind its barrier batch, between timestamps. */
+ze_result ze__vk_graph_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
+                              const ze_vk_backbuffer_t *back);
+/* A resource of the built graph (a pass's own handle), NULL if none. */
+ze_vk_graph_res_t *ze__vk_graph_res(ze_vk_backend_t *b, ze_rg_res_t res);
+/* Tests: frames run these passes instead of the frame's (the GPU idled,
+ * the current passes and transients destroyed; rebuilt at the next frame). */
+ze_result ze__vk_graph_set_passes(ze_vk_backend_t *b, const ze_vk_pass_t *const *passes,
+                                  uint32_t count);
+ze_result ze__vk_graph_dump(ze_vk_backend_t *b, const char *path);
 
 /* vk_rrm.c */
 ze_result ze__vk_rrm_create(ze_vk_backend_t *b);
@@ -421,17 +533,30 @@ uint32_t ze__vk_rrm_texture_slot(ze_vk_backend_t *b, const ze_zematerial_texture
                                  uint32_t none);
 uint32_t ze__vk_rrm_resident(ze_vk_backend_t *b, ze_uuid_t uuid);
 
-/* vk_forward.c */
-ze_result ze__vk_forward_create(ze_vk_backend_t *b);
-void ze__vk_forward_destroy(ze_vk_backend_t *b);
+/* vk_pipeline.c */
+/* The pipeline cache (loaded from /cache/pso of desc.vfs when it has one). */
+ze_result ze__vk_pipeline_cache_create(ze_vk_backend_t *b);
+/* Saves it first (when persistence is on). */
+void ze__vk_pipeline_cache_destroy(ze_vk_backend_t *b);
 /* The pipeline cache's data to /cache/pso of desc.vfs (when persistence is
  * on); nothing without a VFS. */
 void ze__vk_pso_save(ze_vk_backend_t *b);
-ze_result ze__vk_forward_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
-                                ze_vk_image_t *out);
-/* After (re)creating the HDR image or the target's image (GPU idle). */
-void ze__vk_forward_bind_target(ze_vk_backend_t *b, ze_vk_image_t *out);
 ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModule *out);
+/* A compute pipeline of one shader (<name>.spv) with `layout`. */
+ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipelineLayout layout,
+                                  VkPipeline *out);
+
+/* vk_draws.c */
+/* The frame's draw data in f->data: constants (camera, lights, sky), the
+ * materials used, one indexed indirect command per instance x submesh and
+ * their count. */
+typedef struct ze_vk_draw_list_t {
+    VkBuffer buffer;
+    VkDeviceSize indirect, count; /* offsets of the commands, the count */
+    uint32_t draws;
+} ze_vk_draw_list_t;
+ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
+                             ze_vk_draw_list_t *out);
 
 /* vk_screenshot.c */
 /* The last image as tightly packed RGBA8 (sRGB-encoded), from the Render

@@ -591,47 +591,35 @@ static ze_result descriptors_create(ze_vk_backend_t *b)
     };
     ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &fci, NULL, &b->frame_layout),
                "vkCreateDescriptorSetLayout");
-    VkDescriptorSetLayoutBinding tb[2] = {
-        {0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
-        {1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
-    };
-    VkDescriptorSetLayoutCreateInfo tci = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = 2,
-        .pBindings = tb,
-    };
-    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &tci, NULL, &b->tonemap_layout),
-               "vkCreateDescriptorSetLayout");
+    /* the passes' own sets live in their own pools (vk_pass_*.c) */
     VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, ZE_VK_MAX_TEXTURES},
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, ZE_VK_FRAMES},
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * ZE_VK_FRAMES},
-        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 2},
     };
     VkDescriptorPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .flags = VK_DESCRIPTOR_POOL_CREATE_UPDATE_AFTER_BIND_BIT,
-        .maxSets = 2 + ZE_VK_FRAMES,
-        .poolSizeCount = 4,
+        .maxSets = 1 + ZE_VK_FRAMES,
+        .poolSizeCount = 3,
         .pPoolSizes = sizes,
     };
     ZE__VK_TRY(b, vkCreateDescriptorPool(b->device, &pci, NULL, &b->pool),
                "vkCreateDescriptorPool");
-    VkDescriptorSetLayout layouts[2 + ZE_VK_FRAMES] = {b->bindless_layout, b->tonemap_layout};
+    VkDescriptorSetLayout layouts[1 + ZE_VK_FRAMES] = {b->bindless_layout};
     for (int i = 0; i < ZE_VK_FRAMES; i++)
-        layouts[2 + i] = b->frame_layout;
-    VkDescriptorSet sets[2 + ZE_VK_FRAMES];
+        layouts[1 + i] = b->frame_layout;
+    VkDescriptorSet sets[1 + ZE_VK_FRAMES];
     VkDescriptorSetAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
         .descriptorPool = b->pool,
-        .descriptorSetCount = 2 + ZE_VK_FRAMES,
+        .descriptorSetCount = 1 + ZE_VK_FRAMES,
         .pSetLayouts = layouts,
     };
     ZE__VK_TRY(b, vkAllocateDescriptorSets(b->device, &ai, sets), "vkAllocateDescriptorSets");
     b->bindless_set = sets[0];
-    b->tonemap_set = sets[1];
     for (int i = 0; i < ZE_VK_FRAMES; i++)
-        b->frames[i].set = sets[2 + i];
+        b->frames[i].set = sets[1 + i];
     return ZE_OK;
 }
 
@@ -738,6 +726,4 @@ void ze__vk_rrm_destroy(ze_vk_backend_t *b)
         vkDestroyDescriptorSetLayout(b->device, b->bindless_layout, NULL);
     if (b->frame_layout)
         vkDestroyDescriptorSetLayout(b->device, b->frame_layout, NULL);
-    if (b->tonemap_layout)
-        vkDestroyDescriptorSetLayout(b->device, b->tonemap_layout, NULL);
 }

@@ -3,8 +3,10 @@
  *
  * Images: the tone-mapping pass writes the target's own LDR image (RGBA8
  * UNORM, sRGB-encoded by the shader, like the offscreen target: screenshots
- * read it), and record() blits it into the acquired swapchain image, which
- * is then presented. Blitting rather than writing the swapchain image from
+ * read it), and the render graph's present pass (vk_pass_present.c) blits
+ * it into the swapchain image acquire() hands out, which the graph leaves
+ * in PRESENT_SRC_KHR; present() presents it. Blitting rather than writing
+ * the swapchain image from
  * the compute pass: storage usage on a surface format is optional, the
  * shader's rgba8 qualifier would not match B8G8R8A8, and a blit converts
  * channel order and scales when the window's size and the render size
@@ -24,14 +26,14 @@
  *                   is non-zero
  * A frame without an image still renders into the LDR image (the frame's
  * uploads are submitted, screenshots work); only the blit and present are
- * skipped. Recreation waits for the queue (vkQueueWaitIdle: presents and
- * submissions), builds the new swapchain from the old one, then destroys the
- * old one and its semaphores; every one after the first is counted
- * (stats.swapchain_recreates).
- * Semaphores: one binary "acquired" semaphore per frame slot (the slot's
- * timeline wait orders its reuse) that the frame's submission waits on at the
- * blit stage; one binary "rendered" semaphore per swapchain image that the
- * submission signals and the present waits on.
+ * skipped (the graph has no present pass then). Recreation waits for the queue (vkQueueWaitIdle:
+ * presents and submissions), builds the new swapchain from the old one, then destroys the old one
+ * and its semaphores; every one after the first is counted (stats.swapchain_recreates). Semaphores:
+ * one binary "acquired" semaphore per frame slot (the slot's timeline wait orders its reuse) that
+ * the frame's submission waits on at the transfer stages (the graph's first barrier on the image
+ * waits there too: the backbuffer is imported as last used by a transfer write); one binary
+ * "rendered" semaphore per swapchain image that the submission signals and
+ * the present waits on.
  * Threads: create on the main thread; everything else on the render thread;
  * destroy after it is joined (the backend waits for the device first). */
 #include <string.h>
@@ -73,7 +75,8 @@ static swap_t *swap_of(ze_vk_target_t *t)
 static ze_result ldr_image(ze_vk_target_t *t)
 {
     return ze__vk_image_create(t->b, VK_FORMAT_R8G8B8A8_UNORM, t->width, t->height, 1,
-                               VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                               VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                   VK_IMAGE_USAGE_TRANSFER_DST_BIT, /* a pass may copy into it */
                                &t->image);
 }
 
@@ -242,12 +245,28 @@ static ze_result recreate(swap_t *s)
     return ZE_OK;
 }
 
-static ze_result swap_acquire(ze_vk_target_t *t, ze_vk_image_t **out)
+/* The image acquired for this frame (have_image), else what a frame would
+ * present into while the swapchain is usable (its first image). */
+static void swap_backbuffer(ze_vk_target_t *t, ze_vk_backbuffer_t *out)
+{
+    swap_t *s = swap_of(t);
+    *out = (ze_vk_backbuffer_t){0};
+    if (!s->count || (s->state == SWAP_MINIMIZED && !s->have_image))
+        return;
+    *out = (ze_vk_backbuffer_t){
+        .image = s->images[s->have_image ? s->index : 0],
+        .format = s->format.format,
+        .width = s->extent.width,
+        .height = s->extent.height,
+    };
+}
+
+static ze_result swap_acquire(ze_vk_target_t *t, ze_vk_backbuffer_t *out)
 {
     swap_t *s = swap_of(t);
     ze_vk_backend_t *b = t->b;
     ZE__VK_ON_RENDER_THREAD(b);
-    *out = &t->image;
+    *out = (ze_vk_backbuffer_t){0};
     s->have_image = false;
     if (s->state != SWAP_OK) {
         ze_result r = recreate(s);
@@ -260,9 +279,11 @@ static ze_result swap_acquire(ze_vk_target_t *t, ze_vk_image_t **out)
     switch (vr) {
     case VK_SUCCESS:
         s->have_image = true;
+        swap_backbuffer(t, out);
         return ZE_OK;
     case VK_SUBOPTIMAL_KHR: /* signalled: present it, recreate next frame */
         s->have_image = true;
+        swap_backbuffer(t, out);
         set_state(s, SWAP_NEEDS_RECREATE);
         return ZE_OK;
     case VK_ERROR_OUT_OF_DATE_KHR: /* recreate now; this frame is not presented */
@@ -277,41 +298,14 @@ static ze_result swap_acquire(ze_vk_target_t *t, ze_vk_image_t **out)
     }
 }
 
-static void swap_record(ze_vk_target_t *t, VkCommandBuffer cmd, ze_vk_submit_sync_t *sync)
+static void swap_sync(ze_vk_target_t *t, ze_vk_submit_sync_t *sync)
 {
     swap_t *s = swap_of(t);
     *sync = (ze_vk_submit_sync_t){0};
     if (!s->have_image)
         return;
-    VkImage dst = s->images[s->index];
-    ze__vk_image_barrier(cmd, t->image.image, VK_IMAGE_ASPECT_COLOR_BIT,
-                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                         VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_BLIT_BIT,
-                         VK_ACCESS_2_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_GENERAL,
-                         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, 1);
-    /* after the acquire semaphore's wait (at the blit stage) */
-    ze__vk_image_barrier(cmd, dst, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_BLIT_BIT, 0,
-                         VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                         VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1);
-    bool same = t->width == s->extent.width && t->height == s->extent.height;
-    VkImageBlit region = {
-        .srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-        .srcOffsets = {{0, 0, 0}, {(int32_t)t->width, (int32_t)t->height, 1}},
-        .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-        .dstOffsets = {{0, 0, 0}, {(int32_t)s->extent.width, (int32_t)s->extent.height, 1}},
-    };
-    vkCmdBlitImage(cmd, t->image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst,
-                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region,
-                   same ? VK_FILTER_NEAREST : VK_FILTER_LINEAR);
-    /* the LDR image back in GENERAL, where screenshots expect it */
-    ze__vk_image_barrier(cmd, t->image.image, VK_IMAGE_ASPECT_COLOR_BIT,
-                         VK_PIPELINE_STAGE_2_BLIT_BIT, 0, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, 0,
-                         VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL, 1);
-    ze__vk_image_barrier(cmd, dst, VK_IMAGE_ASPECT_COLOR_BIT, VK_PIPELINE_STAGE_2_BLIT_BIT,
-                         VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_NONE, 0,
-                         VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, 1);
     sync->wait = s->acquired[s->slot];
-    sync->wait_stage = VK_PIPELINE_STAGE_2_BLIT_BIT;
+    sync->wait_stage = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
     sync->signal = s->rendered[s->index];
 }
 
@@ -371,7 +365,8 @@ static void swap_destroy(ze_vk_target_t *t)
 static const ze_vk_target_ops_t SWAPCHAIN = {
     .name = "swapchain",
     .acquire = swap_acquire,
-    .record = swap_record,
+    .backbuffer = swap_backbuffer,
+    .sync = swap_sync,
     .present = swap_present,
     .resize = swap_resize,
     .destroy = swap_destroy,

@@ -1,9 +1,8 @@
 /* Targets: what a frame's final image goes to. The offscreen (headless)
  * target owns one RGBA8 image the tone-mapping pass writes and screenshots
- * read; acquire hands it out, record and present do nothing. The window
- * target behind the same interface (ze_vk_target_ops_t) is vk_swapchain.c.
- * Also the HDR colour and depth images the passes render into, sized like
- * the target. Render thread, or create/destroy. */
+ * read; there is nothing to present into (no backbuffer, no semaphores).
+ * The window target behind the same interface (ze_vk_target_ops_t) is
+ * vk_swapchain.c. Render thread, or create/destroy. */
 #include <string.h>
 
 #include "gfx/vk_internal.h"
@@ -11,20 +10,26 @@
 static ze_result offscreen_image(ze_vk_target_t *t)
 {
     return ze__vk_image_create(t->b, VK_FORMAT_R8G8B8A8_UNORM, t->width, t->height, 1,
-                               VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                               VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                   VK_IMAGE_USAGE_TRANSFER_DST_BIT, /* a pass may copy into it */
                                &t->image);
 }
 
-static ze_result offscreen_acquire(ze_vk_target_t *t, ze_vk_image_t **out)
+static void offscreen_backbuffer(ze_vk_target_t *t, ze_vk_backbuffer_t *out)
 {
-    *out = &t->image;
+    (void)t;
+    *out = (ze_vk_backbuffer_t){0};
+}
+
+static ze_result offscreen_acquire(ze_vk_target_t *t, ze_vk_backbuffer_t *out)
+{
+    offscreen_backbuffer(t, out);
     return ZE_OK;
 }
 
-static void offscreen_record(ze_vk_target_t *t, VkCommandBuffer cmd, ze_vk_submit_sync_t *sync)
+static void offscreen_sync(ze_vk_target_t *t, ze_vk_submit_sync_t *sync)
 {
     (void)t;
-    (void)cmd;
     *sync = (ze_vk_submit_sync_t){0};
 }
 
@@ -54,7 +59,8 @@ static void offscreen_destroy(ze_vk_target_t *t)
 static const ze_vk_target_ops_t OFFSCREEN = {
     .name = "offscreen",
     .acquire = offscreen_acquire,
-    .record = offscreen_record,
+    .backbuffer = offscreen_backbuffer,
+    .sync = offscreen_sync,
     .present = offscreen_present,
     .resize = offscreen_resize,
     .destroy = offscreen_destroy,
@@ -78,21 +84,4 @@ ze_result ze__vk_target_offscreen_create(ze_vk_backend_t *b, uint32_t width, uin
     }
     *out = t;
     return ZE_OK;
-}
-
-ze_result ze__vk_render_images_create(ze_vk_backend_t *b, uint32_t width, uint32_t height)
-{
-    ze_result r = ze__vk_image_create(
-        b, VK_FORMAT_R16G16B16A16_SFLOAT, width, height, 1,
-        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_STORAGE_BIT, &b->hdr);
-    if (r == ZE_OK)
-        r = ze__vk_image_create(b, VK_FORMAT_D32_SFLOAT, width, height, 1,
-                                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, &b->depth);
-    return r;
-}
-
-void ze__vk_render_images_destroy(ze_vk_backend_t *b)
-{
-    ze__vk_image_destroy(b, &b->hdr);
-    ze__vk_image_destroy(b, &b->depth);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "zengine/asset.h"
+#include "zengine/cook.h"
 
 #define ZE_MAYBE_UNUSED __attribute__((unused))
 
@@ -132,6 +133,7 @@ ZE_MAYBE_UNUSED static void fix_open_runtime(fixture_t *f, const fix_desc_t *d)
                                        .registry = f->reg,
                                        .jobs = f->jobs,
                                        .mode = d->mode,
+                                       .in_process_cook = ze_asset_cook,
                                        .cooker = d->cooker,
                                        .timeout_ms = d->timeout_ms,
                                        .memory_limit = d->memory_limit,

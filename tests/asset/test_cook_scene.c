@@ -24,6 +24,7 @@
 #include "zengine/asset.h"
 #include "zengine/ecs.h"
 #include "zengine/mem.h"
+#include "zengine/cook.h"
 
 #define ASSETS ATU_ASSETS
 

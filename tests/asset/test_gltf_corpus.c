@@ -19,6 +19,7 @@
 #include "asset_test_util.h"
 #include "zengine/asset.h"
 #include "zengine/mem.h"
+#include "zengine/cook.h"
 
 #define ASSETS ATU_ASSETS
 

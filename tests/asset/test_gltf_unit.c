@@ -18,6 +18,7 @@
 
 #include "zengine/asset.h"
 #include "zengine/mem.h"
+#include "zengine/cook.h"
 
 /* ------------------------------------------------------------- helpers */
 

@@ -20,6 +20,7 @@
 
 #include "zengine/asset.h"
 #include "zengine/mem.h"
+#include "zengine/cook.h"
 
 #define ASSETS ZE_TESTDATA_DIR "/assets"
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "zengine/cook.h"
 #include "zengine/engine.h"
 
 #ifndef ZE_ENGINE_TEST_ASSETS
@@ -239,6 +240,7 @@ static inline ze_run_desc_t fx_run(const fx_project_t *p)
         .project = p->project,
         .headless = true,
         .import_mode = ZE_IMPORT_IN_PROCESS,
+        .in_process_cook = ze_asset_cook,
     };
 }
 

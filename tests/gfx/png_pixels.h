@@ -15,6 +15,7 @@
 
 #include "zengine/asset.h"
 #include "zengine/mem.h"
+#include "zengine/cook.h"
 
 typedef struct png_pixels_t {
     uint32_t width, height;

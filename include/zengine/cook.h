@@ -1,0 +1,100 @@
+/* zengine/cook.h — the cooker: importers and writers of cooked artifacts.
+ *
+ * What: our own strict glTF 2.0 importer (.gltf/.glb), OBJ and FBX through
+ * assimp, PNG/JPEG/TGA through stb_image behind our own container checks,
+ * Radiance .hdr through our own reader, the .zemesh writer (meshoptimizer's
+ * cache and fetch ordering), the .zematerial writer, the .zetex and
+ * .zenvmap writers, and ze_asset_cook (one source -> its artifacts), which
+ * `zengine cook` runs.
+ * Not: the runtime (zengine/asset.h). This library is zengine::cook; only
+ * programs that cook link it (the `zengine` program, which the engine runs
+ * as its resource-limited child cooker, tools and tests). The engine
+ * runtime and game programs never contain it: third-party decoders have a
+ * long CVE history.
+ * Threads: every function is reentrant.
+ * Memory: as zengine/asset.h (explicit allocators; zero = the system one).
+ * Errors: ze_result and a ze_asset_error_t line naming the problem.
+ */
+#ifndef ZENGINE_COOK_H
+#define ZENGINE_COOK_H
+
+#include "zengine/asset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ glTF import */
+
+typedef struct ze_gltf_desc_t {
+    ze_allocator_t alloc; /* zero = ze_mem_system_allocator() */
+    /* Folder of relative URIs when importing from memory; NULL: external
+       URIs are an error (ze_asset_import_gltf_file sets it to the file's
+       folder). Absolute paths, schemes and `..` escaping the folder are
+       always refused. */
+    const char *base_dir;
+    /* Cap on any file read and on the model's memory; 0 = 1 GiB. */
+    uint64_t max_bytes;
+} ze_gltf_desc_t;
+
+/* Import a .gltf or .glb file (the container is told by its first bytes,
+ * not its name). On failure *out is NULL and err (optional) says why. */
+ze_result ze_asset_import_gltf_file(const char *path, const ze_gltf_desc_t *desc, ze_model_t **out,
+                                    ze_asset_error_t *err);
+/* The same from bytes in memory (JSON text or GLB). */
+ze_result ze_asset_import_gltf_memory(const void *data, size_t size, const ze_gltf_desc_t *desc,
+                                      ze_model_t **out, ze_asset_error_t *err);
+void ze_asset_model_destroy(ze_model_t *model);
+
+/* Cook one mesh of a model into .zemesh bytes allocated from `alloc`
+ * (free with ze_free(alloc, *bytes, *size)). material_uuids: one per model
+ * material (NULL: nil uuids). ZE_ERR_NOT_FOUND when every primitive of the
+ * mesh is skipped. */
+ze_result ze_asset_zemesh_write(const ze_model_t *model, uint32_t mesh, ze_uuid_t uuid,
+                                const ze_uuid_t *material_uuids, ze_allocator_t alloc,
+                                uint8_t **bytes, size_t *size);
+
+/* Material `index` of a model as .zematerial text (no NUL) allocated from
+ * `alloc` (free with ze_free(alloc, *text, *size)). texture_uuids: one per
+ * model texture. */
+ze_result ze_asset_zematerial_write(const ze_model_t *model, uint32_t index, ze_uuid_t uuid,
+                                    const ze_uuid_t *texture_uuids, ze_allocator_t alloc,
+                                    char **text, size_t *size);
+
+/* Decode an encoded image and cook it into .zetex bytes allocated from
+ * desc->alloc (free with ze_free(alloc, *bytes, *size)). Colour textures
+ * (desc->linear false) are RGBA8_SRGB with mips averaged in linear light. */
+ze_result ze_asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
+                              const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
+                              ze_asset_error_t *err);
+
+/* A decoded Radiance .hdr: float RGB, top row first. */
+typedef struct ze_hdr_image_t {
+    uint32_t width, height;
+    float *rgb; /* [width * height * 3] */
+    ze_allocator_t alloc_;
+    size_t size_;
+} ze_hdr_image_t;
+
+ze_result ze_asset_hdr_decode(const void *data, size_t size, const ze_image_desc_t *desc,
+                              ze_hdr_image_t *out, ze_asset_error_t *err);
+void ze_asset_hdr_release(ze_hdr_image_t *img);
+/* Decode a .hdr and cook it into .zenvmap bytes (RGBA16F equirect + mips). */
+ze_result ze_asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
+                                const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
+                                ze_asset_error_t *err);
+
+/* Import `source` and write its artifacts into out_dir: each one written
+ * to a temporary name and renamed only when all are written, so a failure
+ * leaves no artifact behind. Artifacts: <stem>.mesh<N>.zemesh for each mesh
+ * with triangles, <stem>.material<N>.zematerial, <stem>.texture<N>.zetex for
+ * each texture with a PNG/JPEG/TGA image (a standalone image:
+ * <stem>.texture0.zetex), <stem>.envmap0.zenvmap for a .hdr, and
+ * <stem>.scene.json (the node hierarchy as an ECS scene file: one entity per
+ * node with Name, Transform, Parent, Mesh, Camera) for models with nodes. */
+ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZENGINE_COOK_H */

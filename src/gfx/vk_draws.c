@@ -1,0 +1,209 @@
+/* Per-frame draw data, in the frame slot's host-visible buffer (f->data,
+ * grown by doubling, the old one freed by timeline value): the frame
+ * constants (view-projection, camera, sky, one directional light, up to
+ * ZE_VK_MAX_POINT_LIGHTS point lights), the materials the frame uses (index
+ * 0: the default; each resident material once per frame) and one indexed
+ * indirect command per instance and submesh (firstInstance indexes the
+ * per-draw SSBO: world and normal matrices, material index) with their
+ * count, for one vkCmdDrawIndexedIndirectCount. Written by the CPU before
+ * the submission (host-coherent: no GPU barrier). Render thread. */
+#include <string.h>
+
+#include "gfx/vk_internal.h"
+
+typedef struct layout_t {
+    VkDeviceSize materials, draws, indirect, count, total;
+} layout_t;
+
+static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a)
+{
+    return (v + a - 1) / a * a;
+}
+
+static layout_t frame_layout(uint32_t draws, uint32_t materials)
+{
+    layout_t l;
+    l.materials = align_up(sizeof(ze_vk_gpu_frame_t), 256);
+    l.draws = align_up(l.materials + sizeof(ze_vk_gpu_material_t) * materials, 256);
+    l.indirect = align_up(l.draws + sizeof(ze_vk_gpu_draw_t) * draws, 256);
+    l.count = align_up(l.indirect + sizeof(VkDrawIndexedIndirectCommand) * draws, 256);
+    l.total = l.count + 256;
+    return l;
+}
+
+static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws)
+{
+    uint32_t want = draws + 1; /* materials: at most one per draw, plus the default */
+    if (f->data.buffer && draws <= f->draw_capacity && want <= f->material_capacity)
+        return ZE_OK;
+    uint32_t cap = f->draw_capacity ? f->draw_capacity : 64;
+    while (cap < want)
+        cap *= 2;
+    layout_t l = frame_layout(cap, cap);
+    ze__vk_defer_buffer(b, &f->data);
+    ze_result r = ze__vk_buffer_create(b, l.total,
+                                       VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                           VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                       true, &f->data);
+    if (r != ZE_OK) {
+        f->draw_capacity = f->material_capacity = 0;
+        return r;
+    }
+    f->draw_capacity = f->material_capacity = cap;
+    VkDescriptorBufferInfo bi[3] = {
+        {f->data.buffer, 0, sizeof(ze_vk_gpu_frame_t)},
+        {f->data.buffer, l.materials, sizeof(ze_vk_gpu_material_t) * cap},
+        {f->data.buffer, l.draws, sizeof(ze_vk_gpu_draw_t) * cap},
+    };
+    VkWriteDescriptorSet w[3];
+    for (uint32_t i = 0; i < 3; i++)
+        w[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = f->set,
+            .dstBinding = i,
+            .descriptorCount = 1,
+            .descriptorType =
+                i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &bi[i],
+        };
+    vkUpdateDescriptorSets(b->device, 3, w, 0, NULL);
+    return ZE_OK;
+}
+
+static void gpu_material(ze_vk_backend_t *b, const ze_zematerial_t *m, ze_vk_gpu_material_t *g)
+{
+    memcpy(g->base_color, &m->base_color_factor, sizeof g->base_color);
+    g->params[0] = m->metallic_factor;
+    g->params[1] = m->roughness_factor;
+    g->params[2] = m->normal.present ? m->normal.scale : 1.0f;
+    g->params[3] = m->alpha_cutoff;
+    g->tex[0] = ze__vk_rrm_texture_slot(b, &m->base_color, ZE_VK_TEX_NONE);
+    g->tex[1] = ze__vk_rrm_texture_slot(b, &m->metallic_roughness, ZE_VK_TEX_NONE);
+    g->tex[2] = ze__vk_rrm_texture_slot(b, &m->normal, ZE_VK_TEX_NONE);
+    g->tex[3] = (m->alpha_mode == ZE_ALPHA_MASK ? ZE_VK_MAT_MASK : 0u) |
+                (m->double_sided ? ZE_VK_MAT_DOUBLE_SIDED : 0u);
+}
+
+static uint32_t material_index(ze_vk_backend_t *b, ze_uuid_t uuid, ze_vk_gpu_material_t *mats,
+                               uint32_t *count)
+{
+    if (ze_uuid_is_nil(uuid))
+        return 0;
+    ze_vk_material_t *m = ze_hashmap_get(&b->materials, &uuid);
+    if (!m)
+        return 0;
+    if (m->stamp != b->frame_calls) {
+        m->stamp = b->frame_calls;
+        m->gpu_index = (*count)++;
+        gpu_material(b, &m->m, &mats[m->gpu_index]);
+    }
+    return m->gpu_index;
+}
+
+static void mat_copy(float dst[16], const ze_mat4_t *m)
+{
+    memcpy(dst, m, sizeof(float) * 16);
+}
+
+static uint32_t count_draws(ze_vk_backend_t *b, const ze_render_scene_t *s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->instance_count; i++) {
+        const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &s->instances[i].mesh);
+        if (m)
+            n += m->submesh_count;
+    }
+    return n;
+}
+
+static void fill_frame(ze_vk_backend_t *b, const ze_render_scene_t *s, ze_vk_gpu_frame_t *g)
+{
+    memset(g, 0, sizeof *g);
+    ze_mat4_t vp = ze_mat4_mul(s->camera.projection, s->camera.view);
+    mat_copy(g->view_proj, &vp);
+    g->camera_pos[0] = s->camera.position.x;
+    g->camera_pos[1] = s->camera.position.y;
+    g->camera_pos[2] = s->camera.position.z;
+    g->sky[0] = s->sky.clear_color.x;
+    g->sky[1] = s->sky.clear_color.y;
+    g->sky[2] = s->sky.clear_color.z;
+    g->sky[3] = 0.1f; /* ambient: a tenth of the sky colour */
+    uint32_t points = 0;
+    bool sun = false;
+    for (uint32_t i = 0; i < s->light_count; i++) {
+        const ze_render_light_t *l = &s->lights[i];
+        if (l->type == ZE_RENDER_LIGHT_DIRECTIONAL && !sun) {
+            sun = true;
+            g->light_dir[0] = l->direction.x;
+            g->light_dir[1] = l->direction.y;
+            g->light_dir[2] = l->direction.z;
+            g->light_dir[3] = 1.0f;
+            g->light_color[0] = l->color.x * l->intensity;
+            g->light_color[1] = l->color.y * l->intensity;
+            g->light_color[2] = l->color.z * l->intensity;
+        } else if (l->type != ZE_RENDER_LIGHT_DIRECTIONAL && points < ZE_VK_MAX_POINT_LIGHTS) {
+            float *p = g->point_pos[points], *c = g->point_color[points];
+            p[0] = l->position.x;
+            p[1] = l->position.y;
+            p[2] = l->position.z;
+            p[3] = l->range;
+            c[0] = l->color.x * l->intensity;
+            c[1] = l->color.y * l->intensity;
+            c[2] = l->color.z * l->intensity;
+            points++;
+        }
+    }
+    g->counts[0] = points;
+}
+
+ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
+                             ze_vk_draw_list_t *out)
+{
+    ZE__VK_ON_RENDER_THREAD(b);
+    uint32_t draws = s->has_camera ? count_draws(b, s) : 0;
+    ze_result r = frame_data(b, f, draws);
+    if (r != ZE_OK)
+        return r;
+    layout_t l = frame_layout(f->draw_capacity, f->material_capacity);
+    uint8_t *base = f->data.map;
+    fill_frame(b, s, (ze_vk_gpu_frame_t *)base);
+    ze_vk_gpu_material_t *mats = (ze_vk_gpu_material_t *)(base + l.materials);
+    ze_vk_gpu_draw_t *gd = (ze_vk_gpu_draw_t *)(base + l.draws);
+    VkDrawIndexedIndirectCommand *cmds = (VkDrawIndexedIndirectCommand *)(base + l.indirect);
+    /* material 0: the default (white, non-metal, roughness 0.5) */
+    mats[0] = (ze_vk_gpu_material_t){
+        .base_color = {1, 1, 1, 1},
+        .params = {0.0f, 0.5f, 1.0f, 0.5f},
+        .tex = {ZE_VK_TEX_NONE, ZE_VK_TEX_NONE, ZE_VK_TEX_NONE, 0},
+    };
+    uint32_t nmat = 1, n = 0;
+    for (uint32_t i = 0; i < s->instance_count && draws; i++) {
+        const ze_render_instance_t *in = &s->instances[i];
+        const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &in->mesh);
+        if (!m)
+            continue;
+        ze_mat4_t inv, nrm;
+        if (!ze_mat4_inverse(in->world, &inv))
+            inv = ze_mat4_identity();
+        nrm = ze_mat4_transpose(inv);
+        for (uint32_t k = 0; k < m->submesh_count && n < draws; k++) {
+            const ze_vk_submesh_t *sm = &m->submeshes[k];
+            ze_uuid_t mu = ze_uuid_is_nil(in->material) ? sm->material : in->material;
+            mat_copy(gd[n].world, &in->world);
+            mat_copy(gd[n].normal, &nrm);
+            gd[n].material = material_index(b, mu, mats, &nmat);
+            cmds[n] = (VkDrawIndexedIndirectCommand){
+                .indexCount = sm->index_count,
+                .instanceCount = 1,
+                .firstIndex = (uint32_t)m->index_first + sm->index_offset,
+                .vertexOffset = (int32_t)m->vertex_first,
+                .firstInstance = n,
+            };
+            n++;
+        }
+    }
+    *(uint32_t *)(base + l.count) = n;
+    *out = (ze_vk_draw_list_t){f->data.buffer, l.indirect, l.count, n};
+    return ZE_OK;
+}

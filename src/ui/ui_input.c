@@ -1,0 +1,304 @@
+/* Interaction: the frame's events against the previous frame's boxes
+ * (their arena is still intact): hover (the topmost clickable box under the
+ * mouse), press/release/click/double click, drag, the wheel (the topmost
+ * scrolling box under the mouse), keyboard focus (Tab/Shift+Tab, Up/Down,
+ * gamepad navigation in build order), activation (Enter, Space, NAV
+ * activate), Escape; then the signal a widget asks for. */
+#include <math.h>
+#include <string.h>
+
+#include "ui/ui_internal.h"
+
+/* Topmost box of the previous frame under (x, y) having any of `flags`. */
+static const ze_ui_box_t *box_at(const ze_ui_t *ui, float x, float y, uint32_t flags)
+{
+    for (const ze_ui_box_t *b = ui->prev_last_built; b; b = b->prev_built) {
+        if (!b->key || !(b->flags & flags))
+            continue;
+        if (ze__ui_rect_contains(b->rect, x, y) && ze__ui_rect_contains(b->clip, x, y))
+            return b;
+    }
+    return NULL;
+}
+
+static bool over_any(const ze_ui_t *ui, float x, float y)
+{
+    for (const ze_ui_box_t *b = ui->prev_last_built; b; b = b->prev_built) {
+        if (b->depth == 0)
+            continue;
+        bool solid =
+            (b->flags & ZE_UI_BOX_BACKGROUND) || (b->key && (b->flags & ZE_UI_BOX_CLICKABLE));
+        if (!solid)
+            continue;
+        if (ze__ui_rect_contains(b->rect, x, y) && ze__ui_rect_contains(b->clip, x, y))
+            return true;
+    }
+    return false;
+}
+
+/* Moves the focus to the next (dir > 0) or previous focusable box of the
+ * previous frame, in build order, wrapping around. */
+static void focus_step(ze_ui_t *ui, int dir)
+{
+    const ze_ui_box_t *first = NULL, *last = NULL, *before = NULL, *after = NULL;
+    const ze_ui_box_t *seen = NULL; /* the last focusable box visited (forward: the next) */
+    bool found = false;
+    for (const ze_ui_box_t *b = ui->prev_last_built; b; b = b->prev_built) {
+        if (!b->key || !(b->flags & ZE_UI_BOX_FOCUSABLE))
+            continue;
+        if (!last)
+            last = b;
+        if (found && !before)
+            before = b;
+        if (b->key == ui->focus && !found) {
+            found = true;
+            after = seen;
+        }
+        seen = b;
+        first = b;
+    }
+    const ze_ui_box_t *to;
+    if (dir > 0)
+        to = found && after ? after : first;
+    else
+        to = found && before ? before : last;
+    if (to)
+        ui->focus = to->key;
+}
+
+static void on_press(ze_ui_t *ui)
+{
+    ze__ui_input *in = &ui->in;
+    const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
+    ui->active = hit ? hit->key : 0;
+    ui->pressed_key = ui->active;
+    ui->press_pos[0] = ui->hold_anchor[0] = in->mouse[0];
+    ui->press_pos[1] = ui->hold_anchor[1] = in->mouse[1];
+    ui->drag_started = false;
+    ui->focus = hit && (hit->flags & ZE_UI_BOX_FOCUSABLE) ? hit->key : 0;
+}
+
+static void on_release(ze_ui_t *ui)
+{
+    ze__ui_input *in = &ui->in;
+    if (!ui->active)
+        return;
+    uint64_t k = ui->active;
+    ui->released_key = k;
+    const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
+    if (hit && hit->key == k) {
+        ui->clicked_key = k;
+        float dx = in->mouse[0] - ui->last_click_pos[0];
+        float dy = in->mouse[1] - ui->last_click_pos[1];
+        float near = ui->drag_threshold * 2.0f;
+        if (ui->last_click_key == k && ui->time - ui->last_click_time <= ui->double_click_time &&
+            dx * dx + dy * dy <= near * near) {
+            ui->dclick_key = k;
+            ui->last_click_key = 0; /* a third click starts over */
+        } else {
+            ui->last_click_key = k;
+            ui->last_click_time = ui->time;
+            ui->last_click_pos[0] = in->mouse[0];
+            ui->last_click_pos[1] = in->mouse[1];
+        }
+    }
+    ui->active = 0;
+}
+
+static void cancel(ze_ui_t *ui)
+{
+    ui->active = 0;
+    ui->focus = 0;
+}
+
+static void on_key(ze_ui_t *ui, const ze_ui_event_t *e)
+{
+    ze__ui_input *in = &ui->in;
+    in->mods = e->mods;
+    if (!e->down)
+        return;
+    switch (e->key) {
+    case ZE_UI_KEY_TAB:
+        focus_step(ui, (e->mods & ZE_UI_MOD_SHIFT) ? -1 : 1);
+        break;
+    case ZE_UI_KEY_UP:
+        focus_step(ui, -1);
+        break;
+    case ZE_UI_KEY_DOWN:
+        focus_step(ui, 1);
+        break;
+    case ZE_UI_KEY_ESCAPE:
+        cancel(ui);
+        break;
+    case ZE_UI_KEY_ENTER:
+    case ZE_UI_KEY_KP_ENTER:
+    case ZE_UI_KEY_SPACE:
+        in->activate = true;
+        break;
+    case ZE_UI_KEY_LEFT:
+        in->steps--;
+        break;
+    case ZE_UI_KEY_RIGHT:
+        in->steps++;
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_nav(ze_ui_t *ui, uint32_t nav)
+{
+    switch (nav) {
+    case ZE_UI_NAV_UP:
+        focus_step(ui, -1);
+        break;
+    case ZE_UI_NAV_DOWN:
+        focus_step(ui, 1);
+        break;
+    case ZE_UI_NAV_LEFT:
+        ui->in.steps--;
+        break;
+    case ZE_UI_NAV_RIGHT:
+        ui->in.steps++;
+        break;
+    case ZE_UI_NAV_ACTIVATE:
+        ui->in.activate = true;
+        break;
+    case ZE_UI_NAV_CANCEL:
+        cancel(ui);
+        break;
+    default:
+        break;
+    }
+}
+
+static void apply_wheel(ze_ui_t *ui)
+{
+    ze__ui_input *in = &ui->in;
+    float step = ze__ui_px(ui, ui->style.wheel_step);
+    for (int a = 0; a < 2; a++) {
+        if (in->wheel[a] == 0.0f)
+            continue;
+        uint32_t flag = a ? ZE_UI_BOX_SCROLL_Y : ZE_UI_BOX_SCROLL_X;
+        const ze_ui_box_t *b = box_at(ui, in->mouse[0], in->mouse[1], flag);
+        ze__ui_state *s = b ? ze__ui_state_find(ui, b->key) : NULL;
+        if (s)
+            s->scroll[a] -= in->wheel[a] * step; /* clamped at layout */
+    }
+}
+
+void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count)
+{
+    ze__ui_input *in = &ui->in;
+    in->mouse_prev[0] = in->mouse[0];
+    in->mouse_prev[1] = in->mouse[1];
+    in->wheel[0] = in->wheel[1] = 0.0f;
+    in->activate = false;
+    in->steps = 0;
+    in->events = NULL;
+    in->event_count = 0;
+    ui->pressed_key = ui->released_key = ui->clicked_key = ui->dclick_key = 0;
+    if (count) {
+        ze_ui_event_t *copy = ZE_ARENA_NEW_ARRAY(ui->arena, ze_ui_event_t, count);
+        if (copy) {
+            memcpy(copy, events, sizeof *copy * count);
+            in->events = copy;
+            in->event_count = count;
+        } else {
+            ze__ui_error(ui, ZE_ERR_BUDGET, "ui: frame arena cannot hold %u events", count);
+        }
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const ze_ui_event_t *e = &events[i];
+        switch (e->type) {
+        case ZE_UI_EVENT_MOUSE_MOVE:
+            if (isfinite(e->x) && isfinite(e->y)) {
+                in->mouse[0] = e->x;
+                in->mouse[1] = e->y;
+            }
+            break;
+        case ZE_UI_EVENT_MOUSE_BUTTON:
+            if (e->button >= ZE_UI_MOUSE_BUTTON_COUNT)
+                break;
+            in->down[e->button] = e->down;
+            if (e->button == ZE_UI_MOUSE_LEFT) {
+                if (e->down)
+                    on_press(ui);
+                else
+                    on_release(ui);
+            }
+            break;
+        case ZE_UI_EVENT_MOUSE_WHEEL:
+            if (isfinite(e->x) && isfinite(e->y)) {
+                in->wheel[0] += e->x;
+                in->wheel[1] += e->y;
+            }
+            break;
+        case ZE_UI_EVENT_KEY:
+            on_key(ui, e);
+            break;
+        case ZE_UI_EVENT_NAV:
+            on_nav(ui, e->nav);
+            break;
+        default:
+            break;
+        }
+    }
+    if (ui->active && !in->down[ZE_UI_MOUSE_LEFT])
+        ui->active = 0;
+    if (ui->active && !ui->drag_started) {
+        float dx = in->mouse[0] - ui->press_pos[0], dy = in->mouse[1] - ui->press_pos[1];
+        ui->drag_started = dx * dx + dy * dy > ui->drag_threshold * ui->drag_threshold;
+    }
+    /* A held press moves by what happened after it, not by the move that
+     * led to it in the same frame. */
+    ui->hold_delta[0] = ui->active ? in->mouse[0] - ui->hold_anchor[0] : 0.0f;
+    ui->hold_delta[1] = ui->active ? in->mouse[1] - ui->hold_anchor[1] : 0.0f;
+    ui->hold_anchor[0] = in->mouse[0];
+    ui->hold_anchor[1] = in->mouse[1];
+    apply_wheel(ui);
+    const ze_ui_box_t *hot = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
+    ui->hot = hot ? hot->key : 0;
+    ui->hover_any = over_any(ui, in->mouse[0], in->mouse[1]);
+}
+
+void ze__ui_input_end(ze_ui_t *ui)
+{
+    if (ui->hot && !ze__ui_state_find(ui, ui->hot))
+        ui->hot = 0;
+    if (ui->active && !ze__ui_state_find(ui, ui->active))
+        ui->active = 0;
+    if (ui->focus && !ze__ui_state_find(ui, ui->focus))
+        ui->focus = 0;
+    if (ui->edit.key && ui->edit.key != ui->focus)
+        ui->edit.key = 0; /* the field lost the focus: its next edit starts afresh */
+}
+
+ze_ui_signal_t ze_ui_signal(ze_ui_t *ui, const ze_ui_box_t *box)
+{
+    return ze__ui_signal_key(ui, box ? box->key : 0);
+}
+
+ze_ui_signal_t ze__ui_signal_key(ze_ui_t *ui, uint64_t k)
+{
+    const ze__ui_input *in = &ui->in;
+    ze_ui_signal_t s = {
+        .mouse = {in->mouse[0], in->mouse[1]},
+        .delta = {in->mouse[0] - in->mouse_prev[0], in->mouse[1] - in->mouse_prev[1]},
+    };
+    if (!k)
+        return s;
+    s.hovered = ui->hot == k;
+    s.pressed = ui->pressed_key == k;
+    s.held = ui->active == k;
+    s.released = ui->released_key == k;
+    s.focused = ui->focus == k;
+    s.clicked = ui->clicked_key == k || (s.focused && in->activate);
+    s.double_clicked = ui->dclick_key == k;
+    if (s.held) {
+        s.delta = (ze_vec2_t){ui->hold_delta[0], ui->hold_delta[1]};
+        s.drag = (ze_vec2_t){in->mouse[0] - ui->press_pos[0], in->mouse[1] - ui->press_pos[1]};
+        s.dragging = ui->drag_started;
+    }
+    return s;
+}

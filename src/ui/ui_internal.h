@@ -1,0 +1,283 @@
+/* ZUI internals shared by the files of src/ui/: the context, boxes, per-key
+ * state, the input state of a frame, the font interface and the text-edit
+ * state. One file per concern: ui_context.c (create, frames, state table),
+ * ui_input.c (events, hover, focus, signals), ui_box.c (keys, the tree),
+ * ui_layout.c, ui_draw.c, ui_font.c, ui_text.c, one file per widget
+ * family. */
+#ifndef ZE_UI_INTERNAL_H
+#define ZE_UI_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "zengine/ui.h"
+
+#define ZE__UI_CH          "ui"
+#define ZE__UI_ROOT_SEED   0x5a55492d524f4f54ull /* "ZUI-ROOT" */
+#define ZE__UI_REPLACEMENT 0xfffdu
+
+enum {
+    ZE__UI_DEFAULT_DEPTH = 64,
+    ZE__UI_MAX_DEPTH = 1024, /* the layout recurses: keep the stack bounded */
+    ZE__UI_DEFAULT_FRAME_MEMORY = 8 << 20,
+    ZE__UI_UNDO_MAX = 100, /* undo (and redo) steps kept per text field */
+    ZE__UI_STATE_CHUNK = 256,
+    ZE__UI_LOGGED_PER_FRAME = 8,
+};
+
+/* ---------------------------------------------------------- per-key state */
+
+enum {
+    ZE__UI_STATE_OPEN = 1u << 0,    /* tree node */
+    ZE__UI_STATE_POS_SET = 1u << 1, /* pos[] holds a widget-chosen position */
+    ZE__UI_STATE_HAS_RECT = 1u << 2,
+};
+
+typedef struct ze__ui_state {
+    uint64_t key;   /* 0 = a free slot */
+    uint64_t built; /* frame that last built the key */
+    uint32_t flags;
+    uint32_t next_free;
+    ze_ui_rect_t rect, clip; /* at the last end_frame, pixels */
+    float scroll[2];         /* pixels */
+    float max_scroll[2];     /* at the last layout */
+    float pos[2];            /* windows: position from the parent's corner, pixels */
+} ze__ui_state;
+
+/* ---------------------------------------------------------------- boxes */
+
+struct ze_ui_box_t {
+    ze_ui_box_t *parent, *first, *last, *next;
+    ze_ui_box_t *prev_built; /* build order, backwards (topmost last) */
+    uint64_t key;            /* 0 = anonymous or stand-in */
+    uint64_t seed;           /* what its children's keys are seeded with */
+    ze_ui_box_t *seed_box;   /* the keyed box whose key that is (NULL: the root) */
+    ze__ui_state *state;     /* keyed boxes */
+    const char *label;       /* key path segment (arena copy) */
+    uint32_t label_len;
+    const char *text; /* drawn text (arena copy) */
+    uint32_t text_len;
+    float text_w; /* pixels */
+    uint32_t flags;
+    uint32_t depth; /* root = 0 */
+    uint32_t order; /* build index */
+    uint32_t child_count;
+    ze_ui_size_t size[2];
+    uint8_t axis; /* children's axis: 0 = x, 1 = y */
+    uint8_t align[2];
+    bool standin;                    /* not part of the tree */
+    float pad[2], spacing, fixed[2]; /* pixels */
+    uint32_t background, text_color, border_color, texture;
+    float radius, border; /* pixels */
+    /* layout output */
+    float sz[2];      /* pixels */
+    float content[2]; /* extent of the children, pixels */
+    ze_ui_rect_t rect, clip;
+};
+
+/* --------------------------------------------------------------- input */
+
+typedef struct ze__ui_input {
+    float mouse[2], mouse_prev[2];
+    bool down[ZE_UI_MOUSE_BUTTON_COUNT];
+    float wheel[2];
+    uint32_t mods;
+    const ze_ui_event_t *events; /* this frame's, arena copy */
+    uint32_t event_count;
+    bool activate; /* Enter, Space or NAV_ACTIVATE this frame (focused box) */
+    int steps;     /* Right/NAV_RIGHT minus Left/NAV_LEFT presses (sliders) */
+} ze__ui_input;
+
+/* ------------------------------------------------------------------ font */
+
+typedef struct ze__ui_font ze__ui_font;
+
+typedef struct ze__ui_glyph {
+    uint32_t cp;
+    int index;               /* the font's glyph index (TTF); 0 = missing */
+    bool present;            /* false: the replacement box stands in */
+    float advance;           /* pixels */
+    float x0, y0;            /* quad corner from the pen at the baseline, pixels */
+    uint16_t w, h;           /* quad size, pixels */
+    uint16_t ax, ay, tw, th; /* atlas region, texels */
+} ze__ui_glyph;
+
+ze_result ze__ui_font_create(ze_ui_t *ui, const ze_ui_font_desc_t *desc, float scale,
+                             ze__ui_font **out);
+void ze__ui_font_destroy(ze__ui_font *f);
+/* Bakes on first use; a missing glyph (or one that found no room) comes
+ * back with present = false and the replacement box's bitmap. */
+ze__ui_glyph ze__ui_font_glyph(ze__ui_font *f, uint32_t cp);
+float ze__ui_font_kern(ze__ui_font *f, uint32_t a, uint32_t b);
+float ze__ui_font_line_height(const ze__ui_font *f);
+float ze__ui_font_ascent(const ze__ui_font *f);
+ze_ui_atlas_t ze__ui_font_atlas(const ze__ui_font *f);
+uint32_t ze__ui_font_glyph_count(const ze__ui_font *f);
+
+/* ------------------------------------------------------------------ text */
+
+/* Advances plus kerning of text[0..len), pixels. */
+float ze__ui_text_width(ze_ui_t *ui, const char *text, size_t len);
+/* The byte offset (a character boundary) nearest to x pixels from the
+ * text's start. */
+size_t ze__ui_text_hit(ze_ui_t *ui, const char *text, size_t len, float x);
+/* Boundaries: the start of the character before `at`, after `at`. */
+size_t ze__ui_utf8_prev(const char *s, size_t len, size_t at);
+size_t ze__ui_utf8_next(const char *s, size_t len, size_t at);
+/* Visible part of a widget label: up to "##". */
+size_t ze__ui_label_visible(const char *label);
+
+/* ------------------------------------------------------------- text edit */
+
+typedef struct ze__ui_undo_rec {
+    uint32_t offset, len; /* in bytes[] */
+    uint32_t caret, anchor;
+} ze__ui_undo_rec;
+
+typedef struct ze__ui_undo_stack {
+    ze__ui_undo_rec *recs;
+    uint32_t count, cap;
+    char *bytes;
+    size_t used, bytes_cap;
+} ze__ui_undo_stack;
+
+/* The one text field being edited (the focused one). */
+typedef struct ze__ui_text_edit {
+    uint64_t key;
+    size_t caret, anchor; /* bytes; selection = [min, max) */
+    float scroll;         /* pixels the text is shifted left */
+    bool typing;          /* the last edit was typed text: the next one joins its undo step */
+    bool selecting;       /* a mouse drag extends the selection */
+    ze__ui_undo_stack undo, redo;
+} ze__ui_text_edit;
+
+void ze__ui_text_edit_reset(ze_ui_t *ui, uint64_t key, size_t len);
+void ze__ui_text_edit_free(ze_ui_t *ui);
+
+/* --------------------------------------------------------------- context */
+
+struct ze_ui_t {
+    ze_mem_t *mm;
+    ze_allocator_t alloc;
+    ze_mem_owner owner;
+    ze_ui_style_t style;
+    float scale;
+    uint32_t max_depth;
+    float double_click_time, drag_threshold; /* seconds, pixels */
+    ze_ui_clipboard_get_fn clip_get;
+    ze_ui_clipboard_set_fn clip_set;
+    void *clip_user;
+    char *clip_own; /* the context's own clipboard */
+    size_t clip_own_len, clip_own_cap;
+
+    ze_arena_t arenas[2];
+    ze_arena_t *arena; /* this frame's */
+    uint64_t frame;
+    bool in_frame;
+    uint32_t width, height;
+    double time;
+
+    /* the tree being built */
+    ze_ui_box_t *root, *current, *last_built;
+    ze_ui_box_t *prev_last_built; /* the previous frame's (its arena is intact) */
+    uint32_t box_count, prev_box_count;
+    uint32_t standin_depth; /* pushes absorbed by the stand-in */
+    ze_ui_box_t standin;
+    ze_result frame_result;
+    /* hashes of the messages reported this frame and the previous one */
+    uint64_t errors[ZE__UI_LOGGED_PER_FRAME], prev_errors[ZE__UI_LOGGED_PER_FRAME];
+    uint32_t error_count, prev_error_count;
+
+    /* per-key state: slots in chunks that never move (boxes point at
+       them), and key -> slot index */
+    ze__ui_state **state_chunks;
+    uint32_t state_chunk_count, state_chunk_cap;
+    uint32_t state_slots; /* slots handed out so far */
+    ze_hashmap_t state_map;
+    uint32_t free_state; /* slot index + 1; 0 = none */
+    uint32_t live_states;
+
+    /* interaction (keys; 0 = none) */
+    ze__ui_input in;
+    uint64_t hot, active, focus;
+    uint64_t pressed_key, released_key, clicked_key, dclick_key;
+    float press_pos[2];
+    float hold_anchor[2]; /* where the held press was last frame (or at the press) */
+    float hold_delta[2];  /* its movement this frame */
+    bool drag_started;
+    uint64_t last_click_key;
+    double last_click_time;
+    float last_click_pos[2];
+    bool hover_any;
+
+    ze__ui_text_edit edit;
+    ze__ui_font *font;
+
+    /* draw list */
+    ze_ui_instance_t *instances;
+    uint32_t instance_count, instance_cap;
+    size_t last_frame_bytes;
+};
+
+/* ui_context.c */
+void ze__ui_error(ze_ui_t *ui, ze_result r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The state of a key, created when missing (NULL when the table cannot
+ * grow: reported). */
+ze__ui_state *ze__ui_state_get(ze_ui_t *ui, uint64_t key);
+ze__ui_state *ze__ui_state_find(const ze_ui_t *ui, uint64_t key);
+/* Arena copy of a string (NUL-terminated); NULL when the arena is full. */
+char *ze__ui_strdup(ze_ui_t *ui, const char *s, size_t len);
+
+/* ui_input.c */
+void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count);
+void ze__ui_input_end(ze_ui_t *ui); /* forget keys whose state was evicted */
+/* The signal of a key about to be built this frame (widgets that need it
+ * before they build their box). */
+ze_ui_signal_t ze__ui_signal_key(ze_ui_t *ui, uint64_t key);
+/* Arena copy of a formatted string; NULL when the arena is full. */
+char *ze__ui_vformat(ze_ui_t *ui, size_t *len, const char *fmt, va_list ap);
+
+/* ui_box.c. text (NULL: desc->text) is the drawn text, text_len bytes. */
+ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t label_len,
+                         const ze_ui_box_desc_t *desc, const char *text, size_t text_len);
+/* A widget's box: keyed by the whole label under the current seed, showing
+ * the part before "##". */
+ze_ui_box_t *ze__ui_push_widget(ze_ui_t *ui, const char *label, const ze_ui_box_desc_t *desc,
+                                bool show_label);
+uint64_t ze__ui_widget_key(const ze_ui_t *ui, const char *label);
+uint64_t ze__ui_hash_label(const char *label, size_t len, uint64_t seed);
+/* The key path ("A/B/leaf") of a box labelled `leaf` under `parent`, into
+ * buf (the head cut to "..." when it does not fit). Follows the seeds, not
+ * the tree: anonymous boxes add nothing, a tree node's children sit under
+ * the node. */
+void ze__ui_box_path(const ze_ui_box_t *parent, const char *leaf, size_t leaf_len, char *buf,
+                     size_t cap);
+
+/* ui_layout.c, ui_draw.c */
+void ze__ui_layout(ze_ui_t *ui);
+ze_result ze__ui_draw(ze_ui_t *ui);
+
+/* Pixel value of logical pixels. */
+static inline float ze__ui_px(const ze_ui_t *ui, float logical)
+{
+    return logical * ui->scale;
+}
+
+static inline bool ze__ui_rect_contains(ze_ui_rect_t r, float x, float y)
+{
+    return x >= r.x0 && x < r.x1 && y >= r.y0 && y < r.y1;
+}
+
+/* An empty result collapses onto a's edge, so clips always nest. */
+static inline ze_ui_rect_t ze__ui_rect_intersect(ze_ui_rect_t a, ze_ui_rect_t b)
+{
+    ze_ui_rect_t r = {ZE_MAX(a.x0, b.x0), ZE_MAX(a.y0, b.y0), ZE_MIN(a.x1, b.x1),
+                      ZE_MIN(a.y1, b.y1)};
+    if (r.x1 < r.x0)
+        r.x0 = r.x1 = ZE_MIN(ZE_MAX(r.x0, a.x0), a.x1);
+    if (r.y1 < r.y0)
+        r.y0 = r.y1 = ZE_MIN(ZE_MAX(r.y0, a.y0), a.y1);
+    return r;
+}
+
+#endif /* ZE_UI_INTERNAL_H */

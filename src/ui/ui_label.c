@@ -1,0 +1,36 @@
+/* Labels: one anonymous box sized by its text (no state, so two equal
+ * labels never collide). */
+#include <stdarg.h>
+#include <string.h>
+
+#include "ui/ui_internal.h"
+
+static void label_box(ze_ui_t *ui, const char *text, size_t len)
+{
+    ze__ui_push(ui, 0, NULL, 0,
+                &(ze_ui_box_desc_t){.width = ze_ui_text_size(1), .height = ze_ui_text_size(1)},
+                text, len);
+    ze_ui_pop_box(ui);
+}
+
+void ze_ui_label(ze_ui_t *ui, const char *text)
+{
+    ZE_CHECK(ui && ui->in_frame, );
+    text = text ? text : "";
+    label_box(ui, text, strlen(text));
+}
+
+void ze_ui_labelf(ze_ui_t *ui, const char *fmt, ...)
+{
+    ZE_CHECK(ui && ui->in_frame && fmt, );
+    va_list ap;
+    va_start(ap, fmt);
+    size_t len = 0;
+    char *s = ze__ui_vformat(ui, &len, fmt, ap);
+    va_end(ap);
+    if (!s) {
+        ze__ui_error(ui, ZE_ERR_BUDGET, "ui: frame arena exhausted formatting a label");
+        return;
+    }
+    label_box(ui, s, len);
+}

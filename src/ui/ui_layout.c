@@ -1,0 +1,218 @@
+/* Layout, solved per axis in four passes over the tree (after Ryan
+ * Fleury's UI series):
+ *   1. pre-order: sizes that need nothing else (pixels, text) and percent
+ *      of the nearest ancestor whose size does not come from its children;
+ *   2. post-order: sizes from the children (sum along the layout axis, max
+ *      across), which also gives every box its content extent;
+ *   3. pre-order: conflicts: children that do not fit give up the
+ *      flexible share of their size (1 - strictness), in proportion to it;
+ *      a scrolling axis never shrinks its children; percent children of a
+ *      box are re-evaluated once its size is final;
+ *   4. pre-order, both axes: positions (spacing, alignment, floating
+ *      boxes, scroll offsets clamped to the content) and clip rectangles.
+ * Padding and spacing give way when a box is smaller than they are, so
+ * children that can shrink always end up inside their parent. */
+#include "ui/ui_internal.h"
+
+static float clamp01(float v)
+{
+    return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
+static bool scrolls(const ze_ui_box_t *b, int a)
+{
+    return (b->flags & (a ? ZE_UI_BOX_SCROLL_Y : ZE_UI_BOX_SCROLL_X)) != 0;
+}
+
+static bool floating(const ze_ui_box_t *b)
+{
+    return (b->flags & ZE_UI_BOX_FLOATING) != 0;
+}
+
+static float pad_of(const ze_ui_box_t *b, int a)
+{
+    return ZE_MIN(b->pad[a], b->sz[a] * 0.5f);
+}
+
+static float content_of(const ze_ui_box_t *b, int a)
+{
+    return ZE_MAX(0.0f, b->sz[a] - 2.0f * pad_of(b, a));
+}
+
+/* Pass 1. */
+static void size_standalone(ze_ui_t *ui, ze_ui_box_t *b, int a)
+{
+    if (b->depth > 0) {
+        ze_ui_size_t s = b->size[a];
+        float pad = 2.0f * b->pad[a];
+        switch (s.kind) {
+        case ZE_UI_SIZE_PIXELS:
+            b->sz[a] = ZE_MAX(0.0f, ze__ui_px(ui, s.value));
+            break;
+        case ZE_UI_SIZE_TEXT:
+            b->sz[a] = (a == 0 ? b->text_w : ze__ui_font_line_height(ui->font)) + pad;
+            break;
+        case ZE_UI_SIZE_PERCENT: {
+            const ze_ui_box_t *p = b->parent;
+            while (p->parent && p->size[a].kind == ZE_UI_SIZE_CHILDREN)
+                p = p->parent;
+            b->sz[a] = ZE_MAX(0.0f, s.value * content_of(p, a));
+            break;
+        }
+        case ZE_UI_SIZE_CHILDREN:
+        default:
+            b->sz[a] = 0.0f;
+            break;
+        }
+    }
+    for (ze_ui_box_t *c = b->first; c; c = c->next)
+        size_standalone(ui, c, a);
+}
+
+/* Pass 2. */
+static void size_children(ze_ui_box_t *b, int a)
+{
+    float sum = 0.0f, most = 0.0f;
+    uint32_t n = 0;
+    for (ze_ui_box_t *c = b->first; c; c = c->next) {
+        size_children(c, a);
+        if (floating(c))
+            continue;
+        sum += c->sz[a];
+        most = ZE_MAX(most, c->sz[a]);
+        n++;
+    }
+    b->content[a] = a == b->axis ? sum + (n > 1 ? b->spacing * (float)(n - 1) : 0.0f) : most;
+    if (b->depth > 0 && b->size[a].kind == ZE_UI_SIZE_CHILDREN)
+        b->sz[a] = b->content[a] + 2.0f * b->pad[a];
+}
+
+/* Pass 3. */
+static void solve_conflicts(ze_ui_box_t *b, int a)
+{
+    float avail = content_of(b, a);
+    if (b->depth == 0 || b->size[a].kind != ZE_UI_SIZE_CHILDREN) {
+        for (ze_ui_box_t *c = b->first; c; c = c->next)
+            if (c->size[a].kind == ZE_UI_SIZE_PERCENT)
+                c->sz[a] = ZE_MAX(0.0f, c->size[a].value * avail);
+    }
+    if (!scrolls(b, a) && b->first) {
+        if (a == b->axis) {
+            float total = 0.0f, flex = 0.0f;
+            uint32_t n = 0;
+            for (ze_ui_box_t *c = b->first; c; c = c->next) {
+                if (floating(c))
+                    continue;
+                total += c->sz[a];
+                flex += c->sz[a] * (1.0f - clamp01(c->size[a].strictness));
+                n++;
+            }
+            total += n > 1 ? b->spacing * (float)(n - 1) : 0.0f;
+            if (total > avail && flex > 0.0f) {
+                float k = ZE_MIN(1.0f, (total - avail) / flex);
+                for (ze_ui_box_t *c = b->first; c; c = c->next)
+                    if (!floating(c))
+                        c->sz[a] -= c->sz[a] * (1.0f - clamp01(c->size[a].strictness)) * k;
+            }
+        } else {
+            for (ze_ui_box_t *c = b->first; c; c = c->next) {
+                if (floating(c) || c->sz[a] <= avail)
+                    continue;
+                float flexible = c->sz[a] * (1.0f - clamp01(c->size[a].strictness));
+                c->sz[a] -= ZE_MIN(c->sz[a] - avail, flexible);
+            }
+        }
+    }
+    for (ze_ui_box_t *c = b->first; c; c = c->next)
+        solve_conflicts(c, a);
+}
+
+static float lead_of(uint8_t align, float room)
+{
+    if (room <= 0.0f)
+        return 0.0f;
+    return align == ZE_UI_ALIGN_CENTER ? room * 0.5f : align == ZE_UI_ALIGN_END ? room : 0.0f;
+}
+
+static void set_range(ze_ui_box_t *c, int a, float pos)
+{
+    if (a) {
+        c->rect.y0 = pos;
+        c->rect.y1 = pos + c->sz[1];
+    } else {
+        c->rect.x0 = pos;
+        c->rect.x1 = pos + c->sz[0];
+    }
+}
+
+/* Pass 4 for one axis of b's children. */
+static void place_axis(ze_ui_box_t *b, int a)
+{
+    float start = a ? b->rect.y0 : b->rect.x0;
+    float avail = content_of(b, a);
+    float origin = start + pad_of(b, a);
+    float sum = 0.0f, most = 0.0f;
+    uint32_t n = 0;
+    for (ze_ui_box_t *c = b->first; c; c = c->next) {
+        if (floating(c))
+            continue;
+        sum += c->sz[a];
+        most = ZE_MAX(most, c->sz[a]);
+        n++;
+    }
+    bool along = a == b->axis;
+    float spacing = b->spacing;
+    if (along && n > 1 && !scrolls(b, a) && sum + spacing * (float)(n - 1) > avail)
+        spacing = ZE_MAX(0.0f, (avail - sum) / (float)(n - 1));
+    float extent = along ? sum + (n > 1 ? spacing * (float)(n - 1) : 0.0f) : most;
+    b->content[a] = extent;
+    float scroll = 0.0f;
+    if (b->state) {
+        float max_scroll = scrolls(b, a) ? ZE_MAX(0.0f, extent - avail) : 0.0f;
+        scroll = b->state->scroll[a];
+        scroll = scroll < 0.0f ? 0.0f : scroll > max_scroll ? max_scroll : scroll;
+        b->state->scroll[a] = scroll;
+        b->state->max_scroll[a] = max_scroll;
+    }
+    float cursor = origin + lead_of(b->align[a], avail - extent) - scroll;
+    for (ze_ui_box_t *c = b->first; c; c = c->next) {
+        if (floating(c)) {
+            set_range(c, a, start + c->fixed[a]);
+        } else if (along) {
+            set_range(c, a, cursor);
+            cursor += c->sz[a] + spacing;
+        } else {
+            set_range(c, a, origin + lead_of(b->align[a], avail - c->sz[a]) - scroll);
+        }
+    }
+}
+
+static void place(ze_ui_box_t *b)
+{
+    place_axis(b, 0);
+    place_axis(b, 1);
+    ze_ui_rect_t child_clip =
+        (b->flags & ZE_UI_BOX_CLIP) ? ze__ui_rect_intersect(b->clip, b->rect) : b->clip;
+    for (ze_ui_box_t *c = b->first; c; c = c->next) {
+        c->clip = child_clip;
+        place(c);
+    }
+    if (b->state) {
+        b->state->rect = b->rect;
+        b->state->clip = b->clip;
+        b->state->flags |= ZE__UI_STATE_HAS_RECT;
+    }
+}
+
+void ze__ui_layout(ze_ui_t *ui)
+{
+    ze_ui_box_t *root = ui->root;
+    for (int a = 0; a < 2; a++) {
+        size_standalone(ui, root, a);
+        size_children(root, a);
+        solve_conflicts(root, a);
+    }
+    root->rect = (ze_ui_rect_t){0.0f, 0.0f, root->sz[0], root->sz[1]};
+    root->clip = root->rect;
+    place(root);
+}

@@ -1,0 +1,178 @@
+/* The render graph in a running engine (the Vulkan backend headless on the
+ * fixture project, validation on, zero messages): `--dump-graph` parses
+ * into the run desc; the dump written after the last frame lists the
+ * frame's passes in order with their uses and barriers and the transients
+ * with their bytes; the report and the --stats JSON carry the GPU time of
+ * each pass as a "gpu_passes" list of {name, gpu_ms} (no pass names in
+ * public fields); the null backend has no graph to dump. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "engine/test_engine_fixture.h"
+
+static fx_project_t g_project;
+
+static int setup(void **state)
+{
+    setenv("ZENGINE_VK_VALIDATION", "1", 1); /* test builds: on in release too */
+    (void)state;
+    ze_log_configure(&(ze_log_desc_t){.quiet = getenv("ZE_TEST_VERBOSE") == NULL});
+    return fx_project_make(&g_project) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fx_project_remove(&g_project);
+    ze_log_reset();
+    return 0;
+}
+
+static void test_args(void **state)
+{
+    (void)state;
+    char *argv[] = {"run", "--project", "p.json", "--dump-graph", "g.json", NULL};
+    ze_run_desc_t run;
+    char err[160];
+    assert_int_equal(ze_run_parse_args(5, argv, &run, NULL, NULL, err), ZE_OK);
+    assert_string_equal(run.dump_graph, "g.json");
+    char *bad[] = {"run", "--project", "p.json", "--dump-graph", NULL};
+    assert_int_equal(ze_run_parse_args(4, bad, &run, NULL, NULL, err), ZE_ERR_INVALID_ARG);
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    assert_non_null(s);
+    return s;
+}
+
+/* Runs until the backend has rendered a few frames and published the
+ * timestamps of one (they are read one frame late), or a deadline that
+ * only catches a hang. */
+static void until_timed(ze_engine_t *e, double dt, void *user)
+{
+    (void)dt;
+    uint64_t *deadline = user;
+    ze_render_stats_t st = ze_render_backend_stats(ze_engine_backend(e));
+    if ((st.frames >= 4 && st.gpu_pass_count > 0) || ze_time_now_ns() > *deadline)
+        ze_engine_request_close(e);
+    else
+        ze_time_sleep_ns(2000000); /* let the render thread take the newest state */
+}
+
+static void test_dump_and_pass_times(void **state)
+{
+    (void)state;
+    uint64_t deadline = ze_time_now_ns() + (FX_SANITIZED ? 120ull : 60ull) * 1000000000ull;
+    ze_app_desc_t app = {.name = "graph_run", .user = &deadline, .on_update = until_timed};
+    char dump[400], stats[400];
+    snprintf(dump, sizeof dump, "%s/graph.json", g_project.root);
+    snprintf(stats, sizeof stats, "%s/stats.json", g_project.root);
+    ze_run_desc_t run = fx_run(&g_project);
+    run.backend = "vulkan";
+    run.frames = 0; /* until_timed closes it */
+    run.fixed_dt = 1.0 / 60.0;
+    run.dump_graph = dump;
+    ze_run_report_t rep;
+    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
+    assert_int_equal(ze_run_report_write_json(&rep, stats), ZE_OK); /* what --stats writes */
+    assert_int_equal(rep.validation_messages, 0);
+    assert_true(rep.frames_rendered >= 4);
+
+    /* the report: one time per pass, in the order they ran */
+    assert_int_equal(rep.gpu_pass_count, 2);
+    assert_string_equal(rep.gpu_passes[0].name, "forward");
+    assert_string_equal(rep.gpu_passes[1].name, "tonemap");
+    for (uint32_t i = 0; i < rep.gpu_pass_count; i++) {
+        print_message("%s: %.3f ms\n", rep.gpu_passes[i].name, rep.gpu_passes[i].gpu_ms);
+        assert_true(rep.gpu_passes[i].gpu_ms >= 0.0);
+    }
+
+    /* --stats: the same list; the per-pass keys of before are gone */
+    json_error_t jerr;
+    json_t *st = json_load_file(stats, 0, &jerr);
+    if (!st)
+        fail_msg("%s: %s", stats, jerr.text);
+    assert_null(json_object_get(st, "gpu_forward_ms"));
+    assert_null(json_object_get(st, "gpu_tonemap_ms"));
+    json_t *gp = json_object_get(st, "gpu_passes");
+    assert_true(json_is_array(gp));
+    assert_int_equal(json_array_size(gp), 2);
+    assert_string_equal(str(json_array_get(gp, 0), "name"), "forward");
+    assert_string_equal(str(json_array_get(gp, 1), "name"), "tonemap");
+    assert_true(json_is_real(json_object_get(json_array_get(gp, 0), "gpu_ms")));
+    json_decref(st);
+
+    /* the dump: passes in order with uses and barriers; the transients */
+    json_t *g = json_load_file(dump, 0, &jerr);
+    if (!g)
+        fail_msg("%s: %s", dump, jerr.text);
+    json_t *passes = json_object_get(g, "passes");
+    assert_int_equal(json_array_size(passes), 2);
+    json_t *fw = json_array_get(passes, 0), *tm = json_array_get(passes, 1);
+    assert_string_equal(str(fw, "name"), "forward");
+    assert_string_equal(str(fw, "kind"), "graphics");
+    assert_string_equal(str(tm, "name"), "tonemap");
+    assert_string_equal(str(tm, "kind"), "compute");
+    assert_int_equal(json_array_size(json_object_get(fw, "uses")), 2);
+    assert_int_equal(json_array_size(json_object_get(fw, "barriers")), 2); /* hdr, depth */
+    /* tone mapping: hdr from colour attachment to storage, ldr to storage */
+    json_t *tb = json_object_get(tm, "barriers");
+    assert_int_equal(json_array_size(tb), 2);
+    json_t *hdr_b = json_array_get(tb, 0);
+    assert_string_equal(str(hdr_b, "resource"), "hdr");
+    assert_string_equal(str(hdr_b, "old_layout"), "COLOR_ATTACHMENT_OPTIMAL");
+    assert_string_equal(str(hdr_b, "new_layout"), "GENERAL");
+    json_t *res = json_object_get(g, "resources");
+    size_t i;
+    json_t *r;
+    uint32_t transients = 0;
+    json_array_foreach(res, i, r)
+    {
+        if (!json_is_true(json_object_get(r, "imported"))) {
+            transients++;
+            assert_true(json_integer_value(json_object_get(r, "bytes")) > 0);
+        } else {
+            assert_string_equal(str(r, "name"), "ldr");
+        }
+    }
+    assert_int_equal(transients, 2);
+    json_t *al = json_object_get(g, "aliasing");
+    json_int_t with = json_integer_value(json_object_get(al, "bytes_with_aliasing"));
+    json_int_t without = json_integer_value(json_object_get(al, "bytes_without_aliasing"));
+    print_message("transients: %lld bytes (%lld without aliasing)\n", (long long)with,
+                  (long long)without);
+    assert_true(with > 0 && with <= without);
+    json_decref(g);
+}
+
+static void test_null_backend_has_no_graph(void **state)
+{
+    (void)state;
+    char dump[400];
+    snprintf(dump, sizeof dump, "%s/null_graph.json", g_project.root);
+    remove(dump);
+    ze_run_desc_t run = fx_run(&g_project);
+    run.frames = 2;
+    run.dump_graph = dump;
+    ze_run_report_t rep;
+    assert_int_equal(ze_app_run(NULL, &run, &rep), ZE_OK); /* a warning, not a failure */
+    assert_int_equal(rep.gpu_pass_count, 0);
+    FILE *f = fopen(dump, "rb");
+    assert_null(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_args),
+        cmocka_unit_test(test_dump_and_pass_times),
+        cmocka_unit_test(test_null_backend_has_no_graph),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
