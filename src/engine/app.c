@@ -204,6 +204,8 @@ static ze_result engine_run(ze_engine_t *e)
     }
     if (r == ZE_OK && e->virtual_clock)
         ze__loop_settle_assets(e, 30000);
+    if (r == ZE_OK && e->ctx.init_allocations)
+        *e->ctx.init_allocations = ze_mem_fault_counter(e->mem);
     if (r == ZE_OK) {
         r = ze__main_loop(e);
         ze__render_thread_stop(e); /* joined first, before any stage fini */
@@ -224,8 +226,8 @@ static ze_result engine_run(ze_engine_t *e)
     return r;
 }
 
-static ze_result run_internal(const ze_app_desc_t *app, const ze_run_desc_t *run,
-                              ze_run_report_t *rep, const ze__run_ctx_t *ctx)
+ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, ze_run_report_t *rep,
+                           const ze__run_ctx_t *ctx)
 {
     memset(rep, 0, sizeof *rep);
     static const ze_app_desc_t no_app = {0};
@@ -272,6 +274,10 @@ static ze_result run_internal(const ze_app_desc_t *app, const ze_run_desc_t *run
     if (r == ZE_OK && (r = ze_mem_create(&(ze_mem_desc_t){.profile = profile}, &mm)) != ZE_OK)
         fail_early(rep, r, "memory manager (%s profile) could not be created",
                    ze_mem_profile_name(profile));
+    if (r == ZE_OK && ctx->fail_allocation_at)
+        ze_mem_fault_fail_nth(mm, ctx->fail_allocation_at);
+    else if (r == ZE_OK && ctx->init_allocations)
+        ze_mem_fault_fail_nth(mm, UINT64_MAX); /* count from here */
     if (r == ZE_OK)
         trace_begin(ctx, mm);
     ze_job_system_t *jobs = NULL;
@@ -331,7 +337,7 @@ ze_result ze_app_run(const ze_app_desc_t *app, const ze_run_desc_t *run, ze_run_
 {
     ze_run_report_t local;
     ze__run_ctx_t ctx = {0};
-    return run_internal(app, run, report ? report : &local, &ctx);
+    return ze__app_run_with(app, run, report ? report : &local, &ctx);
 }
 
 /* ------------------------------------------------------------- process */
@@ -397,7 +403,7 @@ int ze_app_main(const ze_app_desc_t *app, int argc, char **argv)
     ze__run_ctx_t ctx = {.signal_flag = &g_stop_signal,
                          .trace_path = trace && trace[0] ? trace : NULL};
     ze_run_report_t report;
-    ze_result r = run_internal(app, &run, &report, &ctx);
+    ze_result r = ze__app_run_with(app, &run, &report, &ctx);
     if (run.stats) {
         ze_result w = ze_run_report_write_json(&report, run.stats);
         if (w != ZE_OK)

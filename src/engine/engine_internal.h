@@ -59,7 +59,16 @@ typedef struct ze__frame_sample_t {
 typedef struct ze__run_ctx_t {
     const atomic_bool *signal_flag; /* SIGINT/SIGTERM seen */
     const char *trace_path;         /* ZENGINE_TRACE: profiler capture */
+    /* Fault sweeps (tests): the Nth memory-manager allocation of the run
+       fails (0: none); *init_allocations (optional) receives how many
+       allocations initialization made, counted up to the main loop. */
+    uint64_t fail_allocation_at;
+    uint64_t *init_allocations;
 } ze__run_ctx_t;
+
+/* ze_app_run with the process context (ze_app_main's, or a test's). */
+ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, ze_run_report_t *rep,
+                           const ze__run_ctx_t *ctx);
 
 struct ze_engine_t {
     /* ---- what the run was given */
