@@ -252,6 +252,11 @@ typedef struct ze_run_report_t {
     double avg_frame_ms, p99_frame_ms; /* main-loop iteration wall time */
     uint32_t instances, lights;        /* in the last published snapshot */
     double allocations_per_frame;      /* heap allocations per iteration, steady state */
+    /* the ThirdParty owner's peak (jansson, routed by ze_app_main) and the C
+       library heap in use at the end of the run: what GLFW, the Vulkan
+       loader and driver and other libraries without hooks hold, outside
+       every budget (ze_mem_unrouted_heap_bytes) */
+    uint64_t third_party_bytes_peak, unrouted_heap_bytes;
     uint64_t validation_messages;
     uint64_t frames_rendered;                                        /* by the render thread */
     uint32_t meshes_resident, materials_resident, textures_resident; /* in the backend */

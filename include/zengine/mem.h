@@ -45,6 +45,9 @@ typedef enum ze_mem_owner {
     ZE_MEM_OWNER_EDITOR,
     ZE_MEM_OWNER_SCRATCH, /* per-thread scratch arenas */
     ZE_MEM_OWNER_GAME,    /* the application's own allocations */
+    /* third-party libraries that take allocation hooks (jansson, routed by
+       the engine's entry point) */
+    ZE_MEM_OWNER_THIRD_PARTY,
     ZE_MEM_OWNER_COUNT
 } ze_mem_owner;
 
@@ -267,6 +270,12 @@ void ze_scratch_end(ze_scratch_t s);
 ze_allocator_t ze_mem_system_allocator(void);
 void *ze_mem_sys_alloc(size_t size);
 void ze_mem_sys_free(void *ptr);
+/* Bytes in use in the C library's heap (glibc mallinfo2): what libraries
+ * that allocate with malloc and take no hooks hold (GLFW, the Vulkan loader
+ * and driver, X11...), plus ze_mem_sys_alloc users and, in pass-through
+ * builds, every owner's blocks. No owner budget covers them; the engine's
+ * report shows them separately. */
+uint64_t ze_mem_unrouted_heap_bytes(void);
 
 #ifdef __cplusplus
 }

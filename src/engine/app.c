@@ -278,6 +278,8 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         ze_mem_fault_fail_nth(mm, ctx->fail_allocation_at);
     else if (r == ZE_OK && ctx->init_allocations)
         ze_mem_fault_fail_nth(mm, UINT64_MAX); /* count from here */
+    if (r == ZE_OK && ctx->route_third_party)
+        ze__third_party_route(mm);
     if (r == ZE_OK)
         trace_begin(ctx, mm);
     ze_job_system_t *jobs = NULL;
@@ -323,8 +325,13 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
     if (jobs)
         ze_job_system_destroy(jobs);
     trace_end(ctx);
-    if (mm)
+    if (mm) {
+        ze_mem_owner_stats_t tp = ze_mem_owner_stats(mm, ZE_MEM_OWNER_THIRD_PARTY);
+        rep->third_party_bytes_peak = tp.peak;
+        if (ctx->route_third_party)
+            ze__third_party_unroute();
         ze_mem_destroy(mm);
+    }
     if (!rep->failed_stage[0] && rep->stages_completed == 0 && r != ZE_OK)
         rep->shutdown_complete = true; /* nothing was started */
     rep->result = r;
@@ -401,7 +408,8 @@ int ze_app_main(const ze_app_desc_t *app, int argc, char **argv)
 
     const char *trace = getenv("ZENGINE_TRACE");
     ze__run_ctx_t ctx = {.signal_flag = &g_stop_signal,
-                         .trace_path = trace && trace[0] ? trace : NULL};
+                         .trace_path = trace && trace[0] ? trace : NULL,
+                         .route_third_party = true};
     ze_run_report_t report;
     ze_result r = ze__app_run_with(app, &run, &report, &ctx);
     if (run.stats) {

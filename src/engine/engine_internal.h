@@ -64,7 +64,15 @@ typedef struct ze__run_ctx_t {
        allocations initialization made, counted up to the main loop. */
     uint64_t fail_allocation_at;
     uint64_t *init_allocations;
+    /* The process entry point: route jansson's allocations into the
+       ThirdParty owner for the run (third_party.c). */
+    bool route_third_party;
 } ze__run_ctx_t;
+
+/* third_party.c: jansson's hooks into the ThirdParty owner of `mm`, and
+   back to what they were. Process entry point only. */
+void ze__third_party_route(ze_mem_t *mm);
+void ze__third_party_unroute(void);
 
 /* ze_app_run with the process context (ze_app_main's, or a test's). */
 ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, ze_run_report_t *rep,

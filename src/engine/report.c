@@ -74,6 +74,7 @@ void ze__report_fill(ze_engine_t *e)
     rep->instances = e->last_instances;
     rep->lights = e->last_lights;
     rep->frames_rendered = atomic_load(&e->frames_rendered);
+    rep->unrouted_heap_bytes = ze_mem_unrouted_heap_bytes(); /* window and device still up */
     frame_figures(e, rep);
     if (e->backend) {
         ze_render_stats_t rs = ze_render_backend_stats(e->backend);
@@ -131,6 +132,8 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "instances", json_integer(r->instances));
     bad |= put(o, "lights", json_integer(r->lights));
     bad |= put(o, "allocations_per_frame", json_real(r->allocations_per_frame));
+    bad |= put(o, "third_party_bytes_peak", json_integer((json_int_t)r->third_party_bytes_peak));
+    bad |= put(o, "unrouted_heap_bytes", json_integer((json_int_t)r->unrouted_heap_bytes));
     bad |= put(o, "validation_messages", json_integer((json_int_t)r->validation_messages));
     bad |= put(o, "frames_rendered", json_integer((json_int_t)r->frames_rendered));
     bad |= put(o, "meshes_resident", json_integer((json_int_t)r->meshes_resident));

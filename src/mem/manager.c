@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <malloc.h>
+
 #include "mem_internal.h"
 
 #define LOG_CH "mem"
@@ -25,6 +27,7 @@ static const char *const g_owner_names[ZE_MEM_OWNER_COUNT] = {
     [ZE_MEM_OWNER_EDITOR] = "Editor",
     [ZE_MEM_OWNER_SCRATCH] = "Scratch",
     [ZE_MEM_OWNER_GAME] = "Game",
+    [ZE_MEM_OWNER_THIRD_PARTY] = "ThirdParty",
 };
 
 static const char *const g_profile_names[ZE_MEM_PROFILE_COUNT] = {"default", "editor", "server"};
@@ -52,12 +55,12 @@ ze_result ze_mem_profile_parse(const char *s, ze_mem_profile *out)
 
 /* Budgets in MiB per owner, in enum order. The capacity is a ceiling that
  * the budgets share; the sums stay well below it so a process under a lower
- * RLIMIT_AS still starts (Default: 2,912 MiB of 8 GiB). */
+ * RLIMIT_AS still starts (Default: 3,168 MiB of 8 GiB). */
 static const uint32_t g_profile_mib[ZE_MEM_PROFILE_COUNT][ZE_MEM_OWNER_COUNT] = {
-    /*            Boot Log Job  VFS Asset In  ECS  Imp   UI  Rend  Edit Scr  Game */
-    [ZE_MEM_PROFILE_DEFAULT] = {64, 16, 64, 128, 768, 16, 768, 256, 64, 384, 0, 128, 256},
-    [ZE_MEM_PROFILE_EDITOR] = {64, 32, 64, 256, 1024, 16, 768, 512, 256, 512, 512, 128, 256},
-    [ZE_MEM_PROFILE_SERVER] = {64, 16, 64, 128, 512, 0, 1536, 256, 0, 64, 0, 128, 512},
+    /*            Boot Log Job  VFS Asset In  ECS  Imp   UI  Rend  Edit Scr  Game 3rd */
+    [ZE_MEM_PROFILE_DEFAULT] = {64, 16, 64, 128, 768, 16, 768, 256, 64, 384, 0, 128, 256, 256},
+    [ZE_MEM_PROFILE_EDITOR] = {64, 32, 64, 256, 1024, 16, 768, 512, 256, 512, 512, 128, 256, 512},
+    [ZE_MEM_PROFILE_SERVER] = {64, 16, 64, 128, 512, 0, 1536, 256, 0, 64, 0, 128, 512, 128},
 };
 
 ze_mem_budget_config_t ze_mem_profile_config(ze_mem_profile profile)
@@ -391,6 +394,12 @@ void *ze_mem_sys_alloc(size_t size)
 void ze_mem_sys_free(void *ptr)
 {
     free(ptr);
+}
+
+uint64_t ze_mem_unrouted_heap_bytes(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
 }
 
 static void *sys_alloc_fn(void *user, void *ptr, size_t old_size, size_t new_size, size_t align)

@@ -146,6 +146,11 @@ static void test_headless_run_with_stats(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "backend")), "null");
     assert_true(json_is_true(json_object_get(j, "shutdown_complete")));
     assert_true(json_number_value(json_object_get(j, "avg_frame_ms")) >= 0.0);
+    /* ze_app_main routes jansson into the ThirdParty owner: the scene and
+       .meta files it parsed counted there; the C library heap (GLFW, the
+       driver, libraries without hooks) is reported beside it */
+    assert_true(json_integer_value(json_object_get(j, "third_party_bytes_peak")) > 0);
+    assert_true(json_integer_value(json_object_get(j, "unrouted_heap_bytes")) > 0);
     /* the same run again: the same world */
     const char *hash = json_string_value(json_object_get(j, "world_hash"));
     char first[32];
