@@ -42,8 +42,13 @@ typedef struct fixture_t {
 
 static int setup(void **state)
 {
-    setenv("ZENGINE_VK_VALIDATION", "1", 1);      /* test builds: on in release too */
+    setenv("ZENGINE_VK_VALIDATION", "1", 1); /* test builds: on in release too */
+    /* Under ASan the layer's synchronization validation leaks (C++
+       allocations LeakSanitizer cannot attribute): the dev preset runs it,
+       ASan runs the same frames with ordinary validation. */
+#if !defined(ZE_SANITIZER_ADDRESS)
     setenv("ZENGINE_VK_SYNC_VALIDATION", "1", 1); /* and the graph's barriers checked */
+#endif
     ze_log_configure(&(ze_log_desc_t){.quiet = getenv("ZE_TEST_VERBOSE") == NULL});
     static fixture_t f;
     if (ze_mem_create(&(ze_mem_desc_t){0}, &f.mm) != ZE_OK)
