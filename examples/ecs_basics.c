@@ -79,8 +79,11 @@ int main(void)
     ze_world_t *w = k ? ze_world_create(k, &(ze_world_desc_t){.name = "game"}) : NULL;
     if (!w)
         return 1;
-    ZE_COMPONENT_DEFINE(w, Position);
-    ZE_COMPONENT_DEFINE(w, Velocity);
+    /* One line each, with the fields (scene files and snapshots use them). */
+    ZE_COMPONENT_DEFINE_FIELDS(w, Position, ZE_FIELD(Position, x, ZE_FIELD_F32),
+                               ZE_FIELD(Position, y, ZE_FIELD_F32));
+    ZE_COMPONENT_DEFINE_FIELDS(w, Velocity, ZE_FIELD(Velocity, x, ZE_FIELD_F32),
+                               ZE_FIELD(Velocity, y, ZE_FIELD_F32));
 
     /* 1. Entities and components. */
     ze_entity_t slow = ze_entity_create(w);

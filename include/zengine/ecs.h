@@ -177,6 +177,26 @@ uint32_t ze_component_count(const ze_kernel_t *k);
     ze_component_t ZE_ID(T) = ze__component_register_or_invalid( \
         ze__kernel_of(kw),                                       \
         &(ze_component_desc_t){.name = #T, .size = sizeof(T), .align = _Alignof(T)})
+/* The same with reflection, in one line (the kernel copies the list):
+ *   ZE_COMPONENT_FIELDS(w, Position, ZE_FIELD(Position, x, ZE_FIELD_F32),
+ *                                    ZE_FIELD(Position, y, ZE_FIELD_F32));
+ * and ZE_COMPONENT_DEFINE_FIELDS(kw, T, ...) for a ZE_COMPONENT_DECLARE'd id.
+ * Scene files, snapshots and the inspector read and write the fields. */
+#define ZE__FIELD_LIST(...) ((const ze_field_desc_t[]){__VA_ARGS__})
+#define ZE__FIELD_COUNT(...) \
+    ((uint32_t)(sizeof ZE__FIELD_LIST(__VA_ARGS__) / sizeof(ze_field_desc_t)))
+#define ZE__COMPONENT_DESC_FIELDS(T, ...)                          \
+    (&(ze_component_desc_t){.name = #T,                            \
+                            .size = sizeof(T),                     \
+                            .align = _Alignof(T),                  \
+                            .fields = ZE__FIELD_LIST(__VA_ARGS__), \
+                            .field_count = ZE__FIELD_COUNT(__VA_ARGS__)})
+#define ZE_COMPONENT_FIELDS(kw, T, ...)                          \
+    ze_component_t ZE_ID(T) = ze__component_register_or_invalid( \
+        ze__kernel_of(kw), ZE__COMPONENT_DESC_FIELDS(T, __VA_ARGS__))
+#define ZE_COMPONENT_DEFINE_FIELDS(kw, T, ...)                       \
+    (ZE_ID(T) = ze__component_register_or_invalid(ze__kernel_of(kw), \
+                                                  ZE__COMPONENT_DESC_FIELDS(T, __VA_ARGS__)))
 #define ZE_TAG(kw, T)                                            \
     ze_component_t ZE_ID(T) = ze__component_register_or_invalid( \
         ze__kernel_of(kw), &(ze_component_desc_t){.name = #T, .size = 0})

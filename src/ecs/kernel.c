@@ -126,6 +126,10 @@ void ze_kernel_destroy(ze_kernel_t *k)
     while (k->world_count)
         ze_world_destroy(k->worlds[k->world_count - 1]);
     ze_free(k->alloc, k->worlds, sizeof(*k->worlds) * k->world_cap);
+    for (uint32_t i = 0; i < k->component_count; i++)
+        if (k->components[i].fields)
+            ze_free(k->alloc, (void *)k->components[i].fields,
+                    sizeof(ze_field_desc_t) * k->components[i].field_count);
     ze__migrations_fini(k);
     ze_mem_t *mem = k->mem;
     bool owns_mem = k->owns_mem;
@@ -208,6 +212,19 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
             return ZE_ERR_CONFLICT;
         }
     }
+    /* The field list is copied (it may be a compound literal of the
+       caller's, see ZE_COMPONENT_FIELDS); the field names are borrowed
+       (ZE_FIELD gives string literals). */
+    ze_field_desc_t *fields = NULL;
+    if (desc->fields && desc->field_count) {
+        fields = ze_alloc(k->alloc, sizeof *fields * desc->field_count, _Alignof(ze_field_desc_t));
+        if (!fields) {
+            ZE_LOG_ERROR(ZE__LOG_CH, "component '%s': out of memory for %u fields", desc->name,
+                         desc->field_count);
+            return ZE_ERR_OUT_OF_MEMORY;
+        }
+        memcpy(fields, desc->fields, sizeof *fields * desc->field_count);
+    }
     memcpy(k->component_names[id], desc->name, name_len + 1);
     k->components[id] = (ze_component_info_t){
         .name = k->component_names[id],
@@ -217,8 +234,8 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
         .schema_version = desc->schema_version ? desc->schema_version : 1,
         .flags = desc->flags,
         .hooks = desc->hooks,
-        .fields = desc->fields,
-        .field_count = desc->field_count,
+        .fields = fields,
+        .field_count = fields ? desc->field_count : 0,
     };
     k->component_count++;
     *out = (ze_component_t){id};
