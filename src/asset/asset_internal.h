@@ -244,6 +244,10 @@ static inline float ze__rd_f32le(const uint8_t *p)
 void ze__asset_error_set(ze_asset_error_t *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* `s` ends with the lower-case `suffix`, ASCII case ignored in `s` (types.c;
+   the importer choice and the cooker's .tga check). */
+bool ze__ends_with_ci(const char *s, const char *suffix);
+
 /* .zematerial key names (zematerial.c; the cooker's writer uses them too). */
 extern const char *const ze__zematerial_slots[5];
 extern const char *const ze__zematerial_alpha[3];

@@ -44,7 +44,8 @@ ze_asset_type ze_asset_type_of_artifact(const char *name)
     return ZE_ASSET_TYPE_UNKNOWN;
 }
 
-static bool ends_with_ci(const char *s, const char *suffix)
+/* `s` ends with the lower-case `suffix`, ignoring ASCII case in `s`. */
+bool ze__ends_with_ci(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     if (n < k)
@@ -63,14 +64,14 @@ const char *ze_asset_importer_for(const char *path)
 {
     if (!path)
         return NULL;
-    if (ends_with_ci(path, ".gltf") || ends_with_ci(path, ".glb"))
+    if (ze__ends_with_ci(path, ".gltf") || ze__ends_with_ci(path, ".glb"))
         return "gltf";
-    if (ends_with_ci(path, ".png") || ends_with_ci(path, ".jpg") || ends_with_ci(path, ".jpeg") ||
-        ends_with_ci(path, ".tga"))
+    if (ze__ends_with_ci(path, ".png") || ze__ends_with_ci(path, ".jpg") ||
+        ze__ends_with_ci(path, ".jpeg") || ze__ends_with_ci(path, ".tga"))
         return "image";
-    if (ends_with_ci(path, ".hdr"))
+    if (ze__ends_with_ci(path, ".hdr"))
         return "hdr";
-    if (ends_with_ci(path, ".obj") || ends_with_ci(path, ".fbx"))
+    if (ze__ends_with_ci(path, ".obj") || ze__ends_with_ci(path, ".fbx"))
         return "assimp";
     return NULL;
 }

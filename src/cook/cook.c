@@ -21,21 +21,6 @@
 #include "zengine/cook.h"
 #include "cook/scene_out.h"
 
-static bool ends_with_ci(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    if (n < k)
-        return false;
-    for (size_t i = 0; i < k; i++) {
-        char a = s[n - k + i], b = suffix[i];
-        if (a >= 'A' && a <= 'Z')
-            a = (char)(a - 'A' + 'a');
-        if (a != b)
-            return false;
-    }
-    return true;
-}
-
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -495,7 +480,7 @@ static ze_result cook_image(cook_ctx_t *c, bool hdr)
     size_t size;
     ZE__TRY(read_source(c, &data, &size));
     ze_image_desc_t id = {.alloc = c->alloc, .max_bytes = c->desc->max_bytes};
-    if (!hdr && ends_with_ci(c->desc->source, ".tga"))
+    if (!hdr && ze__ends_with_ci(c->desc->source, ".tga"))
         id.format = ZE_IMAGE_FORMAT_TGA;
     uint8_t *bytes = NULL;
     size_t n = 0;

@@ -25,7 +25,9 @@
 #include "zengine/gfx.h"
 #include "zengine/cook.h"
 
-enum { W = 256, H = 256, SEG = 64, RINGS = 32 };
+#include "sphere_gltf.h"
+
+enum { W = 256, H = 256 };
 
 typedef struct fixture_t {
     ze_mem_t *mm;
@@ -54,83 +56,6 @@ static int teardown(void **state)
 
 /* ------------------------------------------------------ sphere glTF */
 
-static void b64(const uint8_t *in, size_t n, char *out)
-{
-    static const char T[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16;
-        if (i + 1 < n)
-            v |= (uint32_t)in[i + 1] << 8;
-        if (i + 2 < n)
-            v |= in[i + 2];
-        out[o++] = T[(v >> 18) & 63];
-        out[o++] = T[(v >> 12) & 63];
-        out[o++] = i + 1 < n ? T[(v >> 6) & 63] : '=';
-        out[o++] = i + 2 < n ? T[v & 63] : '=';
-    }
-    out[o] = 0;
-}
-
-/* A unit UV sphere, poles on +-Y, the seam at -Z (longitude 0 at +Z, so a
- * vertex faces a camera on +Z): positions, normals (= positions), uint32
- * indices, counter-clockwise seen from outside. */
-static char *sphere_gltf(ze_allocator_t alloc, size_t *len, size_t *capacity)
-{
-    const uint32_t nv = (SEG + 1) * (RINGS + 1), ni = SEG * RINGS * 6;
-    size_t vbytes = (size_t)nv * 24, bytes = vbytes + (size_t)ni * 4;
-    uint8_t *bin = ze_alloc(alloc, bytes, 4);
-    float *v = (float *)bin;
-    uint32_t *idx = (uint32_t *)(bin + vbytes);
-    for (uint32_t r = 0; r <= RINGS; r++) {
-        float th = (float)M_PI * (float)r / RINGS; /* from +Y */
-        for (uint32_t s = 0; s <= SEG; s++) {
-            float ph = 2.0f * (float)M_PI * (float)s / SEG;
-            float x = sinf(th) * sinf(ph), y = cosf(th), z = sinf(th) * cosf(ph);
-            float *p = &v[((size_t)r * (SEG + 1) + s) * 6];
-            p[0] = p[3] = x;
-            p[1] = p[4] = y;
-            p[2] = p[5] = z;
-        }
-    }
-    uint32_t k = 0;
-    for (uint32_t r = 0; r < RINGS; r++)
-        for (uint32_t s = 0; s < SEG; s++) {
-            uint32_t a = r * (SEG + 1) + s, b = a + SEG + 1;
-            /* outside view: a (top-left), b (below), a+1 (right) */
-            idx[k++] = a, idx[k++] = b, idx[k++] = a + 1;
-            idx[k++] = a + 1, idx[k++] = b, idx[k++] = b + 1;
-        }
-    char *b64s = ze_alloc(alloc, bytes / 3 * 4 + 8, 1);
-    b64(bin, bytes, b64s);
-    size_t cap = strlen(b64s) + 2048;
-    char *json = ze_alloc(alloc, cap, 1);
-    int n = snprintf(
-        json, cap,
-        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
-        "\"nodes\":[{\"mesh\":0}],"
-        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},"
-        "\"indices\":2,\"material\":0}]}],"
-        "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.8,0.2,0.2,1],"
-        "\"metallicFactor\":0.1,\"roughnessFactor\":0.5}}],"
-        "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
-        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu,\"byteStride\":24},"
-        "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}],"
-        "\"accessors\":["
-        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\","
-        "\"min\":[-1,-1,-1],\"max\":[1,1,1]},"
-        "{\"bufferView\":0,\"byteOffset\":12,\"componentType\":5126,\"count\":%u,"
-        "\"type\":\"VEC3\"},"
-        "{\"bufferView\":1,\"byteOffset\":0,\"componentType\":5125,\"count\":%u,"
-        "\"type\":\"SCALAR\"}]}",
-        bytes, b64s, vbytes, vbytes, (size_t)ni * 4, nv, nv, ni);
-    ze_free(alloc, b64s, bytes / 3 * 4 + 8);
-    ze_free(alloc, bin, bytes);
-    *len = (size_t)n;
-    *capacity = cap;
-    return json;
-}
-
 typedef struct sphere_t {
     uint8_t *mesh_bytes;
     size_t mesh_size;
@@ -145,38 +70,11 @@ static ze_uuid_t uuid_n(uint32_t n)
     return u;
 }
 
+/* The shared sphere (sphere_gltf.h: no UVs, the red dielectric material). */
 static void sphere_make(fixture_t *f, sphere_t *s)
 {
-    size_t len = 0, cap = 0;
-    char *json = sphere_gltf(f->alloc, &len, &cap);
-    ze_model_t *model = NULL;
-    ze_asset_error_t err;
-    ze_result r =
-        ze_asset_import_gltf_memory(json, len, &(ze_gltf_desc_t){.alloc = f->alloc}, &model, &err);
-    if (r != ZE_OK)
-        fail_msg("sphere glTF: %s", err.message);
-    ze_free(f->alloc, json, cap);
-    ze_uuid_t mat = uuid_n(2);
-    assert_int_equal(
-        ze_asset_zemesh_write(model, 0, uuid_n(1), &mat, f->alloc, &s->mesh_bytes, &s->mesh_size),
-        ZE_OK);
-    char *mtext = NULL;
-    size_t msize = 0;
-    assert_int_equal(ze_asset_zematerial_write(model, 0, mat, NULL, f->alloc, &mtext, &msize),
-                     ZE_OK);
-    memset(&s->material, 0, sizeof s->material);
-    s->material.uuid = mat;
-    s->material.type = ZE_ASSET_TYPE_MATERIAL;
-    s->material.generation = 1;
-    assert_int_equal(ze_asset_zematerial_read(mtext, msize, &s->material.as.material, &err), ZE_OK);
-    ze_free(f->alloc, mtext, msize);
-    ze_asset_model_destroy(model);
-    memset(&s->mesh, 0, sizeof s->mesh);
-    s->mesh.uuid = uuid_n(1);
-    s->mesh.type = ZE_ASSET_TYPE_MESH;
-    s->mesh.generation = 1;
-    assert_int_equal(ze_asset_zemesh_read(s->mesh_bytes, s->mesh_size, &s->mesh.as.mesh, &err),
-                     ZE_OK);
+    assert_true(sphere_assets(f->alloc, false, uuid_n(1), uuid_n(2), &s->mesh_bytes, &s->mesh_size,
+                              &s->mesh, &s->material));
 }
 
 static void sphere_free(fixture_t *f, sphere_t *s)
