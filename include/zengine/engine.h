@@ -13,9 +13,20 @@
  *   1 poll input  2 VFS tick  3 (minimized: skip)  4 frame time, clamped to
  *   250 ms  5-6 ze_kernel_frame (the one accumulator: fixed steps, at most 5)
  *   7 alpha  8 import tick  9 scheduler drain (+ asset manager tick)
- *   10 on_update  11 UI slot, sync ECS -> render scene, publish the snapshot
- *   to the render thread's latest-state mailbox  12 frame-rate cap (every
- *   iteration, also when nothing was published).
+ *   10 on_update  11 on_render_ui with the engine's ZUI context, the UI's
+ *   draw list and glyph atlas published to the render thread's overlay
+ *   mailbox, sync ECS -> render scene, the snapshot published to the
+ *   render-state mailbox  12 frame-rate cap (every iteration, also when
+ *   nothing was published).
+ * UI: the engine owns one ZUI context (font: the packaged DejaVu, else the
+ * fixed font; memory: the UI owner), also in headless runs; a memory
+ * profile without a UI budget (Server) runs without one. Each iteration its frame begins
+ * after the frame time is known (step 4) with ze_ui_event_t values made
+ * from the input state (mouse position, buttons 0-2, wheel, key edges,
+ * text), so ze_engine_ui_wants_mouse/_keyboard are valid for on_update;
+ * on_render_ui builds; the frame ends before the overlay is published. The
+ * render thread draws the newest overlay over each frame it renders; a UI
+ * frame it misses is replaced, never waited for.
  * The render thread takes the newest snapshot and drives the render backend;
  * it never touches ECS data. Shutdown: render thread joined first, then the
  * stages in reverse.
@@ -37,6 +48,7 @@
 #include "zengine/gfx.h"
 #include "zengine/job.h"
 #include "zengine/mem.h"
+#include "zengine/ui.h"
 #include "zengine/vfs.h"
 
 #ifdef __cplusplus
@@ -71,6 +83,7 @@ enum {
     ZE_KEY_COUNT = 349,
 };
 enum {
+    ZE_INPUT_TEXT_MAX = 32, /* text codepoints kept per frame (more are dropped) */
     ZE_MOUSE_BUTTON_COUNT = 8,
     ZE_GAMEPAD_COUNT = 4,
     ZE_GAMEPAD_AXIS_COUNT = 6,    /* left x/y, right x/y, left/right trigger */
@@ -93,6 +106,8 @@ typedef struct ze_input_state_t {
     double scroll_x, scroll_y;                /* this frame */
     uint32_t mouse_buttons, previous_mouse_buttons;
     ze_gamepad_state_t gamepads[ZE_GAMEPAD_COUNT];
+    uint32_t text[ZE_INPUT_TEXT_MAX]; /* characters typed this frame (codepoints) */
+    uint32_t text_count;
     bool quit_requested; /* window close, or a replay's `quit` */
 } ze_input_state_t;
 
@@ -111,6 +126,7 @@ int ze_input_key_from_name(const char *name, size_t len);
  *   <frame> gamepad <0-3> connect|disconnect
  *   <frame> gamepad <0-3> axis <0-5> <value -1..1>
  *   <frame> gamepad <0-3> button <0-14> down|up
+ *   <frame> text <codepoint, decimal 1..1114111>
  *   <frame> quit
  * Frames are main-loop iterations (from 0), non-decreasing; `#` starts a
  * comment; blank lines are ignored. */
@@ -126,8 +142,11 @@ uint32_t ze_input_replay_event_count(const ze_input_replay_t *r);
 /* Apply the events of `frame` to `state` (call once per frame, in order,
  * after ze_input_begin_frame). */
 void ze_input_replay_apply(ze_input_replay_t *r, uint64_t frame, ze_input_state_t *state);
-/* previous <- keys, deltas and scroll cleared, frame set. */
+/* previous <- keys, deltas, scroll and text cleared, frame set. */
 void ze_input_begin_frame(ze_input_state_t *state, uint64_t frame);
+/* A typed character (the window's text input, a replay's `text`): kept in
+ * state->text, at most ZE_INPUT_TEXT_MAX per frame (more are dropped). */
+void ze_input_text(ze_input_state_t *state, uint32_t codepoint);
 
 /* ---------------------------------------------------------- project.json */
 
@@ -203,8 +222,10 @@ typedef struct ze_app_desc_t {
     ze_result (*on_initialized)(ze_engine_t *e, void *user);
     /* Once per main-loop iteration, after the fixed steps (step 10). */
     void (*on_update)(ze_engine_t *e, double dt, void *user);
-    /* Step 11, when a UI slot is free. */
-    void (*on_render_ui)(ze_engine_t *e, void *user);
+    /* Step 11, every iteration (of a run with a UI: see ze_engine_ui):
+       build the UI with the engine's context (its frame is open; it ends
+       after the hook and goes to the render thread's overlay mailbox). */
+    void (*on_render_ui)(ze_engine_t *e, ze_ui_t *ui, void *user);
     /* The last hook with live engine state. */
     void (*on_closing)(ze_engine_t *e, void *user);
     /* After shutdown: only the app's own and OS resources. */
@@ -322,6 +343,16 @@ void ze_engine_request_close(ze_engine_t *e);
  * ZE_ERR_INVALID_ARG for a path over 4095 bytes. */
 ze_result ze_engine_request_screenshot(ze_engine_t *e, const char *png_path);
 uint64_t ze_engine_screenshots_done(const ze_engine_t *e);
+/* The engine's ZUI context (main thread; NULL before the "ui" stage, after
+ * it is shut down, and in a memory profile without a UI budget, where
+ * on_render_ui is not called either). Its frame is open from step 4 to the end of
+ * step 11: widgets may be built from on_update as well as on_render_ui. */
+ze_ui_t *ze_engine_ui(ze_engine_t *e);
+/* This iteration: the UI is under the mouse or holds a press / a text
+ * field has the keyboard: the game should ignore that input (false
+ * without a UI). */
+bool ze_engine_ui_wants_mouse(const ze_engine_t *e);
+bool ze_engine_ui_wants_keyboard(const ze_engine_t *e);
 /* Replace the main world's entities with a scene file (VFS path); Mesh
  * components get render instances and their assets are acquired. */
 ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path);

@@ -14,6 +14,10 @@
  * declaring typed uses of images and buffers; barriers, transients and
  * their aliasing derived from them: docs/gfx.md); its GPU time per pass is
  * in the stats, and the compiled graph can be written as JSON.
+ * A scene may carry the UI overlay (ze_render_overlay_t: ZUI's instances
+ * and glyph atlas), which the Vulkan backend draws over the tone-mapped
+ * image on every target, so screenshots show it; the null backend counts
+ * its instances.
  * Not: windows and input (engine: it hands the backend its window through
  * desc.native_window); the graph is internal (no pass is named here).
  * Threads: create/destroy on the main thread (destroy after the render
@@ -77,6 +81,50 @@ typedef struct ze_render_sky_t {
     ze_uuid_t envmap; /* nil = clear colour only */
 } ze_render_sky_t;
 
+/* ------------------------------------------------------- UI overlay */
+
+typedef enum ze_render_ui_kind {
+    ZE_RENDER_UI_RECT = 0, /* a rounded rectangle with an optional border */
+    ZE_RENDER_UI_GLYPH,    /* coverage from the overlay's glyph atlas, tinted by color */
+    ZE_RENDER_UI_IMAGE,    /* a texture, tinted by color (not drawn yet) */
+} ze_render_ui_kind;
+
+/* One overlay instance: a quad drawn over the final image. The layout is
+ * ZUI's draw-list instance (ze_ui_instance_t, 80 bytes, std430-friendly);
+ * the engine copies a draw list as it is. Pixels, origin top-left, x1/y1
+ * exclusive; colours 0xRRGGBBAA, sRGB, straight alpha. */
+typedef struct ze_render_ui_instance_t {
+    float rect[4]; /* x0, y0, x1, y1 */
+    float clip[4]; /* nothing outside is drawn */
+    float uv[4];   /* GLYPH: atlas coordinates 0..1 (u0, v0, u1, v1) */
+    uint32_t color;
+    uint32_t border_color;
+    float corner_radius, border_width; /* pixels */
+    uint32_t kind;                     /* ze_render_ui_kind */
+    uint32_t texture;                  /* IMAGE: the texture id */
+    uint32_t codepoint;                /* GLYPH: what it draws (not read by backends) */
+    uint32_t _pad;
+} ze_render_ui_instance_t;
+
+/* The UI overlay of a frame: the main thread's latest draw list, published
+ * through its own latest-state mailbox (not the render scene's) and
+ * attached to the scene by the render thread. Arrays live in the overlay
+ * slot's arena, valid for the frame call that receives them. */
+typedef struct ze_render_overlay_t {
+    uint64_t frame;          /* main-loop iteration that built it */
+    uint32_t width, height;  /* the target the UI was laid out for, pixels */
+    uint32_t instance_count; /* painter's order */
+    const ze_render_ui_instance_t *instances;
+    /* The glyph atlas the instances' uv refer to: 8-bit coverage,
+       row-major, atlas_width x atlas_height. atlas_pixels is NULL when this
+       overlay does not carry it: its revision was received already, and
+       the backend draws with what it uploaded then. A backend uploads the
+       atlas when the revision differs from its own. */
+    uint64_t atlas_revision;
+    uint32_t atlas_width, atlas_height;
+    const uint8_t *atlas_pixels;
+} ze_render_overlay_t;
+
 /* One frame's immutable snapshot. Arrays live in the same mailbox slot
  * arena as the struct; valid until the render thread takes a newer one. */
 typedef struct ze_render_scene_t {
@@ -92,6 +140,9 @@ typedef struct ze_render_scene_t {
     uint32_t instance_count, light_count;
     const ze_render_instance_t *instances;
     const ze_render_light_t *lights;
+    /* The UI drawn over the final image (NULL: none). The main thread
+       leaves it NULL; the render thread sets it from the overlay mailbox. */
+    const ze_render_overlay_t *overlay;
 } ze_render_scene_t;
 
 /* ----------------------------------------------------------- backends */
@@ -154,6 +205,10 @@ typedef struct ze_render_stats_t {
     /* vulkan, window target: swapchains recreated after the first (resize,
        out-of-date, suboptimal, restore from minimized) */
     uint64_t swapchain_recreates;
+    /* the overlay: instances in the last frame's (0 without one), and the
+       atlas revisions received (uploaded, for backends with images) */
+    uint32_t ui_instances;
+    uint64_t ui_atlas_uploads;
 } ze_render_stats_t;
 
 /* "null" (and, when built, "vulkan"). ZE_ERR_NOT_FOUND for an unknown name;

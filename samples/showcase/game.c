@@ -6,9 +6,16 @@
  * — is the engine's (ze_app_main).
  *
  * Keys (a window, or a --input replay in headless runs): SPACE pauses the
- * spinning, ESCAPE quits. */
+ * spinning, ESCAPE quits. The HUD (hud.c, from on_render_ui) shows the
+ * frame rate and counts and has a pause button too.
+ *
+ * `--instances N` (0 by default: the scene as it is) scatters N more crates
+ * around the scene in a fixed pattern (a sunflower spiral outside the ring,
+ * sizes and turns from a hash of the index): every 4th spins, every 8th
+ * also bobs. The game then loads the start scene itself and adds them. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "showcase.h"
@@ -70,8 +77,12 @@ typedef struct game_t {
     ze_uuid_t crate;
     ze_asset_state trail[TRAIL_MAX];
     uint32_t trail_count;
+    showcase_hud_t hud; /* hud.c */
+    uint32_t instances; /* --instances N: extra crates */
     bool ok;
 } game_t;
+
+enum { INSTANCES_MAX = 100000 }; /* a snapshot holds about 150,000 instances */
 
 /* --------------------------------------------------------------- systems */
 
@@ -154,6 +165,77 @@ static void on_asset_state(void *user, const ze_asset_info_t *info, ze_asset_sta
            info->reason[0] ? ": " : "", info->reason);
 }
 
+/* A well-mixed 32-bit hash of the crate index (the pattern's only input). */
+static uint32_t hash_u32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+static float hash_unit(uint32_t i, uint32_t salt) /* 0..1 */
+{
+    return (float)(hash_u32(i * 4u + salt) >> 8) * (1.0f / 16777216.0f);
+}
+
+/* --instances N: the start scene, then N crates of the scene's crate mesh
+   on a sunflower spiral from radius 7.5 (outside the ring) outward, about
+   one crate per square unit, leaving the ground just in front of the camera
+   free. Deterministic: everything comes from the index. */
+static ze_result scatter_crates(ze_engine_t *e, game_t *g)
+{
+    ze_world_t *w = ze_engine_world(e);
+    const char *scene = ze_engine_project(e)->start_scene;
+    if (ze_uuid_is_nil(g->crate) || !scene[0]) {
+        printf("showcase: --instances needs the crate model and a start scene\n");
+        return ZE_ERR_NOT_FOUND;
+    }
+    TRY(ze_engine_load_scene(e, scene));
+    ze_mesh_t mesh = {.mesh = ze_uuid_v5(g->crate, "mesh/0", 6),
+                      .render_instance = ZE_RENDER_INSTANCE_NONE};
+    const float golden = 2.3999632f; /* radians: pi * (3 - sqrt 5) */
+    uint32_t spinning = 0, bobbing = 0;
+    for (uint32_t i = 0, k = 0; i < g->instances; k++) {
+        /* spot k of the spiral; spots near the camera (0, 4.5, 12) stay
+           free so the near ones do not hide the scene */
+        float r = sqrtf(56.25f + (float)k / 3.14159265f);
+        float a = (float)k * golden;
+        float px = r * cosf(a), pz = r * sinf(a);
+        if (px * px + (pz - 12.0f) * (pz - 12.0f) < 20.0f)
+            continue;
+        float size = 0.35f + 0.35f * hash_unit(i, 0);
+        ze_transform_t t = ze_transform_identity();
+        t.position = (ze_vec3_t){px, size * 0.5f, pz};
+        t.rotation = ze_quat_from_axis_angle((ze_vec3_t){0, 1, 0}, 6.2831853f * hash_unit(i, 1));
+        t.scale = (ze_vec3_t){size, size, size};
+        t.previous_position = t.position;
+        ze_entity_t c = ze_entity_create(w);
+        TRY(ze_component_set(w, c, ZE_ID(ze_transform_t), &t));
+        TRY(ze_component_set(w, c, ZE_ID(ze_mesh_t), &mesh));
+        if (i % 4 == 0) {
+            float speed = (0.4f + 0.8f * hash_unit(i, 2)) * (i % 8 == 0 ? 1.0f : -1.0f);
+            TRY(ze_set(w, c, Spin, {.axis = {0, 1, 0}, .speed = speed}));
+            spinning++;
+        }
+        if (i % 8 == 0) {
+            TRY(ze_set(w, c, Bob,
+                       {.amplitude = 0.3f,
+                        .speed = 1.2f,
+                        .phase = 6.2831853f * hash_unit(i, 3),
+                        .base_y = size * 0.5f + 0.35f}));
+            bobbing++;
+        }
+        i++;
+    }
+    ze_hierarchy_update(w); /* world matrices before the first iteration */
+    printf("showcase: %u extra crates scattered (%u spinning, %u of them bobbing)\n", g->instances,
+           spinning, bobbing);
+    return ZE_OK;
+}
+
 static ze_result register_component(ze_kernel_t *k, const char *name, size_t size, size_t align,
                                     const ze_field_desc_t *fields, uint32_t n, ze_component_t *out)
 {
@@ -210,12 +292,14 @@ static ze_result on_initialized(ze_engine_t *e, void *user)
         TRY(ze_asset_registry_listen(ze_engine_registry(e), on_asset_state, g));
     }
     printf("showcase: components Spin, Bob, Orbit and their systems registered\n");
+    if (g->instances)
+        TRY(scatter_crates(e, g));
     return ZE_OK;
 }
 
 static void on_update(ze_engine_t *e, double dt, void *user)
 {
-    (void)dt, (void)user;
+    showcase_hud_frame(&((game_t *)user)->hud, dt);
     if (ze_input_key_pressed(ze_engine_input(e), ZE_KEY_ESCAPE))
         ze_engine_request_close(e);
     uint64_t f = ze_engine_frame_index(e);
@@ -225,6 +309,17 @@ static void on_update(ze_engine_t *e, double dt, void *user)
                "resident %u meshes, %u materials, %u textures\n",
                (unsigned long long)f, (unsigned long long)rs.frames, rs.last_instances,
                rs.last_lights, rs.meshes, rs.materials, rs.textures);
+    }
+}
+
+/* The HUD (hud.c); its pause button does what SPACE does. */
+static void on_render_ui(ze_engine_t *e, ze_ui_t *ui, void *user)
+{
+    game_t *g = user;
+    if (showcase_hud_build(&g->hud, e, ui, g->paused)) {
+        g->paused = !g->paused;
+        printf("showcase: frame %llu: pause button -> spinning %s\n",
+               (unsigned long long)ze_engine_frame_index(e), g->paused ? "paused" : "resumed");
     }
 }
 
@@ -247,6 +342,12 @@ static void on_closing(ze_engine_t *e, void *user)
                         info.state == ZE_ASSET_STATE_LOADED;
     g->ok = crate_loaded && g->bob_steps > 0 && g->orbit_steps > 0 && rs.last_instances > 0 &&
             rs.meshes > 0;
+    /* With --instances, every crate reached the backend. */
+    uint32_t meshes = ze_component_population(ze_engine_world(e), ZE_ID(ze_mesh_t));
+    if (g->instances && rs.last_instances != meshes) {
+        printf("showcase: the last frame had %u instances of %u\n", rs.last_instances, meshes);
+        g->ok = false;
+    }
     ze_asset_registry_unlisten(ze_engine_registry(e), on_asset_state, g);
 }
 
@@ -263,6 +364,7 @@ int showcase_game(int argc, char **argv)
                          .user = &game,
                          .on_initialized = on_initialized,
                          .on_update = on_update,
+                         .on_render_ui = on_render_ui,
                          .on_closing = on_closing,
                          .on_closed = on_closed};
     /* Without --project: the build tree's copy of project/ (running it in
@@ -278,8 +380,25 @@ int showcase_game(int argc, char **argv)
         args[n++] = "--project";
         args[n++] = SHOWCASE_PROJECT;
     }
-    for (int i = 1; i < argc && n < 63; i++)
-        args[n++] = argv[i];
+    for (int i = 1; i < argc && n < 63; i++) {
+        /* The game's own option; the rest is the engine's grammar. */
+        const char *v = NULL;
+        if (strcmp(argv[i], "--instances") == 0)
+            v = i + 1 < argc ? argv[++i] : "";
+        else if (strncmp(argv[i], "--instances=", 12) == 0)
+            v = argv[i] + 12;
+        if (!v) {
+            args[n++] = argv[i];
+            continue;
+        }
+        char *end = NULL;
+        long count = strtol(v, &end, 10);
+        if (!v[0] || *end || count < 0 || count > INSTANCES_MAX) {
+            fprintf(stderr, "showcase: --instances wants 0..%d, got '%s'\n", INSTANCES_MAX, v);
+            return 2;
+        }
+        game.instances = (uint32_t)count;
+    }
     args[n] = NULL;
     int status = ze_app_main(&app, n, args);
     return status == 0 && !game.ok ? 1 : status;

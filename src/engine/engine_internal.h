@@ -118,6 +118,20 @@ struct ze_engine_t {
     bool render_resources; /* the manager's notifications reach the backend */
     uint32_t watches;
 
+    /* ---- the UI (ui_bridge.c): main thread, but the overlay mailbox's
+       reader side and ui_atlas_acked (render thread) */
+    ze_ui_t *ui;
+    ze_vfs_buffer_t ui_font; /* the TTF bytes the context borrows */
+    ze_mailbox_t *overlay;   /* main -> render: ze_render_overlay_t */
+    bool ui_frame_open;      /* between ze__ui_begin and ze__ui_end */
+    bool ui_wants_mouse, ui_wants_keyboard;
+    bool ui_mouse_seen; /* a position was sent */
+    double ui_mouse_x, ui_mouse_y;
+    bool ui_overlay_failed; /* an overlay did not fit (logged once) */
+    /* the atlas revision + 1 the render thread has received (0: none);
+       the main thread sends the atlas until then */
+    atomic_uint_fast64_t ui_atlas_acked;
+
     /* ---- scene binding and asset references (scene.c) */
     ze_array_t bindings;    /* ze__binding_t, indexed by render-instance id */
     ze_array_t free_ids;    /* uint32_t */
@@ -181,6 +195,16 @@ ze_result ze__render_thread_start(ze_engine_t *e);
 /* Sets the stop flag, joins; renders the newest state and takes the
  * screenshot first when one was asked for. */
 void ze__render_thread_stop(ze_engine_t *e);
+
+/* ui_bridge.c: the "ui" stage (the context, its font from the VFS, the
+ * overlay mailbox), the UI frame's start (step 4: events from e->input)
+ * and end (step 11: end_frame, the overlay published). */
+ze_result ze__ui_init(ze_engine_t *e);
+void ze__ui_fini(ze_engine_t *e);
+void ze__ui_begin(ze_engine_t *e, double dt);
+/* Ends the open frame; publishes its overlay unless `publish` is false
+ * (minimized). */
+void ze__ui_end(ze_engine_t *e, bool publish);
 
 /* sync.c: the render scene of this iteration into the mailbox. */
 ze_result ze__sync_publish(ze_engine_t *e, float alpha);

@@ -70,7 +70,14 @@ void ze_input_begin_frame(ze_input_state_t *state, uint64_t frame)
     state->previous_mouse_buttons = state->mouse_buttons;
     state->mouse_dx = state->mouse_dy = 0.0;
     state->scroll_x = state->scroll_y = 0.0;
+    state->text_count = 0;
     state->frame = frame;
+}
+
+void ze_input_text(ze_input_state_t *state, uint32_t codepoint)
+{
+    if (state && state->text_count < ZE_INPUT_TEXT_MAX)
+        state->text[state->text_count++] = codepoint;
 }
 
 /* ------------------------------------------------------------- key names */
@@ -146,6 +153,7 @@ typedef enum ev_kind {
     EV_PAD_CONNECT,
     EV_PAD_AXIS,
     EV_PAD_BUTTON,
+    EV_TEXT,
     EV_QUIT,
 } ev_kind;
 
@@ -437,6 +445,15 @@ static bool parse_event(parser_t *ps, replay_event_t *ev)
         }
         return fail_token(ps, "unknown gamepad event", &what);
     }
+    if (tok_is(&t, "text")) {
+        if (!need_index(ps, "codepoint", 0x10FFFF, &v))
+            return false;
+        if (v == 0)
+            return fail(ps, "codepoint 0 is not text");
+        ev->kind = EV_TEXT;
+        ev->x = (double)v; /* above code's 16 bits */
+        return true;
+    }
     if (tok_is(&t, "quit")) {
         ev->kind = EV_QUIT;
         return true;
@@ -603,6 +620,9 @@ static void apply_event(const replay_event_t *ev, ze_input_state_t *s)
             s->gamepads[ev->pad].buttons |= 1u << ev->code;
         else
             s->gamepads[ev->pad].buttons &= ~(1u << ev->code);
+        break;
+    case EV_TEXT:
+        ze_input_text(s, (uint32_t)ev->x);
         break;
     case EV_QUIT:
         s->quit_requested = true;

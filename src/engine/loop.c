@@ -1,7 +1,8 @@
 /* The main loop: the seed's steps 1-12, once per iteration (docs/engine.md,
  * "Main and render loops"). The frame time is the real clock's, clamped to
  * 250 ms, or with a virtual clock exactly run.fixed_dt; ze_kernel_frame
- * holds the one accumulator. The frame-rate cap runs on every iteration. */
+ * holds the one accumulator. The UI frame is open from the frame time to
+ * step 11 (ui_bridge.c). The frame-rate cap runs on every iteration. */
 #include <math.h>
 
 #include "engine/engine_internal.h"
@@ -117,6 +118,9 @@ ze_result ze__main_loop(ze_engine_t *e)
             dt = (double)(ns > MAX_FRAME_NS ? MAX_FRAME_NS : ns) * 1e-9;
         }
         last = start;
+        /* the UI frame opens with this iteration's input (events from the
+           state above), so the game can ask what the UI wants from here */
+        ze__ui_begin(e, dt);
         /* 5-7. fixed steps (at most 5) and alpha: the kernel's accumulator */
         ZE_ZONE_BEGIN("simulation");
         ze_result r = ze_kernel_frame(e->kernel, dt);
@@ -130,10 +134,14 @@ ze_result ze__main_loop(ze_engine_t *e)
         /* 10. the application */
         if (app->on_update)
             app->on_update(e, dt, user);
-        /* 11. UI (no overlay channel yet: called every iteration), then the
-           render scene into the mailbox */
-        if (app->on_render_ui)
-            app->on_render_ui(e, user);
+        /* 11. UI: the application builds, the frame ends and its overlay
+           goes to the render thread's overlay mailbox (not while minimized);
+           then the render scene into the render-state mailbox */
+        ZE_ZONE_BEGIN("ui");
+        if (app->on_render_ui && e->ui)
+            app->on_render_ui(e, e->ui, user);
+        ze__ui_end(e, !skip_render);
+        ZE_ZONE_END();
         ZE_ZONE_BEGIN("sync");
         r = ze__scene_reconcile(e);
         if (r == ZE_OK && !skip_render)

@@ -1,7 +1,9 @@
 /* The render thread: the seed's render loop (steps 1-8) through the render
  * backend interface. It takes the newest render-scene snapshot from the
  * latest-state mailbox and, when it is newer than the last one rendered,
- * hands it to the backend; with nothing new it sleeps about a millisecond
+ * hands it to the backend with the newest UI overlay from the overlay
+ * mailbox attached (a copy of the snapshot's struct; ui_bridge.c says how
+ * the glyph atlas is acknowledged); with nothing new it sleeps about a millisecond
  * (the null backend has no vsync to wait on). It never touches ECS data:
  * debug builds make any ECS call from it assert (ze_ecs_forbid_thread).
  * A ZE_ERR_IO from the backend is a lost device: the thread sets the flag
@@ -24,10 +26,21 @@ static void *render_main(void *arg)
         uint64_t seq = 0;
         const ze_render_scene_t *scene = ze_mailbox_take(e->mailbox, NULL, &seq);
         if (scene && seq != rendered_seq) {
+            /* the newest UI overlay (or the one held: a missed UI frame is
+               simply not drawn), attached to a copy of the snapshot */
+            const ze_render_overlay_t *ov =
+                e->overlay ? ze_mailbox_take(e->overlay, NULL, NULL) : NULL;
+            ze_render_scene_t framed = *scene;
+            framed.overlay = ov;
             ZE_ZONE_BEGIN("render frame");
-            ze_result r = ze_render_backend_frame(e->backend, scene);
+            ze_result r = ze_render_backend_frame(e->backend, &framed);
             ZE_ZONE_END();
             rendered_seq = seq;
+            /* the backend has this atlas revision: the main thread stops
+               sending its pixels */
+            if (r == ZE_OK && ov && ov->atlas_pixels)
+                atomic_store_explicit(&e->ui_atlas_acked, ov->atlas_revision + 1,
+                                      memory_order_release);
             if (r == ZE_ERR_IO) { /* reported by the main thread */
                 atomic_store_explicit(&e->device_lost, true, memory_order_release);
                 break;

@@ -497,6 +497,7 @@ static const ze__stage_t g_stages[] = {
     {"pso_cache", pso_cache_init, pso_cache_fini},
     {"asset_registry", asset_registry_init, asset_registry_fini},
     {"input", input_init, input_fini},
+    {"ui", ze__ui_init, ze__ui_fini}, /* ui_bridge.c: context, font, overlay mailbox */
     {"ecs", ecs_init, ecs_fini},
     {"import", import_init, import_fini},
     {"asset_manager", asset_manager_init, asset_manager_fini},

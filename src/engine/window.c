@@ -10,7 +10,7 @@
  * Poll (main loop step 1, after ze_input_begin_frame): glfwPollEvents runs
  * the callbacks below, which write the engine's ze_input_state_t: keys (GLFW
  * key codes are our ZE_KEY_* numbering), cursor position and motion, mouse
- * buttons, scroll; then the gamepads (glfwGetGamepadState, joysticks 0-3);
+ * buttons, scroll, typed text (codepoints); then the gamepads (glfwGetGamepadState, joysticks 0-3);
  * then the window's size and state, which arrive as events (framebuffer
  * size and iconify callbacks), never as a per-frame query: on X11
  * glfwGetFramebufferSize is a synchronous round trip on the connection the
@@ -86,6 +86,13 @@ static void on_button(GLFWwindow *w, int button, int action, int mods)
         e->input.mouse_buttons |= 1u << button;
     else
         e->input.mouse_buttons &= ~(1u << button);
+}
+
+static void on_char(GLFWwindow *w, unsigned int codepoint)
+{
+    ze_engine_t *e = engine_of(w);
+    if (e)
+        ze_input_text(&e->input, codepoint);
 }
 
 static void on_scroll(GLFWwindow *w, double dx, double dy)
@@ -174,6 +181,7 @@ ze_result ze__window_open(ze_engine_t *e)
     glfwSetCursorPosCallback(w, on_cursor);
     glfwSetMouseButtonCallback(w, on_button);
     glfwSetScrollCallback(w, on_scroll);
+    glfwSetCharCallback(w, on_char);
     glfwSetFramebufferSizeCallback(w, on_framebuffer_size);
     glfwSetWindowIconifyCallback(w, on_iconify);
     /* the one size query; later sizes come from on_framebuffer_size */

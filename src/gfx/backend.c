@@ -55,6 +55,15 @@ ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_scene_
             scene->light_count, (const void *)scene->lights);
         return ZE_ERR_INVALID_ARG;
     }
+    const ze_render_overlay_t *ov = scene->overlay;
+    if (ov && ((ov->instance_count && !ov->instances) ||
+               (ov->atlas_pixels && (!ov->atlas_width || !ov->atlas_height)))) {
+        ZE_LOG_ERROR(LOG_CH,
+                     "overlay of frame %llu rejected: %u instances at %p, a %ux%u atlas at %p",
+                     (unsigned long long)ov->frame, ov->instance_count, (const void *)ov->instances,
+                     ov->atlas_width, ov->atlas_height, (const void *)ov->atlas_pixels);
+        return ZE_ERR_INVALID_ARG;
+    }
     return b->vt->frame(b, scene);
 }
 

@@ -19,6 +19,10 @@
  * per drained batch, not a hot path). Resident assets survive scene reloads
  * (they are keyed by uuid); a scene_revision change is only counted.
  *
+ * A scene's UI overlay is read (every instance, the atlas's ends) and
+ * counted: ui_instances (the last frame's), ui_atlas_uploads (atlas
+ * revisions it had not received before).
+ *
  * Statistics are relaxed atomics written by the render thread (frames,
  * instances, resident counts) or the main thread (rejections), readable from
  * any thread. Each field is exact on its own; a snapshot of several fields
@@ -80,6 +84,9 @@ typedef struct null_backend_t {
     atomic_uint_fast64_t assets_received, scene_resets;
     atomic_uint_fast32_t last_instances, last_lights;
     atomic_uint_fast32_t counts[ZE_ASSET_TYPE_COUNT]; /* resident per type */
+    atomic_uint_fast32_t ui_instances;                /* in the last frame's overlay */
+    atomic_uint_fast64_t ui_atlas_uploads;            /* atlas revisions received */
+    uint64_t atlas_revision;                          /* render thread: the last received + 1 */
     alignas(64) atomic_uint_fast64_t assets_rejected; /* main thread */
 } null_backend_t;
 
@@ -146,6 +153,8 @@ static ze_result null_create(const ze_render_backend_desc_t *desc, ze_render_bac
     atomic_init(&nb->last_lights, 0);
     for (int i = 0; i < ZE_ASSET_TYPE_COUNT; i++)
         atomic_init(&nb->counts[i], 0);
+    atomic_init(&nb->ui_instances, 0);
+    atomic_init(&nb->ui_atlas_uploads, 0);
     pthread_mutex_init(&nb->lock, NULL);
     ze_hashmap_init(&nb->resident, alloc, sizeof(ze_uuid_t), sizeof(resident_t));
     nb->ring = ze_alloc(alloc, sizeof(pending_t) * nb->capacity, alignof(pending_t));
@@ -247,7 +256,24 @@ static float consume_snapshot(const ze_render_scene_t *scene)
     }
     for (uint32_t i = 0; i < scene->light_count; i++)
         acc += scene->lights[i].intensity + (float)scene->lights[i].type;
+    const ze_render_overlay_t *ov = scene->overlay;
+    for (uint32_t i = 0; ov && i < ov->instance_count; i++)
+        acc += ov->instances[i].rect[2] + (float)ov->instances[i].color;
+    if (ov && ov->atlas_pixels) /* its first and last bytes */
+        acc += (float)ov->atlas_pixels[0] +
+               (float)ov->atlas_pixels[(size_t)ov->atlas_width * ov->atlas_height - 1];
     return acc;
+}
+
+/* The overlay: its instance count, and an atlas revision not seen before
+ * counted as an upload. */
+static void count_overlay(null_backend_t *nb, const ze_render_overlay_t *ov)
+{
+    atomic_store_explicit(&nb->ui_instances, ov ? ov->instance_count : 0, memory_order_relaxed);
+    if (ov && ov->atlas_pixels && ov->atlas_revision + 1 != nb->atlas_revision) {
+        nb->atlas_revision = ov->atlas_revision + 1;
+        add64(&nb->ui_atlas_uploads, 1);
+    }
 }
 
 /* Render thread. */
@@ -269,6 +295,7 @@ static ze_result null_frame(ze_render_backend_t *b, const ze_render_scene_t *sce
         add64(&nb->scene_resets, 1); /* resident assets stay: keyed by uuid */
     }
     nb->checksum += consume_snapshot(scene);
+    count_overlay(nb, scene->overlay);
     atomic_store_explicit(&nb->last_instances, scene->instance_count, memory_order_relaxed);
     atomic_store_explicit(&nb->last_lights, scene->light_count, memory_order_relaxed);
     atomic_store_explicit(&nb->last_scene_frame, scene->frame, memory_order_relaxed);
@@ -308,6 +335,8 @@ static ze_render_stats_t null_stats(const ze_render_backend_t *b)
             (uint32_t)atomic_load_explicit(&nb->counts[ZE_ASSET_TYPE_ENVMAP], memory_order_relaxed),
         .validation_messages = 0, /* no validation layer behind a null device */
         .scene_resets = ld(&nb->scene_resets),
+        .ui_instances = (uint32_t)atomic_load_explicit(&nb->ui_instances, memory_order_relaxed),
+        .ui_atlas_uploads = ld(&nb->ui_atlas_uploads),
     };
 }
 

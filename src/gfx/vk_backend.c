@@ -70,6 +70,8 @@ static ze_result vk_create(const ze_render_backend_desc_t *desc, ze_render_backe
     atomic_init(&b->tail, 0);
     atomic_init(&b->head, 0);
     atomic_init(&b->swapchain_recreates, 0);
+    atomic_init(&b->ui_instances, 0);
+    atomic_init(&b->ui_atlas_uploads, 0);
     pthread_mutex_init(&b->lock, NULL);
     ze_hashmap_init(&b->resident, alloc, sizeof(ze_uuid_t), sizeof(ze_vk_resident_t));
     if (b->desc.headless)
@@ -257,6 +259,8 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
         .transient_bytes = ld(&b->transient_bytes),
         .transient_bytes_unaliased = ld(&b->transient_bytes_unaliased),
         .swapchain_recreates = ld(&b->swapchain_recreates),
+        .ui_instances = ld32(&b->ui_instances),
+        .ui_atlas_uploads = ld(&b->ui_atlas_uploads),
     };
     pthread_mutex_lock(&b->lock);
     st.gpu_pass_count = b->pass_time_count;

@@ -7,7 +7,8 @@
  * declares the imports every frame has (the target's LDR image; the
  * backbuffer), lets each enabled pass declare its resources and uses,
  * compiles, creates the transients (unbound, in the compile's measure
- * hook: their usage comes from their uses), allocates one device-local
+ * hook: their usage comes from their uses; a pass marked after_previous is
+ * ordered after the one declared before it), allocates one device-local
  * block per aliasing slot from our allocator and binds every member at its
  * start, creates the views, and lets the passes write their descriptors.
  * A shape that differs from the built one (a resize, a swapchain image to
@@ -25,6 +26,7 @@
 static const ze_vk_pass_t *const PASSES[] = {
     &ze__vk_pass_forward,
     &ze__vk_pass_tonemap,
+    &ze__vk_pass_ui,
     &ze__vk_pass_present,
 };
 _Static_assert(ZE_COUNTOF(PASSES) <= ZE_VK_MAX_PASSES, "more passes than timestamps");
@@ -196,12 +198,16 @@ static void declare(ze_vk_backend_t *b, const ze_vk_shape_t *shape)
                                       .height = shape->back.height};
         ze__rg_import(g->rg, ZE_VK_RES_BACKBUFFER, &back, &BACKBUFFER_IMPORT);
     }
+    ze_rg_pass_t prev = {0};
     for (uint32_t i = 0; i < g->pass_count; i++) {
         const ze_vk_pass_t *p = g->passes[i];
         if (p->enabled && !p->enabled(shape))
             continue;
         ze_rg_pass_t h = ze__rg_pass(g->rg, p->name, p->kind, p, g->state[i]);
         p->declare(b, g->state[i], g->rg, h, shape);
+        if (p->after_previous && prev.id)
+            ze__rg_order(g->rg, prev, h);
+        prev = h;
     }
 }
 

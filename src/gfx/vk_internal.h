@@ -15,7 +15,7 @@
  *   vk_graph.c      the render graph's Vulkan executor: the pass table,
  *                   builds (transients, aliased memory), barriers,
  *                   timestamps (the graph's core: rg.h)
- *   vk_pass_*.c     one pass each: forward, tonemap, present
+ *   vk_pass_*.c     one pass each: forward, tonemap, ui (the overlay), present
  *   vk_screenshot.c read back the final image, PNG
  *   vk_backend.c    the vtable
  *
@@ -177,8 +177,15 @@ struct ze_vk_target_t {
     const ze_vk_target_ops_t *ops;
     struct ze_vk_backend_t *b;
     uint32_t width, height;
-    ze_vk_image_t image; /* LDR: RGBA8, storage + transfer src/dst, GENERAL between frames */
+    ze_vk_image_t image; /* LDR: RGBA8, ZE_VK_LDR_USAGE, GENERAL between frames */
 };
+
+/* The LDR image's usage: tone mapping writes it (storage), the UI pass
+ * blends over it (colour attachment), present and screenshots read it, a
+ * pass may copy into it. */
+#define ZE_VK_LDR_USAGE                                                 \
+    (VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | \
+     VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT)
 
 /* ------------------------------------------------------------- graph */
 
@@ -213,6 +220,10 @@ typedef struct ze_vk_pass_t {
     void (*destroy)(ze_vk_backend_t *b, void *state);
     /* Does it run in this shape? NULL: always. */
     bool (*enabled)(const ze_vk_shape_t *shape);
+    /* Ordered after the pass declared before it (ze__rg_order): for a pass
+       that writes what the previous one wrote without reading it first in
+       the graph's terms (the UI blends over the tone-mapped image). */
+    bool after_previous;
     /* Its resources (created, or found by name) and uses. */
     void (*declare)(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
                     const ze_vk_shape_t *shape);
@@ -222,7 +233,8 @@ typedef struct ze_vk_pass_t {
     ze_result (*record)(const ze_vk_pass_ctx_t *ctx);
 } ze_vk_pass_t;
 
-extern const ze_vk_pass_t ze__vk_pass_forward, ze__vk_pass_tonemap, ze__vk_pass_present;
+extern const ze_vk_pass_t ze__vk_pass_forward, ze__vk_pass_tonemap, ze__vk_pass_ui,
+    ze__vk_pass_present;
 
 /* The Vulkan objects of a graph resource: transients (owned by the graph,
  * bound into their aliased slot's memory), imports (bound each frame). */
@@ -419,6 +431,8 @@ struct ze_vk_backend_t {
     atomic_uint_fast64_t cpu_frame_ns, gpu_memory_bytes;
     atomic_uint_fast64_t transient_bytes, transient_bytes_unaliased;
     atomic_uint_fast64_t swapchain_recreates;
+    atomic_uint_fast32_t ui_instances;     /* the last frame's overlay (vk_pass_ui.c) */
+    atomic_uint_fast64_t ui_atlas_uploads; /* atlas revisions uploaded */
 };
 
 static inline ze_vk_backend_t *ze__vk(ze_render_backend_t *b)

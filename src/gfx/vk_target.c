@@ -10,9 +10,7 @@
 static ze_result offscreen_image(ze_vk_target_t *t)
 {
     return ze__vk_image_create(t->b, VK_FORMAT_R8G8B8A8_UNORM, t->width, t->height, 1,
-                               VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                   VK_IMAGE_USAGE_TRANSFER_DST_BIT, /* a pass may copy into it */
-                               &t->image);
+                               ZE_VK_LDR_USAGE, &t->image);
 }
 
 static void offscreen_backbuffer(ze_vk_target_t *t, ze_vk_backbuffer_t *out)

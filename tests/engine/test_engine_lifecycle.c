@@ -75,10 +75,11 @@ static void on_update(ze_engine_t *e, double dt, void *user)
     }
 }
 
-static void on_render_ui(ze_engine_t *e, void *user)
+static void on_render_ui(ze_engine_t *e, ze_ui_t *ui, void *user)
 {
-    (void)e;
-    mark(user, H_UI);
+    /* the engine's context, its frame open */
+    if (ui && ui == ze_engine_ui(e))
+        mark(user, H_UI);
 }
 
 static void on_closing(ze_engine_t *e, void *user)
@@ -146,9 +147,10 @@ static void test_normal_exit(void **state)
     assert_true(rep.snapshots_published == 5);
     /* the stages in the seed's order (docs/engine.md) */
     static const char *const expected[] = {
-        "window",           "render_device", "scheduler", "vfs",    "pso_cache",
-        "asset_registry",   "input",         "ecs",       "import", "asset_manager",
-        "render_resources", "watcher",
+        "window",    "render_device",  "scheduler",     "vfs",
+        "pso_cache", "asset_registry", "input",         "ui",
+        "ecs",       "import",         "asset_manager", "render_resources",
+        "watcher",
     };
     assert_int_equal(rep.stages_completed, ZE_COUNTOF(expected));
     for (uint32_t i = 0; i < ZE_COUNTOF(expected); i++)

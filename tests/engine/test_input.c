@@ -1,6 +1,6 @@
 /* Input: key and mouse helpers, key names, replay parsing (every error
  * names its line), applying a replay across frames (keys, mouse deltas,
- * scroll, buttons, gamepads, quit), and the replay's cursor. */
+ * scroll, buttons, gamepads, quit), typed text, and the replay's cursor. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,6 +182,9 @@ static void test_replay_parse_errors(void **state)
     expect_error("0 gamepad 0 button 15 down\n", 1, "out of range 0..14");
     expect_error("0 gamepad 0 wiggle\n", 1, "unknown gamepad event 'wiggle'");
     expect_error("0 KEY W down\n", 1, "unknown event 'KEY'");
+    expect_error("0 text 0\n", 1, "codepoint 0 is not text");
+    expect_error("0 text 1114112\n", 1, "out of range 0..1114111");
+    expect_error("0 text A\n", 1, "not a number");
 
     /* A NUL byte is garbage, not the end of the text. */
     const char nul[] = "0 quit\n1 qu\0it\n";
@@ -362,6 +365,34 @@ static void test_replay_apply(void **state)
     ze_input_replay_destroy(r);
 }
 
+/* Typed text: a replay's `text` lines and ze_input_text, cleared at the
+ * next frame, at most ZE_INPUT_TEXT_MAX a frame. */
+static void test_text(void **state)
+{
+    (void)state;
+    ze_input_replay_t *r = parse_ok("0 text 90\n0 text 233\n0 text 128512\n2 text 65\n");
+    ze_input_state_t in;
+    memset(&in, 0, sizeof in);
+    ze_input_begin_frame(&in, 0);
+    ze_input_replay_apply(r, 0, &in);
+    assert_int_equal(in.text_count, 3);
+    assert_int_equal(in.text[0], 'Z');
+    assert_int_equal(in.text[1], 0xE9);
+    assert_int_equal(in.text[2], 0x1F600);
+    ze_input_begin_frame(&in, 1);
+    ze_input_replay_apply(r, 1, &in);
+    assert_int_equal(in.text_count, 0);
+    ze_input_begin_frame(&in, 2);
+    ze_input_replay_apply(r, 2, &in);
+    assert_int_equal(in.text_count, 1);
+    assert_int_equal(in.text[0], 'A');
+    for (uint32_t i = 0; i < ZE_INPUT_TEXT_MAX + 5; i++)
+        ze_input_text(&in, 'x');
+    assert_int_equal(in.text_count, ZE_INPUT_TEXT_MAX);
+    ze_input_text(NULL, 'x'); /* harmless */
+    ze_input_replay_destroy(r);
+}
+
 static void test_replay_skipped_frames(void **state)
 {
     (void)state;
@@ -384,7 +415,7 @@ int main(void)
         cmocka_unit_test(test_key_helpers),           cmocka_unit_test(test_key_names),
         cmocka_unit_test(test_replay_parse_errors),   cmocka_unit_test(test_replay_event_limit),
         cmocka_unit_test(test_replay_grammar),        cmocka_unit_test(test_replay_apply),
-        cmocka_unit_test(test_replay_skipped_frames),
+        cmocka_unit_test(test_replay_skipped_frames), cmocka_unit_test(test_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

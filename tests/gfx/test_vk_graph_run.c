@@ -85,9 +85,10 @@ static void test_dump_and_pass_times(void **state)
     assert_true(rep.frames_rendered >= 4);
 
     /* the report: one time per pass, in the order they ran */
-    assert_int_equal(rep.gpu_pass_count, 2);
+    assert_int_equal(rep.gpu_pass_count, 3);
     assert_string_equal(rep.gpu_passes[0].name, "forward");
     assert_string_equal(rep.gpu_passes[1].name, "tonemap");
+    assert_string_equal(rep.gpu_passes[2].name, "ui");
     for (uint32_t i = 0; i < rep.gpu_pass_count; i++) {
         print_message("%s: %.3f ms\n", rep.gpu_passes[i].name, rep.gpu_passes[i].gpu_ms);
         assert_true(rep.gpu_passes[i].gpu_ms >= 0.0);
@@ -102,9 +103,10 @@ static void test_dump_and_pass_times(void **state)
     assert_null(json_object_get(st, "gpu_tonemap_ms"));
     json_t *gp = json_object_get(st, "gpu_passes");
     assert_true(json_is_array(gp));
-    assert_int_equal(json_array_size(gp), 2);
+    assert_int_equal(json_array_size(gp), 3);
     assert_string_equal(str(json_array_get(gp, 0), "name"), "forward");
     assert_string_equal(str(json_array_get(gp, 1), "name"), "tonemap");
+    assert_string_equal(str(json_array_get(gp, 2), "name"), "ui");
     assert_true(json_is_real(json_object_get(json_array_get(gp, 0), "gpu_ms")));
     json_decref(st);
 
@@ -113,8 +115,9 @@ static void test_dump_and_pass_times(void **state)
     if (!g)
         fail_msg("%s: %s", dump, jerr.text);
     json_t *passes = json_object_get(g, "passes");
-    assert_int_equal(json_array_size(passes), 2);
+    assert_int_equal(json_array_size(passes), 3);
     json_t *fw = json_array_get(passes, 0), *tm = json_array_get(passes, 1);
+    json_t *ui = json_array_get(passes, 2);
     assert_string_equal(str(fw, "name"), "forward");
     assert_string_equal(str(fw, "kind"), "graphics");
     assert_string_equal(str(tm, "name"), "tonemap");
@@ -128,6 +131,15 @@ static void test_dump_and_pass_times(void **state)
     assert_string_equal(str(hdr_b, "resource"), "hdr");
     assert_string_equal(str(hdr_b, "old_layout"), "COLOR_ATTACHMENT_OPTIMAL");
     assert_string_equal(str(hdr_b, "new_layout"), "GENERAL");
+    /* the overlay blends over the tone-mapped image: ldr from storage to
+       colour attachment, after tone mapping */
+    assert_string_equal(str(ui, "name"), "ui");
+    assert_string_equal(str(ui, "kind"), "graphics");
+    json_t *ub = json_object_get(ui, "barriers");
+    assert_int_equal(json_array_size(ub), 1);
+    assert_string_equal(str(json_array_get(ub, 0), "resource"), "ldr");
+    assert_string_equal(str(json_array_get(ub, 0), "old_layout"), "GENERAL");
+    assert_string_equal(str(json_array_get(ub, 0), "new_layout"), "COLOR_ATTACHMENT_OPTIMAL");
     json_t *res = json_object_get(g, "resources");
     size_t i;
     json_t *r;
