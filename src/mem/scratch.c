@@ -7,11 +7,23 @@
 
 #include "mem_internal.h"
 
-enum { SCRATCH_SIZE = 8 << 20, SCRATCH_KEEP = 256 << 10 };
+enum {
+    SCRATCH_SIZE = 8 << 20,
+    SCRATCH_KEEP = 256 << 10, /* always kept committed */
+    SCRATCH_WINDOW = 64,      /* outermost ends between trims */
+};
 
+/* Trimming: an outermost end remembers how much the scope used; every
+ * SCRATCH_WINDOW outermost ends the arena keeps what the busiest of them
+ * needed (at least SCRATCH_KEEP) and gives the rest back. A system that
+ * needs 2 MiB every fixed step keeps its 2 MiB (trimming after each use
+ * faulted the pages in again every step); a one-off burst is returned
+ * within SCRATCH_WINDOW uses. */
 static _Thread_local struct {
     uint64_t mm_id;
     ze_arena_t *arena;
+    size_t window_high;
+    uint32_t window_ends;
 } t_scratch;
 
 ze_scratch_t ze_scratch_begin(ze_mem_t *mm)
@@ -30,6 +42,8 @@ ze_scratch_t ze_scratch_begin(ze_mem_t *mm)
         pthread_mutex_unlock(&mm->scratch_lock);
         t_scratch.mm_id = mm->id;
         t_scratch.arena = &slot->arena;
+        t_scratch.window_high = 0;
+        t_scratch.window_ends = 0;
     }
     return (ze_scratch_t){t_scratch.arena, ze_arena_marker(t_scratch.arena)};
 }
@@ -38,9 +52,24 @@ void ze_scratch_end(ze_scratch_t s)
 {
     if (!s.arena)
         return;
+    size_t used = ze_arena_marker(s.arena);
     ze_arena_pop_to(s.arena, s.marker);
-    if (s.marker == 0 && s.arena->region.committed > SCRATCH_KEEP)
-        ze_arena_trim(s.arena, SCRATCH_KEEP); /* a burst does not pin memory */
+    if (s.marker != 0)
+        return;
+    bool ours = s.arena == t_scratch.arena;
+    if (ours) {
+        t_scratch.window_high = used > t_scratch.window_high ? used : t_scratch.window_high;
+        if (++t_scratch.window_ends < SCRATCH_WINDOW)
+            return;
+    }
+    size_t keep =
+        ours && t_scratch.window_high > SCRATCH_KEEP ? t_scratch.window_high : (size_t)SCRATCH_KEEP;
+    if (s.arena->region.committed > keep)
+        ze_arena_trim(s.arena, keep); /* a burst does not pin memory for long */
+    if (ours) {
+        t_scratch.window_high = 0;
+        t_scratch.window_ends = 0;
+    }
 }
 
 void ze__scratch_release_all(ze_mem_t *mm)

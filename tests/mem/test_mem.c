@@ -446,6 +446,28 @@ static void test_scratch_nests(void **state)
     assert_int_equal(ze_arena_marker(s1.arena), 0);
 }
 
+/* A scope that needs 2 MiB every time keeps its pages committed (no page
+ * faults on every use); once uses get small, the burst's pages are given
+ * back within the trim window (64 outermost ends), down to 256 KiB. */
+static void test_scratch_keeps_what_is_used(void **state)
+{
+    ze_mem_t *mm = *state;
+    for (int i = 0; i < 200; i++) {
+        ze_scratch_t s = ze_scratch_begin(mm);
+        assert_non_null(ze_arena_push(s.arena, ZE_MIB(2), 16));
+        ze_scratch_end(s);
+        assert_true(s.arena->region.committed >= ZE_MIB(2));
+    }
+    ze_arena_t *arena = NULL;
+    for (int i = 0; i < 2 * 64; i++) {
+        ze_scratch_t s = ze_scratch_begin(mm);
+        arena = s.arena;
+        assert_non_null(ze_arena_push(s.arena, 1000, 16));
+        ze_scratch_end(s);
+    }
+    assert_true(arena->region.committed <= ZE_KIB(256));
+}
+
 static void test_fault_injection_nth(void **state)
 {
     ze_mem_t *mm = *state;
@@ -570,6 +592,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_owner_allocator, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_heap_large_first_allocation, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_scratch_nests, setup_mm, teardown_mm),
+        cmocka_unit_test_setup_teardown(test_scratch_keeps_what_is_used, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_fault_injection_nth, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_fault_injection_owner, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_fault_sweep, setup_mm, teardown_mm),
