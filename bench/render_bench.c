@@ -120,7 +120,7 @@ static bool project_make(ze_bench_t *b, project_t *p)
     snprintf(path, sizeof path, "%s/models/crate.png", p->root);
     ok = ok && copy_file(ZE_BENCH_SHOWCASE_MODELS "/crate.png", path);
     /* A sidecar of a fixed identity, so the mesh uuid is known up front. */
-    ze_uuid_t source;
+    ze_uuid_t source = {{0}};
     ok = ok && ze_uuid_parse("5a1c0de0-7e57-4c4a-9a7e-0000000be4c1", 36, &source) == ZE_OK;
     p->mesh = ze_uuid_v5(source, "mesh/0", 6);
     ze_vfs_meta_t m;

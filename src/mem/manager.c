@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <malloc.h>
+#if defined(ZE_SANITIZER_ADDRESS) || defined(ZE_SANITIZER_THREAD)
+#include <sanitizer/allocator_interface.h>
+#endif
 
 #include "mem_internal.h"
 
@@ -398,8 +401,13 @@ void ze_mem_sys_free(void *ptr)
 
 uint64_t ze_mem_unrouted_heap_bytes(void)
 {
+#if defined(ZE_SANITIZER_ADDRESS) || defined(ZE_SANITIZER_THREAD)
+    /* the sanitizer's allocator replaces glibc's: mallinfo2 reads zeros */
+    return (uint64_t)__sanitizer_get_current_allocated_bytes();
+#else
     struct mallinfo2 mi = mallinfo2();
     return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+#endif
 }
 
 static void *sys_alloc_fn(void *user, void *ptr, size_t old_size, size_t new_size, size_t align)
