@@ -358,20 +358,22 @@ typedef struct import_ctx {
     size_t size;
     uint64_t ze_vertices, ai_vertices;
     bool failed;
-    char error[ZE_ASSET_ERROR_MAX + 64];
+    char error[ZE_DIAG_TEXT_MAX + 64];
 } import_ctx;
 
 static double ze_import_round(void *p)
 {
     import_ctx *c = p;
     ze_model_t *model = NULL;
-    ze_asset_error_t err = {{0}};
+    ze_diag_capture_t err = {0};
+    ze_diag_sink_t err_sink = ze_diag_capture_sink(&err);
     uint64_t t0 = ze_bench_now_ns();
-    ze_result r = ze_asset_import_gltf_memory(c->glb, c->size, &(ze_gltf_desc_t){0}, &model, &err);
+    ze_result r =
+        ze_asset_import_gltf_memory(c->glb, c->size, &(ze_gltf_desc_t){0}, &model, &err_sink);
     uint64_t t1 = ze_bench_now_ns();
     if (r != ZE_OK) {
         c->failed = true;
-        snprintf(c->error, sizeof c->error, "our importer: %s", err.message);
+        snprintf(c->error, sizeof c->error, "our importer: %s", err.last_message);
         return NAN;
     }
     uint64_t v = 0;
@@ -433,22 +435,23 @@ typedef struct zemesh_ctx {
     size_t size;
     uint32_t vertices, indices;
     bool failed;
-    char error[ZE_ASSET_ERROR_MAX];
+    char error[ZE_DIAG_TEXT_MAX];
 } zemesh_ctx;
 
 static double zemesh_load_round(void *p)
 {
     zemesh_ctx *c = p;
     ze_zemesh_view_t view;
-    ze_asset_error_t err = {{0}};
+    ze_diag_capture_t err = {0};
+    ze_diag_sink_t err_sink = ze_diag_capture_sink(&err);
     uint64_t t0 = ze_bench_now_ns();
     ssize_t got = read_into(c->path, c->buf, c->size);
-    ze_result r =
-        got == (ssize_t)c->size ? ze_asset_zemesh_read(c->buf, c->size, &view, &err) : ZE_ERR_IO;
+    ze_result r = got == (ssize_t)c->size ? ze_asset_zemesh_read(c->buf, c->size, &view, &err_sink)
+                                          : ZE_ERR_IO;
     uint64_t t1 = ze_bench_now_ns();
     if (r != ZE_OK || view.vertex_count != c->vertices || view.index_count != c->indices) {
         c->failed = true;
-        snprintf(c->error, sizeof c->error, "%s", r == ZE_OK ? "counts differ" : err.message);
+        snprintf(c->error, sizeof c->error, "%s", r == ZE_OK ? "counts differ" : err.last_message);
     }
     return (double)c->size / MB / ((double)(t1 - t0) * 1e-9);
 }
@@ -472,13 +475,15 @@ static void bench_zemesh_load(ze_bench_t *b, const gen_t *g, const char *dir)
     size_t glb_size;
     uint8_t *glb = gen_glb(g, true, &glb_size);
     ze_model_t *model = NULL;
-    ze_asset_error_t err = {{0}};
+    ze_diag_capture_t err = {0};
+    ze_diag_sink_t err_sink = ze_diag_capture_sink(&err);
     ze_allocator_t sys = ze_mem_system_allocator();
     uint8_t *bytes = NULL;
-    ze_result r = ze_asset_import_gltf_memory(glb, glb_size, &(ze_gltf_desc_t){0}, &model, &err);
+    ze_result r =
+        ze_asset_import_gltf_memory(glb, glb_size, &(ze_gltf_desc_t){0}, &model, &err_sink);
     ze_bench_table_free(glb);
     if (r != ZE_OK) {
-        ze_bench_fail(b, "zemesh_load", "import: %s", err.message);
+        ze_bench_fail(b, "zemesh_load", "import: %s", err.last_message);
         return;
     }
     uint64_t t0 = ze_bench_now_ns();
@@ -532,13 +537,14 @@ static void bench_texture_cook(ze_bench_t *b)
         for (uint32_t k = 0; k < reps; k++) {
             uint8_t *out = NULL;
             size_t out_size = 0;
-            ze_asset_error_t err = {{0}};
+            ze_diag_capture_t err = {0};
+            ze_diag_sink_t err_sink = ze_diag_capture_sink(&err);
             uint64_t t0 = ze_bench_now_ns();
             ze_result res =
-                ze_asset_zetex_cook(png, size, (ze_uuid_t){0}, &desc, &out, &out_size, &err);
+                ze_asset_zetex_cook(png, size, (ze_uuid_t){0}, &desc, &out, &out_size, &err_sink);
             t += ze_bench_now_ns() - t0;
-            if (res != ZE_OK || ze_asset_zetex_read(out, out_size, &view, &err) != ZE_OK) {
-                ze_bench_fail(b, "texture_cook", "%s", err.message);
+            if (res != ZE_OK || ze_asset_zetex_read(out, out_size, &view, &err_sink) != ZE_OK) {
+                ze_bench_fail(b, "texture_cook", "%s", err.last_message);
                 failed = true;
                 break;
             }
@@ -566,7 +572,7 @@ typedef struct corpus_ctx {
     uint64_t sizes[CORPUS_MAX];
     double seconds[CORPUS_MAX]; /* each entry's last cook (one writer each) */
     atomic_uint failures;
-    char error[ZE_ASSET_ERROR_MAX + 256]; /* the first failure's message */
+    char error[ZE_DIAG_TEXT_MAX + 256]; /* the first failure's message */
 } corpus_ctx;
 
 static void cook_one(corpus_ctx *c, uint32_t i)
@@ -575,10 +581,14 @@ static void cook_one(corpus_ctx *c, uint32_t i)
     snprintf(out, sizeof out, "%s/%u", c->root, i);
     ze_cook_result_t res;
     uint64_t t0 = ze_bench_now_ns();
-    ze_result r = ze_asset_cook(&(ze_cook_desc_t){.source = c->sources[i], .out_dir = out}, &res);
+    ze_diag_capture_t diag = {0};
+    ze_result r = ze_asset_cook(&(ze_cook_desc_t){.source = c->sources[i],
+                                                  .out_dir = out,
+                                                  .diag = ze_diag_capture_sink(&diag)},
+                                &res);
     c->seconds[i] = (double)(ze_bench_now_ns() - t0) * 1e-9;
     if (r != ZE_OK && atomic_fetch_add(&c->failures, 1) == 0)
-        snprintf(c->error, sizeof c->error, "%s: %s", c->sources[i], res.error.message);
+        snprintf(c->error, sizeof c->error, "%s: %s", c->sources[i], diag.last_message);
     ze_asset_cook_result_release(&res);
 }
 

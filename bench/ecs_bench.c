@@ -47,6 +47,7 @@
 #include "zengine/ecs.h"
 #include "zengine/job.h"
 #include "zengine/mem.h"
+#include "ecs/ecs_internal.h"
 
 typedef struct Position {
     float x, y;

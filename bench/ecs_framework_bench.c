@@ -64,6 +64,7 @@
 #include "zengine/ecs.h"
 #include "zengine/job.h"
 #include "zengine/mem.h"
+#include "ecs/ecs_internal.h"
 
 typedef struct Position {
     float x, y;
@@ -296,7 +297,7 @@ static void bench_frame(ze_bench_t *b, const env_t *env)
      * must have been built. */
     ze_result res = ze_kernel_frame(env->k, c->dt);
     for (uint32_t i = 0; i < FRAME_GROUPS; i++) {
-        const char *err = ze_world_plan_error(c->w, frame_groups[i]);
+        const char *err = ze__world_plan_error(c->w, frame_groups[i]);
         if (err && err[0]) {
             ze_bench_fail(b, name, "plan of %s: %s", ze_system_group_name(frame_groups[i]), err);
             goto out;
@@ -772,13 +773,12 @@ static double scene_ecs(void *p)
     ze_result r = ze_scene_load_json(w, c->text, c->len, rep);
     uint64_t t1 = ze_bench_now_ns();
     uint32_t count = ze_world_entity_count(w);
-    if (r != ZE_OK || rep->count || rep->entities != c->n || count != c->n) {
+    if (r != ZE_OK || rep->problems || rep->entities != c->n || count != c->n) {
         if (!c->failures)
             snprintf(c->why, sizeof(c->why),
-                     "%s, %u problems (%s), %u entities loaded, %u alive, "
+                     "%s, %u problems (see the log), %u entities loaded, %u alive, "
                      "expected %u",
-                     ze_result_str(r), rep->count, rep->count ? rep->messages[0] : "-",
-                     rep->entities, count, c->n);
+                     ze_result_str(r), rep->problems, rep->entities, count, c->n);
         c->failures++;
     }
     ze_bench_table_free(rep);

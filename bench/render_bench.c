@@ -128,7 +128,7 @@ static bool project_make(ze_bench_t *b, project_t *p)
     m.uuid = source;
     snprintf(m.importer, sizeof m.importer, "gltf");
     ze_vfs_buffer_t text = {0};
-    ok = ok && ze_vfs_meta_format(&m, ze_mem_system_allocator(), &text) == ZE_VFS_OK;
+    ok = ok && ze_vfs_meta_format(&m, ze_mem_system_allocator(), &text) == ZE_OK;
     snprintf(path, sizeof path, "%s/models/crate.gltf.meta", p->root);
     ok = ok && write_file(path, text.data, text.size);
     ze_vfs_buffer_free(&text);

@@ -71,7 +71,7 @@ static double normalize_round(void *p)
     uint64_t t0 = ze_bench_now_ns();
     for (uint64_t i = 0; i < c->ops; i++) {
         size_t k = i % ZE_COUNTOF(k_paths);
-        ze_vfs_error e = ze_path_from(k_paths[k], c->lens[k], &out);
+        ze_result e = ze_path_from(k_paths[k], c->lens[k], &out);
         ze_bench_use_u64((uint64_t)e + out.len);
         ze_bench_do_not_optimize(&out);
     }
@@ -159,7 +159,7 @@ static double vfs_read_round(void *p)
     uint64_t t0 = ze_bench_now_ns();
     for (uint64_t i = 0; i < c->ops; i++) {
         ze_vfs_buffer_t out;
-        if (ze_vfs_read_file(c->vfs, c->vfs_path, c->alloc, &out) != ZE_VFS_OK ||
+        if (ze_vfs_read_file(c->vfs, c->vfs_path, c->alloc, &out) != ZE_OK ||
             out.size != SMALL_SIZE) {
             c->failed = true;
             break;
@@ -265,7 +265,7 @@ static double vfs_scan_round(void *p)
     uint64_t t0 = ze_bench_now_ns();
     ze_vfs_scan_id_t id;
     ze_vfs_scan_desc_t sd = {.on_done = scan_done, .user = c};
-    if (ze_vfs_scan_start(vfs, &sd, &id) != ZE_VFS_OK)
+    if (ze_vfs_scan_start(vfs, &sd, &id) != ZE_OK)
         c->failed = true;
     else
         ze_vfs_scan_wait(vfs, id);

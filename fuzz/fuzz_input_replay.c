@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "zengine/engine.h"
+#include "engine/engine_internal.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < size; i++)
         lines += data[i] == '\n';
     ze_input_replay_t *r = NULL;
-    ze_input_replay_error_t err;
-    ze_result res = ze_input_replay_parse(text, size, ze_mem_system_allocator(), &r, &err);
+    ze__input_replay_error_t err;
+    ze_result res = ze__input_replay_parse(text, size, ze_mem_system_allocator(), &r, &err);
     if (res != ZE_OK) {
         ZE_VERIFY(res == ZE_ERR_PARSE);
         ZE_VERIFY(r == NULL);

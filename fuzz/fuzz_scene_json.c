@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ze_scene_report_t rep;
     ze_result r = ze_scene_load_json(w, (const char *)data, size, &rep);
     if (r != ZE_OK) {
-        ZE_VERIFY(rep.count >= 1 && rep.entities == 0);
+        ZE_VERIFY(rep.problems >= 1 && rep.entities == 0);
         ZE_VERIFY(ze_world_hash(w) == before && ze_world_entity_count(w) == 1);
         ze_world_destroy(w);
         return 0;
@@ -112,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ze_world_t *w2 = ze_world_create(k, &(ze_world_desc_t){.capacity = FZ_CAPACITY});
     ZE_VERIFY(w2);
     ZE_VERIFY(ze_scene_load_json(w2, (const char *)a.data, a.size, &rep) == ZE_OK);
-    ZE_VERIFY(rep.count == 0);
+    ZE_VERIFY(rep.problems == 0);
     ZE_VERIFY(ze_scene_save_json(w2, &b) == ZE_OK);
     ZE_VERIFY(a.size == b.size && memcmp(a.data, b.data, a.size) == 0);
     ze_byte_writer_free(&a);

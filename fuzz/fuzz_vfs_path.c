@@ -80,7 +80,7 @@ static void check_invariants(const ze_path_t *p)
         c += n + (e ? 1 : 0);
     }
     ze_path_t again;
-    ZE_VERIFY(ze_path_from(p->str, p->len, &again) == ZE_VFS_OK);
+    ZE_VERIFY(ze_path_from(p->str, p->len, &again) == ZE_OK);
     ZE_VERIFY(ze_path_eq(p, &again) && ze_path_hash(p) == ze_path_hash(&again));
     /* parent + name gives p back; the name splits into stem + extension. */
     ze_path_t parent = ze_path_parent(p);
@@ -96,7 +96,7 @@ static void check_invariants(const ze_path_t *p)
         memcpy(n, name.ptr, name.len);
         n[name.len] = '\0';
         ze_path_t joined;
-        ZE_VERIFY(ze_path_join(&parent, n, &joined) == ZE_VFS_OK);
+        ZE_VERIFY(ze_path_join(&parent, n, &joined) == ZE_OK);
         ZE_VERIFY(ze_path_eq(&joined, p));
         ZE_VERIFY(ze_path_compare(&parent, p) < 0);
     }
@@ -106,39 +106,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *s = (const char *)data;
     ze_path_t p;
-    ze_vfs_error e = ze_path_from(s, size, &p);
+    ze_result e = ze_path_from(s, size, &p);
     bool has_nul = size && memchr(s, '\0', size) != NULL;
     if (size == 0 || has_nul) {
-        ZE_VERIFY(e == ZE_VFS_ERR_INVALID);
+        ZE_VERIFY(e == ZE_ERR_INVALID_ARG);
     } else if (size <= REF_MAX_INPUT) {
         static char ref[ZE_PATH_CAPACITY];
         size_t ref_len = 0;
         bool ok = reference(s, size, ref, &ref_len);
-        ZE_VERIFY(ok == (e == ZE_VFS_OK));
+        ZE_VERIFY(ok == (e == ZE_OK));
         if (ok)
             ZE_VERIFY(ref_len == p.len && memcmp(ref, p.str, p.len) == 0);
         else
-            ZE_VERIFY(e == ZE_VFS_ERR_ESCAPE || e == ZE_VFS_ERR_TOO_LONG);
+            ZE_VERIFY(e == ZE_ERR_PATH_ESCAPE || e == ZE_ERR_TOO_LONG);
     }
-    if (e == ZE_VFS_OK)
+    if (e == ZE_OK)
         check_invariants(&p);
     /* join(base, rel) == normalize(base + "/" + rel). */
     if (size >= 2 && !has_nul && size < 4096) {
         size_t k = 1 + data[0] % (size - 1);
         ze_path_t base;
-        if (ze_path_from(s + 1, k, &base) == ZE_VFS_OK) {
+        if (ze_path_from(s + 1, k, &base) == ZE_OK) {
             static char rel[4096], cat[4096 + ZE_PATH_CAPACITY + 2];
             size_t rlen = size - 1 - k;
             memcpy(rel, s + 1 + k, rlen);
             rel[rlen] = '\0';
             ze_path_t j1, j2;
-            ze_vfs_error e1 = ze_path_join(&base, rel, &j1);
+            ze_result e1 = ze_path_join(&base, rel, &j1);
             memcpy(cat, base.str, base.len);
             cat[base.len] = '/';
             memcpy(cat + base.len + 1, rel, rlen);
-            ze_vfs_error e2 = ze_path_from(cat, base.len + 1 + rlen, &j2);
-            ZE_VERIFY((e1 == ZE_VFS_OK) == (e2 == ZE_VFS_OK));
-            if (e1 == ZE_VFS_OK)
+            ze_result e2 = ze_path_from(cat, base.len + 1 + rlen, &j2);
+            ZE_VERIFY((e1 == ZE_OK) == (e2 == ZE_OK));
+            if (e1 == ZE_OK)
                 ZE_VERIFY(ze_path_eq(&j1, &j2));
         }
     }

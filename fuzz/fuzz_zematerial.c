@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "zengine/asset.h"
+#include "cook/cook_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -12,8 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ze_log_set_level(ZE_LOG_OFF);
     ze_zematerial_t m;
-    ze_asset_error_t err;
-    if (ze_asset_zematerial_read(data, size, &m, &err) != ZE_OK) {
+    ze__asset_error_t err;
+    if (ze__asset_zematerial_read(data, size, &m, &err) != ZE_OK) {
         ZE_VERIFY(err.message[0] != 0);
         return 0;
     }

@@ -6,14 +6,15 @@
 
 #include "zengine/asset.h"
 #include "zengine/mem.h"
+#include "cook/cook_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void walk(const uint8_t *data, size_t size)
 {
     ze_zemesh_view_t v;
-    ze_asset_error_t err;
-    if (ze_asset_zemesh_read(data, size, &v, &err) != ZE_OK) {
+    ze__asset_error_t err;
+    if (ze__asset_zemesh_read(data, size, &v, &err) != ZE_OK) {
         ZE_VERIFY(err.message[0] != 0);
         return;
     }

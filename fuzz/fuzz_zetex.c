@@ -9,14 +9,15 @@
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void walk(const uint8_t *data, size_t size)
 {
     ze_tex_view_t v;
-    ze_asset_error_t err;
-    if (ze_asset_zetex_read(data, size, &v, &err) != ZE_OK) {
+    ze__asset_error_t err;
+    if (ze__asset_zetex_read(data, size, &v, &err) != ZE_OK) {
         ZE_VERIFY(err.message[0] != 0);
         return;
     }
@@ -56,11 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                              .linear = (data[0] & 8) != 0};
         uint8_t *bytes;
         size_t n;
-        ze_asset_error_t err;
-        if (ze_asset_zetex_cook(data + 1, size - 1, (ze_uuid_t){{0}}, &d, &bytes, &n, &err) ==
+        ze__asset_error_t err;
+        if (ze__asset_zetex_cook(data + 1, size - 1, (ze_uuid_t){{0}}, &d, &bytes, &n, &err) ==
             ZE_OK) {
             ze_tex_view_t v;
-            ZE_VERIFY(ze_asset_zetex_read(bytes, n, &v, &err) == ZE_OK);
+            ZE_VERIFY(ze__asset_zetex_read(bytes, n, &v, &err) == ZE_OK);
             ze_free(ze_mem_system_allocator(), bytes, n);
         } else {
             ZE_VERIFY(err.message[0] != 0);

@@ -11,14 +11,15 @@
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 static void gltf_oracle_check(const uint8_t *data, size_t size)
 {
     ze_allocator_t a = ze_mem_system_allocator();
     ze_gltf_desc_t desc = {.alloc = a, .max_bytes = ZE_MIB(64)};
     ze_model_t *m = NULL;
-    ze_asset_error_t err;
-    ze_result r = ze_asset_import_gltf_memory(data, size, &desc, &m, &err);
+    ze__asset_error_t err;
+    ze_result r = ze__asset_import_gltf_memory(data, size, &desc, &m, &err);
     if (r != ZE_OK) {
         ZE_VERIFY(m == NULL && err.message[0] != 0 && !strchr(err.message, '\n'));
         return;
@@ -38,7 +39,7 @@ static void gltf_oracle_check(const uint8_t *data, size_t size)
                 continue;
             ZE_VERIFY(r == ZE_OK);
             ze_zemesh_view_t v;
-            ZE_VERIFY(ze_asset_zemesh_read(bytes, n, &v, &err) == ZE_OK);
+            ZE_VERIFY(ze__asset_zemesh_read(bytes, n, &v, &err) == ZE_OK);
             ze_free(a, bytes, n);
         }
         for (uint32_t i = 0; i < m->material_count; i++) {
@@ -46,7 +47,7 @@ static void gltf_oracle_check(const uint8_t *data, size_t size)
             size_t n;
             ZE_VERIFY(ze_asset_zematerial_write(m, i, ids[1], ids, a, &text, &n) == ZE_OK);
             ze_zematerial_t mat;
-            ZE_VERIFY(ze_asset_zematerial_read(text, n, &mat, &err) == ZE_OK);
+            ZE_VERIFY(ze__asset_zematerial_read(text, n, &mat, &err) == ZE_OK);
             ze_free(a, text, n);
         }
     }

@@ -74,16 +74,17 @@ static bool image_load(const char *path, image_t *out)
             ze_free(a, file, (size_t)n);
         return false;
     }
-    ze_asset_error_t err = {{0}};
+    ze_diag_capture_t err = {0};
+    ze_diag_sink_t sink = ze_diag_capture_sink(&err);
     ze_image_desc_t desc = {.alloc = a, .linear = true};
     ze_tex_view_t v;
     ze_result r = ze_asset_zetex_cook(file, (size_t)n, (ze_uuid_t){{1}}, &desc, &out->zetex,
-                                      &out->zetex_size, &err);
+                                      &out->zetex_size, &sink);
     ze_free(a, file, (size_t)n);
     if (r == ZE_OK)
-        r = ze_asset_zetex_read(out->zetex, out->zetex_size, &v, &err);
+        r = ze_asset_zetex_read(out->zetex, out->zetex_size, &v, &sink);
     if (r != ZE_OK) {
-        fprintf(stderr, "zengine compare: %s: %s\n", path, err.message);
+        fprintf(stderr, "zengine compare: %s: %s\n", path, err.last_message);
         image_release(out);
         return false;
     }

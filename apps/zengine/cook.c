@@ -106,7 +106,11 @@ int ze_cli_cook(int argc, char **argv)
                 source ? "--out DIR" : "SOURCE");
         return ZE_CLI_USAGE;
     }
-    ze_cook_desc_t desc = {.source = source, .out_dir = out_dir, .importer = importer};
+    ze_diag_capture_t diag = {0};
+    ze_cook_desc_t desc = {.source = source,
+                           .out_dir = out_dir,
+                           .importer = importer,
+                           .diag = ze_diag_capture_sink(&diag)};
     if (uuid_text && ze_uuid_parse(uuid_text, strlen(uuid_text), &desc.source_uuid) != ZE_OK) {
         fprintf(stderr, "zengine cook: '%s' is not a uuid\n", uuid_text);
         return ZE_CLI_USAGE;
@@ -115,11 +119,11 @@ int ze_cli_cook(int argc, char **argv)
     ze_result r = ze_asset_cook(&desc, &res);
     if (r != ZE_OK) {
         /* One line: the message never holds a newline, but be sure. */
-        for (char *p = res.error.message; *p; p++)
+        for (char *p = diag.last_message; *p; p++)
             if (*p == '\n' || *p == '\r')
                 *p = ' ';
         fprintf(stderr, "zengine cook: %s: %s\n", source,
-                res.error.message[0] ? res.error.message : ze_result_str(r));
+                diag.last_message[0] ? diag.last_message : ze_result_str(r));
         ze_asset_cook_result_release(&res);
         return ZE_CLI_FAILED;
     }

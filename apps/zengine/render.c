@@ -114,10 +114,13 @@ static bool stage_model(render_t *r, const char *model)
     char scratch[400], dst[1400], src[1400];
     snprintf(scratch, sizeof scratch, "%s/probe", r->root);
     ze_cook_result_t res;
-    ze_result cr = ze_asset_cook(&(ze_cook_desc_t){.source = model, .out_dir = scratch}, &res);
+    ze_diag_capture_t diag = {0};
+    ze_result cr = ze_asset_cook(
+        &(ze_cook_desc_t){.source = model, .out_dir = scratch, .diag = ze_diag_capture_sink(&diag)},
+        &res);
     if (cr != ZE_OK) {
         fprintf(stderr, "zengine render: %s: %s\n", model,
-                res.error.message[0] ? res.error.message : ze_result_str(cr));
+                diag.last_message[0] ? diag.last_message : ze_result_str(cr));
         ze_asset_cook_result_release(&res);
         return false;
     }

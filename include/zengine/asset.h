@@ -25,11 +25,11 @@
  * for tools and tests; the engine passes an owner allocator, e.g.
  * ZE_MEM_OWNER_IMPORT). A model is one allocation tree freed by
  * ze_asset_model_destroy. jansson allocates its own parse trees internally.
- * Errors: recoverable failures return ze_result and fill a ze_asset_error_t
- * with one line naming the problem, for glTF with the JSON pointer of the
- * offending property ("/meshes/0/primitives/0/indices: ..."). Inputs are
- * untrusted: every offset, stride and count is checked with overflow-safe
- * arithmetic, and nothing crashes on malformed data.
+ * Errors: recoverable failures return ze_result and report one line naming
+ * the problem to the caller's diagnostics sink (ze_diag_sink_t), for glTF with the JSON pointer of
+ * the offending property ("/meshes/0/primitives/0/indices: ..."). Inputs are untrusted: every
+ * offset, stride and count is checked with overflow-safe arithmetic, and nothing crashes on
+ * malformed data.
  */
 #ifndef ZENGINE_ASSET_H
 #define ZENGINE_ASSET_H
@@ -42,15 +42,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ------------------------------------------------------------------ errors */
-
-enum { ZE_ASSET_ERROR_MAX = 512 };
-
-/* One line, NUL-terminated, no trailing newline; empty when no error. */
-typedef struct ze_asset_error_t {
-    char message[ZE_ASSET_ERROR_MAX];
-} ze_asset_error_t;
 
 /* ------------------------------------------------------------ the model */
 
@@ -275,7 +266,7 @@ uint32_t ze_asset_vertex_stride(uint32_t attributes, uint32_t offsets[ZE_VATTR_C
 /* Validate and view. `data` must be 4-byte aligned. Rejects truncated,
  * inconsistent, unknown-version and bad-checksum files. */
 ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *out,
-                               ze_asset_error_t *err);
+                               const ze_diag_sink_t *diag);
 void ze_asset_zemesh_submesh(const ze_zemesh_view_t *view, uint32_t i, ze_zemesh_submesh_t *out);
 
 /* ------------------------------------------------------------ .zematerial */
@@ -308,7 +299,7 @@ typedef struct ze_zematerial_t {
 } ze_zematerial_t;
 
 ze_result ze_asset_zematerial_read(const void *text, size_t size, ze_zematerial_t *out,
-                                   ze_asset_error_t *err);
+                                   const ze_diag_sink_t *diag);
 
 /* --------------------------------------------------- textures and envmaps */
 
@@ -362,11 +353,11 @@ uint32_t ze_asset_tex_full_mips(uint32_t width, uint32_t height);
 /* Rejects truncated, padded, inconsistent (dimensions, mip table, padding),
  * unknown-version and bad-checksum files. */
 ze_result ze_asset_zetex_read(const void *data, size_t size, ze_tex_view_t *out,
-                              ze_asset_error_t *err);
+                              const ze_diag_sink_t *diag);
 
 /* As ze_asset_zetex_read; also rejects negative and non-finite texels. */
 ze_result ze_asset_zenvmap_read(const void *data, size_t size, ze_tex_view_t *out,
-                                ze_asset_error_t *err);
+                                const ze_diag_sink_t *diag);
 /* IEEE half conversions (round to nearest even; the cooker clamps to
  * ±65504 instead of overflowing to infinity). */
 uint16_t ze_asset_f32_to_f16(float f);
@@ -405,6 +396,9 @@ typedef struct ze_cook_desc_t {
     /* Force an importer ("gltf", "assimp", "image", "hdr") instead of the
        one the extension picks; NULL = by extension. */
     const char *importer;
+    /* A failure is reported here once (subject: the source path), at
+       ERROR; {0}: the log. */
+    ze_diag_sink_t diag;
 } ze_cook_desc_t;
 
 typedef struct ze_cook_stats_t {
@@ -432,7 +426,6 @@ typedef struct ze_cook_result_t {
        sorted and unique (glTF buffers and images, OBJ .mtl and textures). */
     uint32_t dependency_count;
     const char *const *dependencies;
-    ze_asset_error_t error;
     ze_allocator_t alloc_;
     void *storage_;
 } ze_cook_result_t;
@@ -592,6 +585,7 @@ typedef struct ze_import_coordinator_desc_t {
     uint32_t timeout_ms;   /* child wall clock; 0 = 30000 */
     uint32_t max_running;  /* imports at once; 0 = the job workers (at least 1) */
     bool watch;            /* hot reload: subscribe to the VFS watcher */
+    ze_diag_sink_t diag;   /* failed imports and sidecars; {0}: the log (any thread) */
 } ze_import_coordinator_desc_t;
 
 ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
@@ -668,6 +662,7 @@ typedef struct ze_asset_manager_desc_t {
     uint64_t budget;
     ze_asset_ready_fn on_asset_ready;
     void *user;
+    ze_diag_sink_t diag; /* failed loads; {0}: the log */
 } ze_asset_manager_desc_t;
 
 ze_result ze_asset_manager_create(const ze_asset_manager_desc_t *desc, ze_asset_manager_t **out);

@@ -11,7 +11,9 @@
  * Memory: base never allocates on its own; containers and the profiler use the
  * allocator they are given. Globals (the documented list): the log
  * configuration and sink, the profiler hooks.
- * Errors: recoverable failures return ze_result (0 = ZE_OK).
+ * Errors: recoverable failures return ze_result (0 = ZE_OK) and report their
+ * text through a diagnostics sink (ze_diag_sink_t, below): the one way every
+ * module says what went wrong.
  */
 #ifndef ZENGINE_BASE_H
 #define ZENGINE_BASE_H
@@ -48,6 +50,15 @@ typedef enum ze_result {
     ZE_ERR_TIMEOUT,
     ZE_ERR_FAULT_INJECTED, /* a test hook made this fail on purpose */
     ZE_ERR_INTERNAL,
+    /* Paths and files (the VFS): */
+    ZE_ERR_PATH_ESCAPE, /* `..` above the root, or a symlink out of it */
+    ZE_ERR_TOO_LONG,    /* a path or name over its documented length */
+    ZE_ERR_NOT_DIR,     /* a path component (or list/mkdir target) is not a directory */
+    ZE_ERR_IS_DIR,      /* a file operation on a directory */
+    ZE_ERR_NOT_EMPTY,   /* delete of a directory that has entries */
+    ZE_ERR_READ_ONLY,   /* no writable place holds the path */
+    ZE_ERR_CROSS_MOUNT, /* a rename between two mounts */
+    ZE_ERR_LOOP,        /* too many symbolic links */
     ZE_RESULT_COUNT
 } ze_result;
 
@@ -188,6 +199,65 @@ void ze_log_flush(void);
 #define ZE_LOG_WARN(ch, ...)  ze_log(ZE_LOG_WARN, ch, __VA_ARGS__)
 #define ZE_LOG_ERROR(ch, ...) ze_log(ZE_LOG_ERROR, ch, __VA_ARGS__)
 #define ZE_LOG_FATAL(ch, ...) ze_log(ZE_LOG_FATAL, ch, __VA_ARGS__)
+
+/* ------------------------------------------------------------- diagnostics */
+
+/* One report of a recoverable failure (or a warning worth a user's eyes).
+ * The strings live only for the duration of the sink call. */
+typedef struct ze_diag_t {
+    ze_result code;      /* what failed; ZE_OK for a warning that failed nothing */
+    ze_log_level level;  /* ZE_LOG_WARN or ZE_LOG_ERROR (INFO for notes) */
+    const char *module;  /* "vfs", "asset", "cook", "ecs", "engine", "gfx"... */
+    const char *subject; /* the path, asset, scene, system concerned; "" if none */
+    const char *message; /* one line, no trailing newline: what happened and why */
+} ze_diag_t;
+
+typedef void (*ze_diag_fn)(void *user, const ze_diag_t *d);
+
+/* Where a module reports: a field `diag` of the kernel, VFS, asset, cook and
+ * app descriptions (objects made from those pass it on). {NULL, NULL} is the
+ * default: the process logger, channel = module, "subject: message". A sink
+ * may be called from any thread the module runs on; it must be thread-safe
+ * when the module is (ze_diag_capture_t is). */
+typedef struct ze_diag_sink_t {
+    ze_diag_fn fn;
+    void *user;
+} ze_diag_sink_t;
+
+/* Report through `sink` (NULL or fn NULL: the log). The message is formatted
+ * into ZE_LOG_MESSAGE_MAX bytes. Returns `code`, so a failure path reads
+ * `return ze_diag(sink, ZE_LOG_ERROR, ZE_ERR_PARSE, "ecs", path, "...")`. */
+ze_result ze_diag(const ze_diag_sink_t *sink, ze_log_level level, ze_result code,
+                  const char *module, const char *subject, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+ze_result ze_diagv(const ze_diag_sink_t *sink, ze_log_level level, ze_result code,
+                   const char *module, const char *subject, const char *fmt, va_list ap);
+/* Pass an already built report on (a sink that forwards). */
+void ze_diag_emit(const ze_diag_sink_t *sink, const ze_diag_t *d);
+
+enum { ZE_DIAG_TEXT_MAX = 640 }; /* "module: subject: message" */
+
+/* The capture sink: keeps the first and the last report as one line of text
+ * ("module: subject: message") with their codes, and counts reports; with
+ * `pass_on`, also passes each on to `forward` ({0}: the log). Thread-safe.
+ * For tests, for tools that print a failure their own way (the command
+ * line, the cooker child's reply), and for a console. Zero-initialise, then
+ * ze_diag_capture_sink. */
+typedef struct ze_diag_capture_t {
+    ze_diag_sink_t forward;
+    bool pass_on;
+    ze_log_level min_level; /* reports below it are counted, not kept (0: all kept) */
+    uint32_t count;         /* reports received */
+    uint32_t errors;        /* of them, at ZE_LOG_ERROR or above */
+    ze_result first_code, last_code;
+    char first[ZE_DIAG_TEXT_MAX];
+    char last[ZE_DIAG_TEXT_MAX];
+    char last_message[ZE_LOG_MESSAGE_MAX]; /* the last report's message alone */
+    int lock_;                             /* internal */
+} ze_diag_capture_t;
+ze_diag_sink_t ze_diag_capture_sink(ze_diag_capture_t *c);
+/* Format a report as the capture keeps it. Returns `buf`. */
+const char *ze_diag_format(const ze_diag_t *d, char *buf, size_t cap);
 
 /* ------------------------------------------------------------- time, ids */
 

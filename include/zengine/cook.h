@@ -13,7 +13,8 @@
  * long CVE history.
  * Threads: every function is reentrant.
  * Memory: as zengine/asset.h (explicit allocators; zero = the system one).
- * Errors: ze_result and a ze_asset_error_t line naming the problem.
+ * Errors: ze_result, and one line naming the problem reported to the
+ * caller's diagnostics sink (a desc field or the last parameter).
  */
 #ifndef ZENGINE_COOK_H
 #define ZENGINE_COOK_H
@@ -40,10 +41,10 @@ typedef struct ze_gltf_desc_t {
 /* Import a .gltf or .glb file (the container is told by its first bytes,
  * not its name). On failure *out is NULL and err (optional) says why. */
 ze_result ze_asset_import_gltf_file(const char *path, const ze_gltf_desc_t *desc, ze_model_t **out,
-                                    ze_asset_error_t *err);
+                                    const ze_diag_sink_t *diag);
 /* The same from bytes in memory (JSON text or GLB). */
 ze_result ze_asset_import_gltf_memory(const void *data, size_t size, const ze_gltf_desc_t *desc,
-                                      ze_model_t **out, ze_asset_error_t *err);
+                                      ze_model_t **out, const ze_diag_sink_t *diag);
 void ze_asset_model_destroy(ze_model_t *model);
 
 /* Cook one mesh of a model into .zemesh bytes allocated from `alloc`
@@ -66,7 +67,7 @@ ze_result ze_asset_zematerial_write(const ze_model_t *model, uint32_t index, ze_
  * (desc->linear false) are RGBA8_SRGB with mips averaged in linear light. */
 ze_result ze_asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
                               const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
-                              ze_asset_error_t *err);
+                              const ze_diag_sink_t *diag);
 
 /* A decoded Radiance .hdr: float RGB, top row first. */
 typedef struct ze_hdr_image_t {
@@ -77,12 +78,12 @@ typedef struct ze_hdr_image_t {
 } ze_hdr_image_t;
 
 ze_result ze_asset_hdr_decode(const void *data, size_t size, const ze_image_desc_t *desc,
-                              ze_hdr_image_t *out, ze_asset_error_t *err);
+                              ze_hdr_image_t *out, const ze_diag_sink_t *diag);
 void ze_asset_hdr_release(ze_hdr_image_t *img);
 /* Decode a .hdr and cook it into .zenvmap bytes (RGBA16F equirect + mips). */
 ze_result ze_asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
                                 const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
-                                ze_asset_error_t *err);
+                                const ze_diag_sink_t *diag);
 
 /* Import `source` and write its artifacts into out_dir: each one written
  * to a temporary name and renamed only when all are written, so a failure

@@ -234,8 +234,9 @@ typedef struct ze_kernel_desc_t {
     uint32_t max_substeps; /* fixed steps per frame at most; 0 = 5 */
     ze_clock_fn clock;     /* NULL: ze_time_now_ns */
     void *clock_user;
-    ze_log_sink_fn log; /* NULL: the process logger; else worlds log here */
-    void *log_user;
+    /* Where the kernel's worlds report problems (scene loads, plans, refused
+       writes...); {0}: the process logger. */
+    ze_diag_sink_t diag;
 } ze_kernel_desc_t;
 
 /* NULL on failure (reason logged). Built-in components (ecs builtins below)
@@ -499,24 +500,9 @@ typedef struct ze_system_desc_t {
     void (*shutdown)(ze_world_t *w, void *user);
 } ze_system_desc_t;
 
-typedef struct ze_worldtick_t ze_worldtick_t;
 typedef struct ze_system_t {
     uint32_t id; /* 0 = invalid */
 } ze_system_t;
-
-ze_worldtick_t *ze_worldtick_create(ze_world_t *w);
-void ze_worldtick_destroy(ze_worldtick_t *t);
-ze_system_t ze_worldtick_add(ze_worldtick_t *t, const ze_system_desc_t *desc);
-ze_result ze_worldtick_order(ze_worldtick_t *t, ze_system_t before, ze_system_t after);
-/* Build the plan. ZE_ERR_CONFLICT naming both systems when two conflicting
- * systems (one writes what the other reads or writes) are not ordered;
- * ZE_ERR_CYCLE naming the systems on a cycle. The message is also available
- * from ze_worldtick_error. */
-ze_result ze_worldtick_commit(ze_worldtick_t *t);
-const char *ze_worldtick_error(const ze_worldtick_t *t);
-/* Run every wave (committing first if needed), then flush the commands. */
-ze_result ze_worldtick_run(ze_worldtick_t *t, float dt);
-uint32_t ze_worldtick_wave_count(const ze_worldtick_t *t);
 
 /* -------------------------------------------------------------- actors */
 
@@ -726,10 +712,12 @@ const char *ze_system_group_name(ze_system_group group);
 ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc);
 ze_result ze_system_remove(ze_world_t *w, ze_system_t s);
 ze_result ze_system_enable(ze_world_t *w, ze_system_t s, bool enabled);
-/* Both systems in the same group. */
+/* Both systems in the same group. A group whose systems conflict (one
+ * writes what another reads or writes, unordered: ZE_ERR_CONFLICT) or whose
+ * order has a cycle (ZE_ERR_CYCLE) does not run; the frame returns that code
+ * and the kernel's diagnostics sink gets one ERROR naming the systems when
+ * the plan is built. */
 ze_result ze_system_order(ze_world_t *w, ze_system_t before, ze_system_t after);
-/* The last planning error of a group ("" if none). */
-const char *ze_world_plan_error(const ze_world_t *w, ze_system_group group);
 
 /* --------------------------------------------------------------- messages */
 
@@ -908,13 +896,13 @@ ze_result ze_world_load(ze_world_t *w, const void *data, size_t size);
  * "components": {"Name": {"value": "..."}, ...}}, ...]}. Entities are the
  * ones with a UUID component (save gives one to entities that lack it);
  * Parent refers to the parent's uuid. Save -> load -> save is byte-identical.
- * Load reports unknown components and fields with their JSON path in
- * `report` (optional) and goes on; malformed JSON or wrong types fail with
- * nothing applied. */
+ * Load reports unknown components and fields with their JSON path to the
+ * kernel's diagnostics sink (WARN; the first 16, then a count) and goes on;
+ * malformed JSON or wrong types fail with nothing applied (reported at
+ * ERROR). `report` (optional) counts them. */
 typedef struct ze_scene_report_t {
-    char messages[16][160]; /* the first 16 problems, each with its JSON path */
-    uint32_t count;         /* problems found (may exceed 16) */
-    uint32_t entities;      /* entities loaded */
+    uint32_t problems; /* found (each reported, up to 16) */
+    uint32_t entities; /* loaded */
 } ze_scene_report_t;
 ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out);
 ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len,
@@ -965,13 +953,14 @@ typedef struct ze_services_t {
     ze_job_system_t *jobs;
     ze_clock_fn clock;
     void *clock_user;
-    ze_log_sink_fn log; /* NULL: the process logger */
-    void *log_user;
+    ze_diag_sink_t diag; /* the kernel desc's */
 } ze_services_t;
 const ze_services_t *ze_world_services(const ze_world_t *w);
 uint64_t ze_world_now_ns(const ze_world_t *w);
-void ze_world_log(ze_world_t *w, ze_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Report to the kernel's sink: module "ecs", subject = the world's name.
+ * Returns `code`. */
+ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
+                          ...) __attribute__((format(printf, 4, 5)));
 /* A per-world table of named services (function tables, user state). Sealed
  * when the world starts (its first BeginFrame): later registration fails with
  * ZE_ERR_STATE. */

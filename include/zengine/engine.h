@@ -131,12 +131,9 @@ int ze_input_key_from_name(const char *name, size_t len);
  * Frames are main-loop iterations (from 0), non-decreasing; `#` starts a
  * comment; blank lines are ignored. */
 typedef struct ze_input_replay_t ze_input_replay_t;
-typedef struct ze_input_replay_error_t {
-    uint32_t line; /* 1-based; 0 when not about a line */
-    char message[160];
-} ze_input_replay_error_t;
+/* ZE_ERR_PARSE with "line N: why" reported to `diag` (NULL: the log). */
 ze_result ze_input_replay_parse(const char *text, size_t len, ze_allocator_t alloc,
-                                ze_input_replay_t **out, ze_input_replay_error_t *err);
+                                ze_input_replay_t **out, const ze_diag_sink_t *diag);
 void ze_input_replay_destroy(ze_input_replay_t *r);
 uint32_t ze_input_replay_event_count(const ze_input_replay_t *r);
 /* Apply the events of `frame` to `state` (call once per frame, in order,
@@ -169,21 +166,16 @@ typedef struct ze_project_t {
     char root[4096]; /* host directory of the project (the file's folder) */
 } ze_project_t;
 
-typedef struct ze_project_report_t {
-    char messages[8][160]; /* unknown keys and other warnings, with JSON paths */
-    uint32_t count;        /* may exceed 8 */
-} ze_project_report_t;
-
 /* Parse project.json text. Required: name (non-empty string). Optional:
  * start_scene, asset_folders (array of strings), memory_profile
  * ("default" | "editor" | "server"), window {width, height (1..16384),
- * title, vsync}. Wrong types or values fail (ZE_ERR_PARSE, reason in
- * err); unknown keys are reported and skipped. */
+ * title, vsync}. Wrong types or values fail (ZE_ERR_PARSE, the reason with
+ * its JSON path reported to `diag` at ERROR); unknown keys are reported
+ * (WARN, the first 8) and skipped. diag NULL: the log. */
 ze_result ze_project_parse(const char *text, size_t len, ze_project_t *out,
-                           ze_project_report_t *report, char err[160]);
-/* Read and parse a file; out->root becomes its folder. */
-ze_result ze_project_load(const char *path, ze_project_t *out, ze_project_report_t *report,
-                          char err[160]);
+                           const ze_diag_sink_t *diag);
+/* Read and parse a file (reports name it); out->root becomes its folder. */
+ze_result ze_project_load(const char *path, ze_project_t *out, const ze_diag_sink_t *diag);
 
 /* ------------------------------------------------------------ crash handler */
 
@@ -230,6 +222,10 @@ typedef struct ze_app_desc_t {
     void (*on_closing)(ze_engine_t *e, void *user);
     /* After shutdown: only the app's own and OS resources. */
     void (*on_closed)(void *user);
+    /* Where every module of the run reports problems (the project file, the
+       VFS, imports and loads, the ECS, scene loads, a failed start): {0} =
+       the log. Called from the main thread and from job workers. */
+    ze_diag_sink_t diag;
 } ze_app_desc_t;
 
 /* What a run is told (the command line, or a test). */
@@ -301,10 +297,11 @@ typedef struct ze_run_report_t {
  *     [--memory-profile P] [--input FILE] [--backend NAME] [--max-fps F]
  * (`--projectConfigFile` = `--project`; `--launchEditor` is refused with a
  * clear error until the editor exists). argv[0] is the program or "run".
- * Errors: ZE_ERR_INVALID_ARG with a one-line reason in err. Strings point
- * into argv. `log_level` is set when --log-level is given. */
+ * Errors: ZE_ERR_INVALID_ARG with a one-line reason reported to `diag`
+ * (NULL: the log). Strings point into argv. `log_level` is set when
+ * --log-level is given. */
 ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_level *log_level,
-                            bool *log_level_set, char err[160]);
+                            bool *log_level_set, const ze_diag_sink_t *diag);
 
 /* The whole process bootstrap for a game's main(): crash handler, the
  * arguments above, memory manager, profiler, jobs, logger, the app, run,

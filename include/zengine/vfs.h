@@ -26,11 +26,11 @@
  * Memory: the VFS allocates from the VFS owner of the memory manager in its
  * desc; a ze_path_t never allocates. Whole-file reads allocate from the
  * allocator the caller passes (or the VFS owner).
- * Errors: path and file operations return ze_vfs_error (0 = ZE_VFS_OK);
- * ze_vfs_create returns ze_result like every create. Failures the caller
- * cannot expect are logged once on channel "vfs" (escape attempts and
- * permission refusals at WARN, I/O at ERROR); routine outcomes (not found,
- * exists) are only returned. ze_vfs_error_result maps to ze_result.
+ * Errors: every operation returns ze_result (0 = ZE_OK). Failures the caller
+ * cannot expect are reported once to the desc's diagnostics sink (default:
+ * the log, channel "vfs"): escape attempts and permission refusals at WARN,
+ * I/O at ERROR, with the operation and the path; routine outcomes (not
+ * found, exists, not empty) are only returned.
  */
 #ifndef ZENGINE_VFS_H
 #define ZENGINE_VFS_H
@@ -44,34 +44,6 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ errors */
-
-typedef enum ze_vfs_error {
-    ZE_VFS_OK = 0,
-    ZE_VFS_ERR_INVALID,     /* malformed argument: NUL in a path, empty path, bad suffix */
-    ZE_VFS_ERR_NOT_FOUND,   /* no such file or directory (or no mount covers the path) */
-    ZE_VFS_ERR_ACCESS,      /* the operating system refused (permissions) */
-    ZE_VFS_ERR_ESCAPE,      /* the path would leave its root: `..` above /, or a symlink out */
-    ZE_VFS_ERR_TOO_LONG,    /* over ZE_PATH_MAX_LEN bytes, or a name over ZE_PATH_NAME_MAX */
-    ZE_VFS_ERR_IO,          /* an I/O error from the operating system */
-    ZE_VFS_ERR_EXISTS,      /* mkdir of something that exists */
-    ZE_VFS_ERR_NOT_DIR,     /* a path component (or list/mkdir target) is not a directory */
-    ZE_VFS_ERR_IS_DIR,      /* a file operation on a directory */
-    ZE_VFS_ERR_NOT_EMPTY,   /* delete of a directory that has entries */
-    ZE_VFS_ERR_READ_ONLY,   /* no writable mount holds the path (or caching is disabled) */
-    ZE_VFS_ERR_CROSS_MOUNT, /* rename between two mounts */
-    ZE_VFS_ERR_LOOP,        /* too many symbolic links */
-    ZE_VFS_ERR_NO_MEMORY,   /* the VFS owner's budget or the caller's allocator refused */
-    ZE_VFS_ERR_LIMIT,       /* a fixed table is full (mounts, subscribers) */
-    ZE_VFS_ERR_PARSE,       /* a malformed .meta sidecar */
-    ZE_VFS_ERR_UNSUPPORTED, /* valid but not handled: newer sidecar version, special file */
-    ZE_VFS_ERR_FAULT,       /* a test hook made the operation fail (simulated crash) */
-    ZE_VFS_ERROR_COUNT
-} ze_vfs_error;
-
-/* Stable lowercase description ("path escapes its root"...). */
-const char *ze_vfs_error_str(ze_vfs_error e);
-/* The ze_result with the same meaning, for callers that propagate ze_result. */
-ze_result ze_vfs_error_result(ze_vfs_error e);
 
 /* -------------------------------------------------------------------- path */
 
@@ -98,20 +70,20 @@ typedef struct ze_path_part_t {
 
 /* Normalize `s` (NUL-terminated, or `len` bytes for ze_path_from): back
  * slashes count as slashes, repeated slashes fold, `.` is removed, `..`
- * removes the component before it and is ZE_VFS_ERR_ESCAPE above the root, a
+ * removes the component before it and is ZE_ERR_PATH_ESCAPE above the root, a
  * trailing slash is dropped; a path without a leading slash is taken from the
- * root. ZE_VFS_ERR_INVALID for an empty string or a NUL inside `len`,
- * ZE_VFS_ERR_TOO_LONG when the result (or one component) is over the limits
+ * root. ZE_ERR_INVALID_ARG for an empty string or a NUL inside `len`,
+ * ZE_ERR_TOO_LONG when the result (or one component) is over the limits
  * above. No allocation; `out` is untouched on error. */
-ze_vfs_error ze_path_make(const char *s, ze_path_t *out);
-ze_vfs_error ze_path_from(const char *s, size_t len, ze_path_t *out);
+ze_result ze_path_make(const char *s, ze_path_t *out);
+ze_result ze_path_from(const char *s, size_t len, ze_path_t *out);
 /* `rel` below `base` ("a/../b", "/x": a leading slash does not reset to the
  * root); `..` may climb out of base but not above the root. An empty `rel`
  * gives base. out may be base. */
-ze_vfs_error ze_path_join(const ze_path_t *base, const char *rel, ze_path_t *out);
+ze_result ze_path_join(const ze_path_t *base, const char *rel, ze_path_t *out);
 /* The last component with `suffix` appended ("/a/t.png" + ".meta"); suffix
  * must not be empty or hold a slash; the root has no name to extend. */
-ze_vfs_error ze_path_add_suffix(const ze_path_t *p, const char *suffix, ze_path_t *out);
+ze_result ze_path_add_suffix(const ze_path_t *p, const char *suffix, ze_path_t *out);
 ze_path_t ze_path_root(void);
 /* "/a/b" -> "/a", "/a" -> "/", "/" -> "/". */
 ze_path_t ze_path_parent(const ze_path_t *p);
@@ -134,33 +106,26 @@ uint64_t ze_path_hash(const ze_path_t *p); /* xxHash3 of str */
 
 typedef struct ze_vfs_t ze_vfs_t;
 
-/* Test hook of atomic writes: called once, when half of the data (rounded
- * down) has reached the temporary file. Returning false abandons the write at
- * that point as a crash would: the temporary file stays on disk, the target
- * is untouched, and the write returns ZE_VFS_ERR_FAULT. */
-typedef bool (*ze_vfs_write_hook_fn)(void *user, const char *path, uint64_t written, uint64_t size);
-
 typedef struct ze_vfs_desc_t {
-    ze_mem_t *mem;                   /* required */
-    ze_job_system_t *jobs;           /* the scanner's pool; NULL: scans run on the caller */
-    ze_main_scheduler_t *scheduler;  /* scan results; NULL: the VFS makes its own, drained
-                                        by ze_vfs_tick. Must belong to the creating thread. */
-    const char *project_root;        /* host directory mounted at "/" (priority 0); NULL: none */
-    bool project_read_only;          /* mount the project read-only (sidecars go to /cache) */
-    const char *engine_root;         /* host directory of /ZodiacEngine; NULL: the environment
-                                        variable ZENGINE_ASSET_ROOT, else ZodiacEngine/ beside
-                                        the executable, else the install prefix's
-                                        share/zengine/ZodiacEngine */
-    bool require_engine_assets;      /* a missing engine root fails creation (else: a warning
-                                        and no /ZodiacEngine mount) */
-    bool no_engine_mount;            /* do not look for engine assets at all */
-    bool engine_writable;            /* mount /ZodiacEngine writable (engine development) */
-    bool disable_cache;              /* no /cache even when <project>/.zengine/ is writable */
-    bool watch;                      /* watch the project and engine mounts */
-    uint32_t debounce_ms;            /* watcher quiet period before delivery; 0 = 80 */
-    bool include_hidden;             /* scanner and watcher also see names starting with '.' */
-    ze_vfs_write_hook_fn write_hook; /* tests only */
-    void *write_hook_user;
+    ze_mem_t *mem;                  /* required */
+    ze_job_system_t *jobs;          /* the scanner's pool; NULL: scans run on the caller */
+    ze_main_scheduler_t *scheduler; /* scan results; NULL: the VFS makes its own, drained
+                                       by ze_vfs_tick. Must belong to the creating thread. */
+    const char *project_root;       /* host directory mounted at "/" (priority 0); NULL: none */
+    bool project_read_only;         /* mount the project read-only (sidecars go to /cache) */
+    const char *engine_root;        /* host directory of /ZodiacEngine; NULL: the environment
+                                       variable ZENGINE_ASSET_ROOT, else ZodiacEngine/ beside
+                                       the executable, else the install prefix's
+                                       share/zengine/ZodiacEngine */
+    bool require_engine_assets;     /* a missing engine root fails creation (else: a warning
+                                       and no /ZodiacEngine mount) */
+    bool no_engine_mount;           /* do not look for engine assets at all */
+    bool engine_writable;           /* mount /ZodiacEngine writable (engine development) */
+    bool disable_cache;             /* no /cache even when <project>/.zengine/ is writable */
+    bool watch;                     /* watch the project and engine mounts */
+    uint32_t debounce_ms;           /* watcher quiet period before delivery; 0 = 80 */
+    bool include_hidden;            /* scanner and watcher also see names starting with '.' */
+    ze_diag_sink_t diag;            /* failures reported here; {0}: the log */
 } ze_vfs_desc_t;
 
 /* Creates the context and the standard mounts. ZE_ERR_NOT_FOUND when the
@@ -222,19 +187,19 @@ typedef struct ze_vfs_mount_info_t {
     bool read_only, opaque, watch;
 } ze_vfs_mount_info_t;
 
-/* Owner thread. ZE_VFS_ERR_NOT_FOUND / NOT_DIR for a bad host root,
- * ZE_VFS_ERR_LIMIT past ZE_VFS_MAX_MOUNTS. A watched disk mount adds its
+/* Owner thread. ZE_ERR_NOT_FOUND / NOT_DIR for a bad host root,
+ * ZE_ERR_LIMIT past ZE_VFS_MAX_MOUNTS. A watched disk mount adds its
  * directory watches now. */
-ze_vfs_error ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs_mount_id_t *out);
+ze_result ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs_mount_id_t *out);
 /* Owner thread. Open files of the mount stay readable until closed. */
-ze_vfs_error ze_vfs_unmount(ze_vfs_t *vfs, ze_vfs_mount_id_t id);
+ze_result ze_vfs_unmount(ze_vfs_t *vfs, ze_vfs_mount_id_t id);
 /* The mounts in resolution order (highest priority first); returns how many
  * exist (may exceed max). */
 uint32_t ze_vfs_mount_list(ze_vfs_t *vfs, ze_vfs_mount_info_t *out, uint32_t max);
 /* Where a file is on the host (for tools that need a file name), from the
  * first disk mount where it exists, into buf. NOT_FOUND, or UNSUPPORTED for
  * memory mounts. The VFS's own opens never go through this string. */
-ze_vfs_error ze_vfs_host_path(ze_vfs_t *vfs, const char *path, char *buf, size_t cap);
+ze_result ze_vfs_host_path(ze_vfs_t *vfs, const char *path, char *buf, size_t cap);
 
 /* ----------------------------------------------------------- file access */
 
@@ -254,28 +219,28 @@ typedef struct ze_vfs_buffer_t {
 } ze_vfs_buffer_t;
 void ze_vfs_buffer_free(ze_vfs_buffer_t *b);
 
-ze_vfs_error ze_vfs_stat(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out);
+ze_result ze_vfs_stat(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out);
 bool ze_vfs_exists(ze_vfs_t *vfs, const char *path);
 /* Reads the whole file; alloc {0} = the VFS owner's heap. */
-ze_vfs_error ze_vfs_read_file(ze_vfs_t *vfs, const char *path, ze_allocator_t alloc,
-                              ze_vfs_buffer_t *out);
+ze_result ze_vfs_read_file(ze_vfs_t *vfs, const char *path, ze_allocator_t alloc,
+                           ze_vfs_buffer_t *out);
 /* Atomic replace on the highest-priority writable mount: readers see the
  * old content or the new, never a mix, and a crash leaves the old file. The
  * parent directory must exist. Temporary files (".ze-tmp.*") never appear in
  * listings, scans or events. */
-ze_vfs_error ze_vfs_write_file(ze_vfs_t *vfs, const char *path, const void *data, size_t size);
+ze_result ze_vfs_write_file(ze_vfs_t *vfs, const char *path, const void *data, size_t size);
 /* A file or an empty directory, on the first mount that has it (which must
  * be writable). Sidecars are left alone: whether a file's identity dies with
  * it is the asset module's call. */
-ze_vfs_error ze_vfs_delete(ze_vfs_t *vfs, const char *path);
+ze_result ze_vfs_delete(ze_vfs_t *vfs, const char *path);
 /* One directory on the highest-priority writable mount (parent must exist);
- * ZE_VFS_ERR_EXISTS when it is there. */
-ze_vfs_error ze_vfs_mkdir(ze_vfs_t *vfs, const char *path);
+ * ZE_ERR_EXISTS when it is there. */
+ze_result ze_vfs_mkdir(ze_vfs_t *vfs, const char *path);
 /* Every missing directory of the path; OK when it exists. */
-ze_vfs_error ze_vfs_mkdirs(ze_vfs_t *vfs, const char *path);
+ze_result ze_vfs_mkdirs(ze_vfs_t *vfs, const char *path);
 /* Rename within the mount that has `from` (replacing `to`); the file's
  * sidecar moves with it, so its uuid follows. */
-ze_vfs_error ze_vfs_rename(ze_vfs_t *vfs, const char *from, const char *to);
+ze_result ze_vfs_rename(ze_vfs_t *vfs, const char *from, const char *to);
 
 typedef struct ze_vfs_dirent_t {
     const char *name; /* NUL-terminated, valid during the callback */
@@ -289,17 +254,17 @@ typedef bool (*ze_vfs_list_fn)(void *user, const ze_vfs_dirent_t *entry);
  * higher-priority mount hides the same name below), plus mount points
  * directly inside it, sorted by name. Links whose target is outside the root
  * are left out. */
-ze_vfs_error ze_vfs_list(ze_vfs_t *vfs, const char *dir, ze_vfs_list_fn fn, void *user);
+ze_result ze_vfs_list(ze_vfs_t *vfs, const char *dir, ze_vfs_list_fn fn, void *user);
 
 /* Streamed reading. */
 typedef struct ze_vfs_file_t ze_vfs_file_t;
 typedef enum ze_vfs_whence { ZE_VFS_SEEK_SET = 0, ZE_VFS_SEEK_CUR, ZE_VFS_SEEK_END } ze_vfs_whence;
-ze_vfs_error ze_vfs_open(ze_vfs_t *vfs, const char *path, ze_vfs_file_t **out);
+ze_result ze_vfs_open(ze_vfs_t *vfs, const char *path, ze_vfs_file_t **out);
 /* Up to n bytes at the current position; *got = 0 at the end. */
-ze_vfs_error ze_vfs_file_read(ze_vfs_file_t *f, void *buf, size_t n, size_t *got);
+ze_result ze_vfs_file_read(ze_vfs_file_t *f, void *buf, size_t n, size_t *got);
 /* Positions past the end are allowed (reads there return 0 bytes); before
- * the start is ZE_VFS_ERR_INVALID. */
-ze_vfs_error ze_vfs_file_seek(ze_vfs_file_t *f, int64_t offset, ze_vfs_whence whence);
+ * the start is ZE_ERR_INVALID_ARG. */
+ze_result ze_vfs_file_seek(ze_vfs_file_t *f, int64_t offset, ze_vfs_whence whence);
 uint64_t ze_vfs_file_tell(const ze_vfs_file_t *f);
 uint64_t ze_vfs_file_size(const ze_vfs_file_t *f); /* at open */
 void ze_vfs_file_close(ze_vfs_file_t *f);
@@ -331,8 +296,8 @@ enum { ZE_VFS_MAX_SUBSCRIBERS = 32 };
 
 /* Owner thread. Subscribers are called from ze_vfs_tick in subscription
  * order; one may unsubscribe (itself or another) from its callback. */
-ze_vfs_error ze_vfs_subscribe(ze_vfs_t *vfs, ze_vfs_event_fn fn, void *user,
-                              ze_vfs_subscription_t *out);
+ze_result ze_vfs_subscribe(ze_vfs_t *vfs, ze_vfs_event_fn fn, void *user,
+                           ze_vfs_subscription_t *out);
 void ze_vfs_unsubscribe(ze_vfs_t *vfs, ze_vfs_subscription_t sub);
 /* Directories watched right now (inotify watches). */
 uint32_t ze_vfs_watch_count(const ze_vfs_t *vfs);
@@ -370,15 +335,14 @@ typedef struct ze_vfs_scan_desc_t {
  * since it began) are removed, then on_done runs. Symlinked directories are
  * listed but not walked (no loops). Hidden names are skipped unless the
  * desc's include_hidden. */
-ze_vfs_error ze_vfs_scan_start(ze_vfs_t *vfs, const ze_vfs_scan_desc_t *desc,
-                               ze_vfs_scan_id_t *out);
+ze_result ze_vfs_scan_start(ze_vfs_t *vfs, const ze_vfs_scan_desc_t *desc, ze_vfs_scan_id_t *out);
 bool ze_vfs_scan_done(ze_vfs_t *vfs, ze_vfs_scan_id_t id);
 /* Owner thread: block until the scan is done, running its results (this
  * drains the scheduler, which runs other tasks posted to it too). */
 void ze_vfs_scan_wait(ze_vfs_t *vfs, ze_vfs_scan_id_t id);
 
 /* The content cache (owner thread): what the scans and the watcher saw. */
-ze_vfs_error ze_vfs_cache_get(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out);
+ze_result ze_vfs_cache_get(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out);
 uint32_t ze_vfs_cache_count(const ze_vfs_t *vfs);
 typedef bool (*ze_vfs_cache_fn)(void *user, const ze_path_t *path, const ze_vfs_stat_t *st);
 /* Entries within `dir` (recursive, or direct children only), unordered;
@@ -411,43 +375,39 @@ typedef struct ze_vfs_meta_t {
                               (NUL-terminated); NULL = {} */
     size_t settings_len;
     ze_allocator_t alloc;
+    bool uuid_recovered; /* set by a rejected parse: `uuid` is the file's */
 } ze_vfs_meta_t;
 
 /* alloc {0} = the system allocator (tools, fuzzing). */
 void ze_vfs_meta_init(ze_vfs_meta_t *m, ze_allocator_t alloc);
 void ze_vfs_meta_free(ze_vfs_meta_t *m); /* back to an empty, initialised meta */
-ze_vfs_error ze_vfs_meta_add_artifact(ze_vfs_meta_t *m, const char *path);
-ze_vfs_error ze_vfs_meta_add_sub_asset(ze_vfs_meta_t *m, ze_uuid_t uuid);
+ze_result ze_vfs_meta_add_artifact(ze_vfs_meta_t *m, const char *path);
+ze_result ze_vfs_meta_add_sub_asset(ze_vfs_meta_t *m, ze_uuid_t uuid);
 /* Must be a JSON object; stored compact. NULL clears. */
-ze_vfs_error ze_vfs_meta_set_settings(ze_vfs_meta_t *m, const char *json, size_t len);
-
-/* Why a sidecar was rejected. */
-typedef struct ze_vfs_meta_diag_t {
-    char reason[160];    /* "" when it parsed */
-    bool uuid_recovered; /* rejected, but out->uuid is the file's uuid: regenerate
-                            the rest and write it back to keep the identity */
-} ze_vfs_meta_diag_t;
+ze_result ze_vfs_meta_set_settings(ze_vfs_meta_t *m, const char *json, size_t len);
 
 /* Parse sidecar text into m (which must be initialised; it is reset
- * first). ZE_VFS_ERR_PARSE with the reason in diag (optional), or
- * ZE_VFS_ERR_UNSUPPORTED for a newer format version. Does not log. */
-ze_vfs_error ze_vfs_meta_parse(const char *text, size_t len, ze_vfs_meta_t *m,
-                               ze_vfs_meta_diag_t *diag);
+ * first). ZE_ERR_PARSE, or ZE_ERR_UNSUPPORTED for a newer format version,
+ * with the reason reported to `diag` (NULL: the log) at WARN. After a
+ * rejection m->uuid_recovered says whether m->uuid is still the file's uuid
+ * (regenerate the rest and write it back to keep the identity). */
+ze_result ze_vfs_meta_parse(const char *text, size_t len, ze_vfs_meta_t *m,
+                            const ze_diag_sink_t *diag);
 /* The sidecar text (indented JSON, stable key order, trailing newline);
  * parse(format(m)) gives m back. alloc {0} = the system allocator. */
-ze_vfs_error ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze_vfs_buffer_t *out);
+ze_result ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze_vfs_buffer_t *out);
 
 /* Where the sidecar of `source` lives: "<source>.meta" on the mount that
  * provides the source when that mount is writable, else
  * "/cache/meta<source>.meta". NOT_FOUND when the source does not exist. */
-ze_vfs_error ze_vfs_meta_path(ze_vfs_t *vfs, const char *source, ze_path_t *out);
-/* Read and parse the sidecar of `source`. A malformed one is logged (WARN,
- * with the reason) and returned as ZE_VFS_ERR_PARSE; see diag. */
-ze_vfs_error ze_vfs_meta_read(ze_vfs_t *vfs, const char *source, ze_vfs_meta_t *m,
-                              ze_vfs_meta_diag_t *diag);
+ze_result ze_vfs_meta_path(ze_vfs_t *vfs, const char *source, ze_path_t *out);
+/* Read and parse the sidecar of `source`. A malformed one is reported to the
+ * VFS's sink (WARN, the sidecar's path and the reason) and returned as
+ * ZE_ERR_PARSE; see m->uuid_recovered. */
+ze_result ze_vfs_meta_read(ze_vfs_t *vfs, const char *source, ze_vfs_meta_t *m);
 /* Atomically write the sidecar of `source` (creating /cache/meta/...
  * directories as needed). */
-ze_vfs_error ze_vfs_meta_write(ze_vfs_t *vfs, const char *source, const ze_vfs_meta_t *m);
+ze_result ze_vfs_meta_write(ze_vfs_t *vfs, const char *source, const ze_vfs_meta_t *m);
 
 #ifdef __cplusplus
 }

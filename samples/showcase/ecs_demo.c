@@ -9,6 +9,9 @@
 
 #include "showcase.h"
 
+/* What the demo kernel reported (the plan error is printed). */
+static ze_diag_capture_t g_ecs_diag = {.pass_on = true};
+
 typedef struct Position {
     float x, y;
 } Position;
@@ -162,7 +165,7 @@ static bool load_scene(ze_world_t *w)
         return false;
     }
     printf("ecs: scene %s: %u entities, %u problems\n", "showcase.scene.json", report.entities,
-           report.count);
+           report.problems);
     /* Saving it again gives the same bytes. */
     ze_byte_writer_t out = {
         .alloc = ze_mem_owner_allocator(ze_world_services(w)->mem, ZE_MEM_OWNER_GAME)};
@@ -175,8 +178,8 @@ static bool load_scene(ze_world_t *w)
 
 bool showcase_ecs(ze_mem_t *mm, ze_job_system_t *js)
 {
-    ze_kernel_t *k =
-        ze_kernel_create(&(ze_kernel_desc_t){.mem = mm, .jobs = js, .fixed_dt = 1.0 / 60.0});
+    ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){
+        .mem = mm, .jobs = js, .fixed_dt = 1.0 / 60.0, .diag = ze_diag_capture_sink(&g_ecs_diag)});
     if (!k)
         return false;
     ZE_COMPONENT_DEFINE(k, Position);
@@ -227,7 +230,7 @@ bool showcase_ecs(ze_mem_t *mm, ze_job_system_t *js)
      * first frame reports it and skips their group until they are ordered. */
     ze_result first = ze_kernel_frame(k, 0.0);
     printf("ecs: first frame without an order: %s (%s)\n", ze_result_str(first),
-           ze_world_plan_error(w, ZE_GROUP_FIXED_SIMULATION));
+           g_ecs_diag.last_message);
     ze_system_order(w, s_move, s_bounce);
 
     ze_rng_t rng;

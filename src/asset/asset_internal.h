@@ -10,6 +10,31 @@
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 
+enum { ZE__ASSET_ERROR_MAX = 512 };
+
+/* A failure's text while it is composed: an inner failure ("cannot read
+ * x.bin") is wrapped by its caller ("/buffers/0: ..."). The public entry
+ * points report the final text once, through their diagnostics sink
+ * (ze__asset_report). One line, NUL-terminated; empty when no error. */
+typedef struct ze__asset_error_t {
+    char message[ZE__ASSET_ERROR_MAX];
+} ze__asset_error_t;
+
+/* r != ZE_OK: report err's text (the result's name when empty) at ERROR.
+ * Returns r. */
+ze_result ze__asset_report(const ze_diag_sink_t *sink, ze_result r, const char *module,
+                           const char *subject, const ze__asset_error_t *err);
+
+/* The readers behind the public ones, with the text in *err. */
+ze_result ze__asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *out,
+                                ze__asset_error_t *err);
+ze_result ze__asset_zematerial_read(const void *text, size_t size, ze_zematerial_t *out,
+                                    ze__asset_error_t *err);
+ze_result ze__asset_zetex_read(const void *data, size_t size, ze_tex_view_t *out,
+                               ze__asset_error_t *err);
+ze_result ze__asset_zenvmap_read(const void *data, size_t size, ze_tex_view_t *out,
+                                 ze__asset_error_t *err);
+
 #define ZE__TRY(expr)              \
     do {                           \
         ze_result ze__r_ = (expr); \
@@ -66,13 +91,13 @@ typedef struct ze__pixels_t {
 } ze__pixels_t;
 ze_result ze__image_decode(const uint8_t *data, size_t size, ze_image_format format,
                            uint32_t max_dim, uint64_t max_bytes, ze_allocator_t alloc,
-                           ze__pixels_t *out, ze_asset_error_t *err);
+                           ze__pixels_t *out, ze__asset_error_t *err);
 void ze__pixels_release(ze__pixels_t *p);
 
 /* OBJ/FBX through assimp (src/asset/assimp.c) into the model the glTF
  * importer produces; files a material references are read into images. */
 ze_result ze__assimp_import(const char *path, ze_allocator_t alloc, uint64_t max_bytes,
-                            ze_model_t **out, ze_asset_error_t *err);
+                            ze_model_t **out, ze__asset_error_t *err);
 
 /* ------------------------------------------------------------ glTF context */
 
@@ -118,7 +143,7 @@ typedef struct ze__gl_accessor_t {
 
 typedef struct ze__gl_ctx_t {
     ze__astore_t *store;
-    ze_asset_error_t *err;
+    ze__asset_error_t *err;
     char path[256];
     size_t path_len;
     const char *base_dir;
@@ -241,7 +266,7 @@ static inline float ze__rd_f32le(const uint8_t *p)
     return f;
 }
 
-void ze__asset_error_set(ze_asset_error_t *err, const char *fmt, ...)
+void ze__asset_error_set(ze__asset_error_t *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* `s` ends with the lower-case `suffix`, ASCII case ignored in `s` (types.c;

@@ -19,7 +19,7 @@ ze_allocator_t ze__asset_alloc_or_default(ze_allocator_t a)
     return a.fn ? a : ze_mem_system_allocator();
 }
 
-void ze__asset_error_set(ze_asset_error_t *err, const char *fmt, ...)
+void ze__asset_error_set(ze__asset_error_t *err, const char *fmt, ...)
 {
     if (!err)
         return;

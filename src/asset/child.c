@@ -61,7 +61,7 @@ struct ze__child_t {
     size_t out_len, out_cap;
     size_t err_len;
     char err_tail[ZE__CHILD_STDERR_KEEP + 1];
-    char reason[ZE_ASSET_ERROR_MAX];
+    char reason[ZE__ASSET_ERROR_MAX];
 };
 
 /* --------------------------------------------------------------- the child */
@@ -170,7 +170,7 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-static ze_result make_pipe(int *r, int *w, ze_asset_error_t *err)
+static ze_result make_pipe(int *r, int *w, ze__asset_error_t *err)
 {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) {
@@ -216,7 +216,7 @@ static void plan_limits(ze__child_plan_t *p, const ze__child_desc_t *desc)
         p->max_fd = cur.rlim_cur > 65536 ? 65536 : (int)cur.rlim_cur;
 }
 
-ze_result ze__child_spawn(const ze__child_desc_t *desc, ze__child_t **out, ze_asset_error_t *err)
+ze_result ze__child_spawn(const ze__child_desc_t *desc, ze__child_t **out, ze__asset_error_t *err)
 {
     ZE_CHECK(desc && out && desc->argv && desc->argv[0], ZE_ERR_INVALID_ARG);
     *out = NULL;
@@ -400,7 +400,7 @@ static bool mentions_memory(const char *line)
 
 static void make_reason(ze__child_t *c, uint64_t cpu_us)
 {
-    char line[ZE_ASSET_ERROR_MAX];
+    char line[ZE__ASSET_ERROR_MAX];
     last_line(c, line, sizeof line);
     char *r = c->reason;
     const size_t cap = sizeof c->reason;

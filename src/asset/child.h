@@ -14,7 +14,7 @@
  */
 #ifndef ZE_ASSET_CHILD_H
 #define ZE_ASSET_CHILD_H
-#include "zengine/asset.h"
+#include "asset/asset_internal.h"
 
 enum {
     ZE__CHILD_STDOUT_MAX = 16 << 20, /* more is a protocol error (child killed) */
@@ -47,7 +47,7 @@ typedef struct ze__child_t ze__child_t;
  * child dies with its parent via PR_SET_PDEATHSIG). ZE_ERR_IO with a reason
  * in err when the process cannot be started; an exec failure (missing
  * program) shows up later as exit code 127 with a stderr line. */
-ze_result ze__child_spawn(const ze__child_desc_t *desc, ze__child_t **out, ze_asset_error_t *err);
+ze_result ze__child_spawn(const ze__child_desc_t *desc, ze__child_t **out, ze__asset_error_t *err);
 
 /* Never blocks: drains the pipes, checks the pidfd, enforces the deadline
  * and the output cap. Returns the outcome (RUNNING until the child is reaped;
@@ -69,7 +69,7 @@ typedef struct ze__child_result_t {
     /* One line for a log or a Failed state: "exit status 1: <last stderr
        line>", "killed by SIGSEGV (crash)", "killed by SIGABRT: <line>
        (memory limit 64 MiB)", "timed out after 1000 ms", ... */
-    char reason[ZE_ASSET_ERROR_MAX];
+    char reason[ZE__ASSET_ERROR_MAX];
 } ze__child_result_t;
 
 /* Valid once poll returned something other than RUNNING; pointers live

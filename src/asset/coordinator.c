@@ -28,6 +28,7 @@ typedef struct import_t {
     /* in-process mode: filled by the job, read on the main thread */
     ze_cook_result_t cook;
     ze_result cook_rc;
+    ze_diag_capture_t cook_diag; /* an in-process cook's failure */
     char host_source[PATH_MAX];
     char host_out[PATH_MAX];
     ze_import_coordinator_t *owner;
@@ -37,7 +38,7 @@ typedef struct import_t {
 typedef struct outcome_t {
     bool ok;
     bool crashed, timed_out;
-    char reason[ZE_ASSET_ERROR_MAX];
+    char reason[ZE__ASSET_ERROR_MAX];
     uint32_t count;
     const char **artifacts; /* file names in out_dir */
     ze_uuid_t *uuids;
@@ -64,11 +65,6 @@ struct ze_import_coordinator_t {
     ze_import_stats_t stats;
 };
 
-static void log_warn(const char *fmt, const char *a, const char *b)
-{
-    ze_log(ZE_LOG_WARN, "asset", fmt, a, b);
-}
-
 /* ------------------------------------------------------------ helpers */
 
 static ze_uuid_t file_uuid(const char *vfs_path)
@@ -81,9 +77,9 @@ static ze_uuid_t file_uuid(const char *vfs_path)
 static ze_result hash_file(ze_vfs_t *vfs, const char *path, ze_allocator_t a, uint64_t *out)
 {
     ze_vfs_buffer_t b;
-    ze_vfs_error e = ze_vfs_read_file(vfs, path, a, &b);
-    if (e != ZE_VFS_OK)
-        return ze_vfs_error_result(e);
+    ze_result e = ze_vfs_read_file(vfs, path, a, &b);
+    if (e != ZE_OK)
+        return e;
     *out = ze_hash64(b.data, b.size, 0) | 1u; /* 0 means "none" in a meta */
     ze_vfs_buffer_free(&b);
     return ZE_OK;
@@ -158,7 +154,8 @@ static void on_state(void *user, const ze_asset_info_t *info, ze_asset_state old
     }
     ze_uuid_t u = info->uuid;
     if (enqueue(ic, u, ZE_IMPORT_BACKGROUND) != ZE_OK)
-        log_warn("re-import of %s not queued: %s", info->path, "out of memory");
+        ze_diag(&ic->desc.diag, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "asset", info->path,
+                "re-import not queued: out of memory");
 }
 
 /* ------------------------------------------------------ watcher events */
@@ -189,8 +186,8 @@ static void on_vfs_event(void *user, const ze_vfs_event_t *ev)
                 (void)ze_asset_registry_set_state(reg, u, ZE_ASSET_STATE_FAILED,
                                                   "source deleted; the previous artifacts stay "
                                                   "in use");
-                ze_log(ZE_LOG_WARN, "asset", "%s was deleted; its cooked data stays in use",
-                       ev->path->str);
+                ze_diag(&ic->desc.diag, ZE_LOG_WARN, ZE_OK, "asset", ev->path->str,
+                        "source deleted; its cooked data stays in use");
             }
         }
         break;
@@ -240,14 +237,14 @@ ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
 {
     ZE_CHECK(desc && out && desc->mem && desc->vfs && desc->registry, ZE_ERR_INVALID_ARG);
     if (desc->mode == ZE_IMPORT_IN_PROCESS && !desc->in_process_cook) {
-        ze_log(ZE_LOG_ERROR, "asset",
-               "import coordinator: in-process imports need desc.in_process_cook (ze_asset_cook "
-               "of zengine::cook)");
+        ze_diag(&desc->diag, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "asset", "import coordinator",
+                "in-process imports need desc.in_process_cook (ze_asset_cook of zengine::cook)");
         return ZE_ERR_INVALID_ARG;
     }
     *out = NULL;
     if (!ze_vfs_cache_enabled(desc->vfs)) {
-        ze_log(ZE_LOG_ERROR, "asset", "imports need a writable /cache");
+        ze_diag(&desc->diag, ZE_LOG_ERROR, ZE_ERR_STATE, "asset", "import coordinator",
+                "imports need a writable /cache");
         return ZE_ERR_STATE;
     }
     ze_allocator_t a = ze_mem_owner_allocator(desc->mem, ZE_MEM_OWNER_IMPORT);
@@ -287,9 +284,9 @@ ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
     if (r == ZE_OK)
         r = ze_asset_registry_listen(desc->registry, on_state, ic);
     if (r == ZE_OK && desc->watch) {
-        ze_vfs_error e = ze_vfs_subscribe(desc->vfs, on_vfs_event, ic, &ic->sub);
-        r = ze_vfs_error_result(e);
-        ic->subscribed = e == ZE_VFS_OK;
+        ze_result e = ze_vfs_subscribe(desc->vfs, on_vfs_event, ic, &ic->sub);
+        r = e;
+        ic->subscribed = e == ZE_OK;
     }
     if (r != ZE_OK) {
         ze_import_coordinator_destroy(ic);
@@ -365,9 +362,9 @@ ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_u
 {
     ZE_CHECK(ic && path, ZE_ERR_INVALID_ARG);
     ze_path_t p;
-    ze_vfs_error ve = ze_path_make(path, &p);
-    if (ve != ZE_VFS_OK)
-        return ze_vfs_error_result(ve);
+    ze_result ve = ze_path_make(path, &p);
+    if (ve != ZE_OK)
+        return ve;
     const char *importer = ze_asset_importer_for(p.str);
     if (!importer)
         return ZE_ERR_UNSUPPORTED;
@@ -387,18 +384,17 @@ ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_u
         return ZE_ERR_NOT_FOUND;
     ze_vfs_meta_t m;
     ze_vfs_meta_init(&m, ic->alloc);
-    ze_vfs_meta_diag_t diag;
-    ve = ze_vfs_meta_read(ic->desc.vfs, p.str, &m, &diag);
+    ve = ze_vfs_meta_read(ic->desc.vfs, p.str, &m);
     bool fresh = false;
-    if (ve == ZE_VFS_ERR_PARSE && diag.uuid_recovered) {
+    if (ve == ZE_ERR_PARSE && m.uuid_recovered) {
         u = m.uuid;
         ze_vfs_meta_free(&m);
         m.uuid = u;
         fresh = true;
-    } else if (ve != ZE_VFS_OK) {
-        if (ve != ZE_VFS_ERR_NOT_FOUND)
-            ze_log(ZE_LOG_WARN, "asset", "%s: unusable sidecar (%s); the file gets a new uuid",
-                   p.str, diag.reason[0] ? diag.reason : ze_vfs_error_str(ve));
+    } else if (ve != ZE_OK) {
+        if (ve != ZE_ERR_NOT_FOUND)
+            ze_diag(&ic->desc.diag, ZE_LOG_WARN, ve, "asset", p.str,
+                    "unusable sidecar (%s); the file gets a new uuid", ze_result_str(ve));
         ze_vfs_meta_free(&m);
         m.uuid = ze_uuid_v4();
         fresh = true;
@@ -406,9 +402,9 @@ ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_u
     if (fresh) {
         snprintf(m.importer, sizeof m.importer, "%s", importer);
         ve = ze_vfs_meta_write(ic->desc.vfs, p.str, &m);
-        if (ve != ZE_VFS_OK)
-            ze_log(ZE_LOG_WARN, "asset", "%s: cannot write its sidecar (%s)", p.str,
-                   ze_vfs_error_str(ve));
+        if (ve != ZE_OK)
+            ze_diag(&ic->desc.diag, ZE_LOG_WARN, ve, "asset", p.str,
+                    "cannot write its sidecar (%s)", ze_result_str(ve));
     }
     u = m.uuid;
     ze_result r = ze_asset_registry_put(reg, u, ZE_ASSET_TYPE_SOURCE, u, p.str);
@@ -536,10 +532,11 @@ static void outcome_from_json(outcome_t *o, const char *text, size_t len)
     json_decref(root);
 }
 
-static void outcome_from_cook(outcome_t *o, const ze_cook_result_t *c, ze_result rc)
+static void outcome_from_cook(outcome_t *o, const ze_cook_result_t *c, ze_result rc,
+                              const ze_diag_capture_t *diag)
 {
     if (rc != ZE_OK) {
-        outcome_fail(o, "%s", c->error.message[0] ? c->error.message : ze_result_str(rc));
+        outcome_fail(o, "%s", diag->last_message[0] ? diag->last_message : ze_result_str(rc));
         return;
     }
     o->ok = true;
@@ -566,7 +563,7 @@ static bool del_entry(void *user, const ze_vfs_dirent_t *e)
 {
     del_ctx_t *c = user;
     ze_path_t base, p;
-    if (ze_path_make(c->dir, &base) != ZE_VFS_OK || ze_path_join(&base, e->name, &p) != ZE_VFS_OK)
+    if (ze_path_make(c->dir, &base) != ZE_OK || ze_path_join(&base, e->name, &p) != ZE_OK)
         return true;
     if (c->keep && strcmp(p.str, c->keep) == 0)
         return true;
@@ -598,8 +595,7 @@ static void record_success(ze_import_coordinator_t *ic, import_t *im, const outc
     ze_vfs_t *vfs = ic->desc.vfs;
     ze_vfs_meta_t m;
     ze_vfs_meta_init(&m, ic->alloc);
-    ze_vfs_meta_diag_t diag;
-    if (ze_vfs_meta_read(vfs, im->path.str, &m, &diag) != ZE_VFS_OK)
+    if (ze_vfs_meta_read(vfs, im->path.str, &m) != ZE_OK)
         ze_vfs_meta_free(&m);
     m.uuid = im->source;
     snprintf(m.importer, sizeof m.importer, "%s", im->importer);
@@ -625,7 +621,7 @@ static void record_success(ze_import_coordinator_t *ic, import_t *im, const outc
     }
     for (uint32_t i = 0; i < o->count; i++) {
         ze_path_t ap;
-        if (ze_path_join(&im->out_dir, o->artifacts[i], &ap) != ZE_VFS_OK)
+        if (ze_path_join(&im->out_dir, o->artifacts[i], &ap) != ZE_OK)
             continue;
         (void)ze_vfs_meta_add_artifact(&m, ap.str);
         (void)ze_vfs_meta_add_sub_asset(&m, o->uuids[i]);
@@ -637,7 +633,7 @@ static void record_success(ze_import_coordinator_t *ic, import_t *im, const outc
     ze_path_t folder = ze_path_parent(&im->path);
     for (uint32_t i = 0; i < o->dep_count; i++) {
         ze_path_t dp;
-        if (ze_path_join(&folder, o->deps[i], &dp) != ZE_VFS_OK)
+        if (ze_path_join(&folder, o->deps[i], &dp) != ZE_OK)
             continue;
         ze_uuid_t du;
         if (!ze_asset_registry_find_path(reg, dp.str, &du)) {
@@ -647,10 +643,10 @@ static void record_success(ze_import_coordinator_t *ic, import_t *im, const outc
         }
         (void)ze_asset_registry_add_dependency(reg, im->source, du);
     }
-    ze_vfs_error ve = ze_vfs_meta_write(vfs, im->path.str, &m);
-    if (ve != ZE_VFS_OK)
-        ze_log(ZE_LOG_WARN, "asset", "%s: cannot write its sidecar (%s)", im->path.str,
-               ze_vfs_error_str(ve));
+    ze_result ve = ze_vfs_meta_write(vfs, im->path.str, &m);
+    if (ve != ZE_OK)
+        ze_diag(&ic->desc.diag, ZE_LOG_WARN, ve, "asset", im->path.str,
+                "cannot write its sidecar (%s)", ze_result_str(ve));
     ze_vfs_meta_free(&m);
     sweep_old_imports(ic, im->source, im->out_dir.str);
 }
@@ -670,7 +666,9 @@ static void finish_import(ze_import_coordinator_t *ic, import_t *im, outcome_t *
         ic->stats.timed_out += o->timed_out;
         delete_tree_files(ic->desc.vfs, im->out_dir.str);
         (void)ze_vfs_delete(ic->desc.vfs, im->out_dir.str);
-        ze_log(ZE_LOG_WARN, "asset", "import of %s failed: %s", im->path.str, o->reason);
+        ze_diag(&ic->desc.diag, ZE_LOG_ERROR,
+                o->crashed || o->timed_out ? ZE_ERR_INTERNAL : ZE_ERR_PARSE, "asset", im->path.str,
+                "import failed: %s", o->reason);
     }
     if (!known)
         return;
@@ -703,7 +701,7 @@ static void in_process_done(void *ctx)
     ze_import_coordinator_t *ic = im->owner;
     outcome_t o;
     outcome_init(&o, ic->alloc);
-    outcome_from_cook(&o, &im->cook, im->cook_rc);
+    outcome_from_cook(&o, &im->cook, im->cook_rc, &im->cook_diag);
     remove_running(ic, im);
     finish_import(ic, im, &o);
     ze__astore_release(&o.store);
@@ -713,12 +711,16 @@ static void in_process_done(void *ctx)
 static void cook_job(void *ctx)
 {
     import_t *im = ctx;
-    ze_cook_desc_t d = {
-        .source = im->host_source, .out_dir = im->host_out, .source_uuid = im->source};
+    memset(&im->cook_diag, 0, sizeof im->cook_diag);
+    ze_cook_desc_t d = {.source = im->host_source,
+                        .out_dir = im->host_out,
+                        .source_uuid = im->source,
+                        .diag = ze_diag_capture_sink(&im->cook_diag)};
     ze_result r = im->owner->desc.in_process_cook(&d, &im->cook);
     __atomic_store_n(&im->cook_rc, r, __ATOMIC_RELEASE);
     if (ze_main_scheduler_post(im->owner->scheduler, in_process_done, im) != ZE_OK)
-        ze_log(ZE_LOG_ERROR, "asset", "scheduler full: import of %s completes late", im->path.str);
+        ze_diag(&im->owner->desc.diag, ZE_LOG_ERROR, ZE_ERR_FULL, "asset", im->path.str,
+                "scheduler full: the import completes late");
 }
 
 static void child_done(ze_import_coordinator_t *ic, import_t *im)
@@ -766,14 +768,14 @@ static ze_result start_import(ze_import_coordinator_t *ic, ze_uuid_t u)
     ic->stats.started++;
     outcome_t o;
     outcome_init(&o, ic->alloc);
-    ze_vfs_error ve = ze_vfs_mkdirs(vfs, dir);
-    if (ve == ZE_VFS_OK)
+    ze_result ve = ze_vfs_mkdirs(vfs, dir);
+    if (ve == ZE_OK)
         ve = ze_vfs_host_path(vfs, dir, im->host_out, sizeof im->host_out);
-    if (ve != ZE_VFS_OK) {
-        outcome_fail(&o, "cannot prepare the artifact folder: %s", ze_vfs_error_str(ve));
+    if (ve != ZE_OK) {
+        outcome_fail(&o, "cannot prepare the artifact folder: %s", ze_result_str(ve));
     } else if ((ve = ze_vfs_host_path(vfs, info.path, im->host_source, sizeof im->host_source)) !=
-               ZE_VFS_OK) {
-        outcome_fail(&o, "source unavailable: %s", ze_vfs_error_str(ve));
+               ZE_OK) {
+        outcome_fail(&o, "source unavailable: %s", ze_result_str(ve));
     } else if (ze_array_push(&ic->running, &im) != ZE_OK) {
         outcome_fail(&o, "out of memory%s", "");
     } else if (ic->desc.mode == ZE_IMPORT_IN_PROCESS) {
@@ -793,7 +795,7 @@ static ze_result start_import(ze_import_coordinator_t *ic, ze_uuid_t u)
                                .memory_limit = ic->desc.memory_limit,
                                .cpu_seconds = ic->desc.cpu_seconds,
                                .timeout_ms = ic->desc.timeout_ms};
-        ze_asset_error_t err = {{0}};
+        ze__asset_error_t err = {{0}};
         im->owner = ic;
         if (ze__child_spawn(&cd, &im->child, &err) == ZE_OK) {
             ze__astore_release(&o.store);

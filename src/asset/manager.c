@@ -33,7 +33,7 @@ typedef struct load_t {
     ze_asset_type type;
     ze_path_t path;
     ze_result rc;
-    char reason[ZE_PATH_CAPACITY + ZE_ASSET_ERROR_MAX + 8];
+    char reason[ZE_PATH_CAPACITY + ZE__ASSET_ERROR_MAX + 8];
     ze_asset_data_t data;
     ze_vfs_buffer_t buf;
 } load_t;
@@ -60,22 +60,22 @@ static am_entry_t *find(const ze_asset_manager_t *am, ze_uuid_t u)
 
 static ze_result validate(load_t *l)
 {
-    ze_asset_error_t err = {{0}};
+    ze__asset_error_t err = {{0}};
     ze_result r = ZE_OK;
     const void *d = l->buf.data;
     size_t n = l->buf.size;
     switch (l->type) {
     case ZE_ASSET_TYPE_MESH:
-        r = ze_asset_zemesh_read(d, n, &l->data.as.mesh, &err);
+        r = ze__asset_zemesh_read(d, n, &l->data.as.mesh, &err);
         break;
     case ZE_ASSET_TYPE_MATERIAL:
-        r = ze_asset_zematerial_read(d, n, &l->data.as.material, &err);
+        r = ze__asset_zematerial_read(d, n, &l->data.as.material, &err);
         break;
     case ZE_ASSET_TYPE_TEXTURE:
-        r = ze_asset_zetex_read(d, n, &l->data.as.texture, &err);
+        r = ze__asset_zetex_read(d, n, &l->data.as.texture, &err);
         break;
     case ZE_ASSET_TYPE_ENVMAP:
-        r = ze_asset_zenvmap_read(d, n, &l->data.as.texture, &err);
+        r = ze__asset_zenvmap_read(d, n, &l->data.as.texture, &err);
         break;
     case ZE_ASSET_TYPE_SCENE: {
         json_error_t je;
@@ -107,11 +107,11 @@ static void load_done(void *ctx);
 static void load_job(void *ctx)
 {
     load_t *l = ctx;
-    ze_vfs_error ve = ze_vfs_read_file(l->am->desc.vfs, l->path.str, l->am->alloc, &l->buf);
-    if (ve != ZE_VFS_OK) {
-        l->rc = ze_vfs_error_result(ve);
+    ze_result ve = ze_vfs_read_file(l->am->desc.vfs, l->path.str, l->am->alloc, &l->buf);
+    if (ve != ZE_OK) {
+        l->rc = ve;
         snprintf(l->reason, sizeof l->reason, "%.*s: %s", (int)l->path.len, l->path.str,
-                 ze_vfs_error_str(ve));
+                 ze_result_str(ve));
     } else {
         l->rc = validate(l);
     }
@@ -197,11 +197,12 @@ static void load_done(void *ctx)
         ze_asset_registry_get(reg, l->uuid, &info);
         if (e->has_data) {
             /* keep what works; say why the new one did not load */
-            ze_log(ZE_LOG_WARN, "asset", "reload failed, previous data stays: %s", l->reason);
+            ze_diag(&am->desc.diag, ZE_LOG_WARN, l->rc, "asset", "",
+                    "reload failed, previous data stays: %s", l->reason);
             if (info.state == ZE_ASSET_STATE_STALE)
                 (void)ze_asset_registry_set_state(reg, l->uuid, ZE_ASSET_STATE_LOADED, NULL);
         } else {
-            ze_log(ZE_LOG_WARN, "asset", "load failed: %s", l->reason);
+            ze_diag(&am->desc.diag, ZE_LOG_ERROR, l->rc, "asset", "", "load failed: %s", l->reason);
             (void)ze_asset_registry_set_state(reg, l->uuid, ZE_ASSET_STATE_FAILED, l->reason);
         }
         ze_free(am->alloc, l, sizeof *l);

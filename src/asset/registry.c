@@ -522,7 +522,7 @@ void ze__registry_sources_within(const ze_asset_registry_t *reg, const ze_path_t
     for (uint32_t i = 0; reg && i < reg->entries.count; i++) {
         const reg_entry_t *e = entry_at(reg, i);
         ze_path_t p;
-        if (e->type != ZE_ASSET_TYPE_SOURCE || ze_path_make(e->path, &p) != ZE_VFS_OK ||
+        if (e->type != ZE_ASSET_TYPE_SOURCE || ze_path_make(e->path, &p) != ZE_OK ||
             !ze_path_is_within(&p, dir))
             continue;
         if (ze_array_push(out, &e->uuid) != ZE_OK)

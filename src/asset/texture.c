@@ -97,9 +97,9 @@ float ze_asset_f16_to_f32(uint16_t h)
     } while (0)
 
 static ze_result tex_read(const char *what, const uint8_t magic[8], uint32_t version,
-                          const void *data, size_t size, ze_tex_view_t *out, ze_asset_error_t *err)
+                          const void *data, size_t size, ze_tex_view_t *out, ze__asset_error_t *err)
 {
-    ze_asset_error_t scratch;
+    ze__asset_error_t scratch;
     if (!err)
         err = &scratch;
     err->message[0] = 0;
@@ -173,14 +173,14 @@ static ze_result tex_read(const char *what, const uint8_t magic[8], uint32_t ver
     return ZE_OK;
 }
 
-ze_result ze_asset_zetex_read(const void *data, size_t size, ze_tex_view_t *out,
-                              ze_asset_error_t *err)
+ze_result ze__asset_zetex_read(const void *data, size_t size, ze_tex_view_t *out,
+                               ze__asset_error_t *err)
 {
     return tex_read("zetex", g_zetex_magic, ZE_ZETEX_VERSION, data, size, out, err);
 }
 
-ze_result ze_asset_zenvmap_read(const void *data, size_t size, ze_tex_view_t *out,
-                                ze_asset_error_t *err)
+ze_result ze__asset_zenvmap_read(const void *data, size_t size, ze_tex_view_t *out,
+                                 ze__asset_error_t *err)
 {
     return tex_read("zenvmap", g_zenvmap_magic, ZE_ZENVMAP_VERSION, data, size, out, err);
 }

@@ -34,7 +34,7 @@ const char *const ze__zematerial_alpha[3] = {"opaque", "mask", "blend"};
 /* ----------------------------------------------------------------- reader */
 
 typedef struct rd_t {
-    ze_asset_error_t *err;
+    ze__asset_error_t *err;
 } rd_t;
 
 static ze_result rfail(rd_t *r, const char *path, const char *msg)
@@ -213,10 +213,10 @@ static ze_result rd_material(rd_t *r, json_t *o, ze_zematerial_t *m)
     return ZE_OK;
 }
 
-ze_result ze_asset_zematerial_read(const void *text, size_t size, ze_zematerial_t *out,
-                                   ze_asset_error_t *err)
+ze_result ze__asset_zematerial_read(const void *text, size_t size, ze_zematerial_t *out,
+                                    ze__asset_error_t *err)
 {
-    ze_asset_error_t scratch;
+    ze__asset_error_t scratch;
     if (!err)
         err = &scratch;
     err->message[0] = 0;

@@ -136,7 +136,7 @@ static uint32_t index_spread(const uint32_t *ix, size_t n, uint32_t lo)
  * order (and with the messages) of the format's checks. Only reads inside
  * the `size` bytes, so it may run before the checksum is verified. */
 static ze_result check_layout(const uint8_t *b, size_t size, bool check_indices,
-                              ze_zemesh_view_t *out, ze_asset_error_t *err)
+                              ze_zemesh_view_t *out, ze__asset_error_t *err)
 {
     ze_zemesh_view_t v;
     memset(&v, 0, sizeof v);
@@ -265,10 +265,10 @@ static uint64_t hash_and_check_indices(const uint8_t *b, size_t len, const ze_ze
     return XXH3_64bits_digest(&st);
 }
 
-ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *out,
-                               ze_asset_error_t *err)
+ze_result ze__asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *out,
+                                ze__asset_error_t *err)
 {
-    ze_asset_error_t scratch;
+    ze__asset_error_t scratch;
     if (!err)
         err = &scratch;
     err->message[0] = 0;
@@ -295,7 +295,7 @@ ze_result ze_asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t *
              (unsigned long long)declared, size);
     uint64_t sum = ze__rd_u64le(b + size - CHECKSUM_SIZE);
     ze_zemesh_view_t v;
-    ze_asset_error_t layout_err;
+    ze__asset_error_t layout_err;
     /* A sound layout (checked first, its verdict kept for after the
        checksum) allows the one fused pass; otherwise hash, then report what
        the checks in their order find. A bad checksum wins either way. */

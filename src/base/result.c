@@ -26,6 +26,14 @@ const char *ze_result_str(ze_result r)
         [ZE_ERR_TIMEOUT] = "timed out",
         [ZE_ERR_FAULT_INJECTED] = "injected fault",
         [ZE_ERR_INTERNAL] = "internal error",
+        [ZE_ERR_PATH_ESCAPE] = "path escapes its root",
+        [ZE_ERR_TOO_LONG] = "too long",
+        [ZE_ERR_NOT_DIR] = "not a directory",
+        [ZE_ERR_IS_DIR] = "is a directory",
+        [ZE_ERR_NOT_EMPTY] = "directory not empty",
+        [ZE_ERR_READ_ONLY] = "read-only",
+        [ZE_ERR_CROSS_MOUNT] = "rename across mounts",
+        [ZE_ERR_LOOP] = "too many symbolic links",
     };
     if ((unsigned)r >= ZE_RESULT_COUNT || !names[r])
         return "unknown result";

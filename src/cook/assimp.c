@@ -47,7 +47,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 _Static_assert(sizeof(ai_real) == sizeof(float), "assimp built with single precision");
@@ -62,7 +62,7 @@ enum {
 
 typedef struct ai_ctx_t {
     ze__astore_t *store;
-    ze_asset_error_t *err;
+    ze__asset_error_t *err;
     const struct aiScene *scene;
     ze_model_t *model;
     char dir[PATH_MAX];
@@ -782,7 +782,7 @@ static ze_result convert(ai_ctx_t *c)
 }
 
 ze_result ze__assimp_import(const char *path, ze_allocator_t alloc, uint64_t max_bytes,
-                            ze_model_t **out, ze_asset_error_t *err)
+                            ze_model_t **out, ze__asset_error_t *err)
 {
     *out = NULL;
     max_bytes = max_bytes ? max_bytes : DEFAULT_MAX_BYTES;

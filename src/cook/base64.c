@@ -2,7 +2,7 @@
  * Strict: the length is a multiple of 4, '=' appears only as one or two
  * final padding characters, and nothing outside the alphabet is accepted
  * (no whitespace, no URL-safe alphabet). */
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 size_t ze__base64_max(size_t len)

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 #include "cook/scene_out.h"
 
@@ -28,7 +28,7 @@ static const char *base_name(const char *path)
 }
 
 /* mkdir -p; `created` tells whether the last component was made here. */
-static ze_result make_dirs(const char *dir, bool *created, ze_asset_error_t *err)
+static ze_result make_dirs(const char *dir, bool *created, ze__asset_error_t *err)
 {
     char buf[PATH_MAX];
     size_t n = strlen(dir);
@@ -84,7 +84,7 @@ static ze_result write_all(int fd, const void *data, size_t size)
     return ZE_OK;
 }
 
-static ze_result write_temp(artifact_t *a, const void *data, size_t size, ze_asset_error_t *err)
+static ze_result write_temp(artifact_t *a, const void *data, size_t size, ze__asset_error_t *err)
 {
     int fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -125,7 +125,7 @@ typedef struct cook_ctx_t {
     ze_cook_result_t *out;
     ze__astore_t *store;
     ze_allocator_t alloc;
-    ze_asset_error_t *err;
+    ze__asset_error_t *err;
     char stem[NAME_MAX + 1];
     char tmp_prefix[64];
     bool dir_ready, created_dir;
@@ -342,7 +342,7 @@ static ze_result copy_dependencies(cook_ctx_t *c, const ze_model_t *model)
 static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
 {
     ze_cook_result_t *out = c->out;
-    ze_asset_error_t *err = c->err;
+    ze__asset_error_t *err = c->err;
     out->source = model->stats;
     out->cooked.skipped_primitives = model->stats.skipped_primitives;
     ze_uuid_t *mat_ids =
@@ -375,7 +375,7 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
         /* The counts of what was written, read back from it (which also
            checks the writer against our own reader). */
         ze_zemesh_view_t v;
-        ze_result r = ze_asset_zemesh_read(bytes, size, &v, err);
+        ze_result r = ze__asset_zemesh_read(bytes, size, &v, err);
         if (r == ZE_OK)
             r = emit(c, "mesh", i, "zemesh", bytes, size);
         ze_free(c->alloc, bytes, size);
@@ -416,9 +416,9 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
                               .max_bytes = c->desc->max_bytes};
         uint8_t *bytes = NULL;
         size_t size = 0;
-        ze_asset_error_t ierr;
+        ze__asset_error_t ierr;
         ze_result r =
-            ze_asset_zetex_cook(img->data, img->size, tex_ids[i], &id, &bytes, &size, &ierr);
+            ze__asset_zetex_cook(img->data, img->size, tex_ids[i], &id, &bytes, &size, &ierr);
         if (r != ZE_OK) {
             ze__asset_error_set(err, "texture %u (image %d%s%s): %s", i, im, img->uri ? ", " : "",
                                 img->uri ? img->uri : "", ierr.message);
@@ -450,7 +450,7 @@ static ze_result cook_gltf(cook_ctx_t *c)
 {
     ze_model_t *model;
     ze_gltf_desc_t gd = {.alloc = c->alloc, .max_bytes = c->desc->max_bytes};
-    ZE__TRY(ze_asset_import_gltf_file(c->desc->source, &gd, &model, c->err));
+    ZE__TRY(ze__asset_import_gltf_file(c->desc->source, &gd, &model, c->err));
     c->out->source_hash = model->source_hash;
     ze_result r = cook_model(c, model);
     ze_asset_model_destroy(model);
@@ -486,8 +486,8 @@ static ze_result cook_image(cook_ctx_t *c, bool hdr)
     size_t n = 0;
     ze_uuid_t uuid = sub_uuid(c, hdr ? "envmap" : "texture", 0);
     c->out->source_hash = ze_hash64(data, size, 0) | 1u;
-    ze_result r = hdr ? ze_asset_zenvmap_cook(data, size, uuid, &id, &bytes, &n, c->err)
-                      : ze_asset_zetex_cook(data, size, uuid, &id, &bytes, &n, c->err);
+    ze_result r = hdr ? ze__asset_zenvmap_cook(data, size, uuid, &id, &bytes, &n, c->err)
+                      : ze__asset_zetex_cook(data, size, uuid, &id, &bytes, &n, c->err);
     free_source(c, data, size);
     if (r != ZE_OK)
         return r;
@@ -501,7 +501,7 @@ static ze_result cook_image(cook_ctx_t *c, bool hdr)
     return r;
 }
 
-ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
+static ze_result cook(const ze_cook_desc_t *desc, ze_cook_result_t *out, ze__asset_error_t *err)
 {
     ZE_CHECK(desc && out && desc->source && desc->out_dir, ZE_ERR_INVALID_ARG);
     memset(out, 0, sizeof *out);
@@ -522,14 +522,13 @@ ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
             if (strcmp(desc->importer, known[i]) == 0)
                 out->importer = known[i];
         if (!out->importer) {
-            ze__asset_error_set(&out->error,
-                                "unknown importer '%.64s' (one of gltf, assimp, image, hdr)",
+            ze__asset_error_set(err, "unknown importer '%.64s' (one of gltf, assimp, image, hdr)",
                                 desc->importer);
             return ZE_ERR_INVALID_ARG;
         }
     }
     if (!out->importer) {
-        ze__asset_error_set(&out->error,
+        ze__asset_error_set(err,
                             "no importer for '%s' (this build cooks .gltf, .glb, .obj, .fbx, .png, "
                             ".jpg, .jpeg, .tga and .hdr files)",
                             base_name(desc->source));
@@ -540,13 +539,13 @@ ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
     ze__astore_t *store = ze__astore_push(&tmp, sizeof *store, 16);
     if (!store) {
         ze__astore_release(&tmp);
-        ze__asset_error_set(&out->error, "out of memory");
+        ze__asset_error_set(err, "out of memory");
         return ZE_ERR_OUT_OF_MEMORY;
     }
     *store = tmp;
     out->storage_ = store;
 
-    cook_ctx_t c = {.desc = desc, .out = out, .store = store, .alloc = alloc, .err = &out->error};
+    cook_ctx_t c = {.desc = desc, .out = out, .store = store, .alloc = alloc, .err = err};
     /* stem: the file name without its extension */
     const char *bn = base_name(desc->source);
     const char *dot = strrchr(bn, '.');
@@ -561,4 +560,12 @@ ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
     else
         r = cook_image(&c, strcmp(out->importer, "hdr") == 0);
     return finish(&c, r);
+}
+
+ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out)
+{
+    ze__asset_error_t err = {{0}};
+    ze_result r = cook(desc, out, &err);
+    return ze__asset_report(desc ? &desc->diag : NULL, r, "cook",
+                            desc && desc->source ? desc->source : "", &err);
 }

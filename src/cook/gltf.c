@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 enum {
@@ -37,7 +37,7 @@ enum {
 
 ze_result ze__gl_fail(ze__gl_ctx_t *c, ze_result code, const char *fmt, ...)
 {
-    char msg[ZE_ASSET_ERROR_MAX];
+    char msg[ZE__ASSET_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -428,7 +428,7 @@ static ze_result add_dependency(ze__gl_ctx_t *c, const char *rel)
  * `what` says, or "the source file" when `what` is NULL (the caller knows
  * its path). */
 static ze_result read_file(ze__astore_t *store, const char *path, uint64_t max_bytes,
-                           uint8_t **data, size_t *size, ze_asset_error_t *err, const char *what)
+                           uint8_t **data, size_t *size, ze__asset_error_t *err, const char *what)
 {
     char label[PATH_MAX + 64];
     if (what)
@@ -655,7 +655,7 @@ ze_result ze__gl_load_uri(ze__gl_ctx_t *c, const char *uri, bool image, const ui
     uint64_t left = c->max_bytes > c->file_bytes ? c->max_bytes - c->file_bytes : 0;
     uint8_t *buf;
     size_t n;
-    ze_asset_error_t ferr;
+    ze__asset_error_t ferr;
     ze_result r = read_file(c->store, full, left, &buf, &n, &ferr, "");
     if (r != ZE_OK) {
         if (r == ZE_ERR_NOT_FOUND)
@@ -962,7 +962,7 @@ typedef enum { CONTAINER_AUTO, CONTAINER_GLB } container_hint;
 
 static ze_result import_bytes(const uint8_t *data, size_t size, const ze_gltf_desc_t *desc,
                               const char *base_dir, container_hint hint, ze__astore_t *store,
-                              ze_model_t **out, ze_asset_error_t *err)
+                              ze_model_t **out, ze__asset_error_t *err)
 {
     ze__gl_ctx_t *c = ze__astore_zero(store, sizeof *c, 16);
     ze_model_t *m = ze__astore_zero(store, sizeof *m, 16);
@@ -994,15 +994,15 @@ static ze_result import_bytes(const uint8_t *data, size_t size, const ze_gltf_de
     return ZE_OK;
 }
 
-static ze_asset_error_t *err_or_scratch(ze_asset_error_t *err, ze_asset_error_t *scratch)
+static ze__asset_error_t *err_or_scratch(ze__asset_error_t *err, ze__asset_error_t *scratch)
 {
     return err ? err : scratch;
 }
 
-ze_result ze_asset_import_gltf_memory(const void *data, size_t size, const ze_gltf_desc_t *desc,
-                                      ze_model_t **out, ze_asset_error_t *err)
+ze_result ze__asset_import_gltf_memory(const void *data, size_t size, const ze_gltf_desc_t *desc,
+                                       ze_model_t **out, ze__asset_error_t *err)
 {
-    ze_asset_error_t scratch;
+    ze__asset_error_t scratch;
     err = err_or_scratch(err, &scratch);
     err->message[0] = 0;
     ZE_CHECK(out != NULL && (data != NULL || size == 0), ZE_ERR_INVALID_ARG);
@@ -1029,10 +1029,10 @@ ze_result ze_asset_import_gltf_memory(const void *data, size_t size, const ze_gl
     return r;
 }
 
-ze_result ze_asset_import_gltf_file(const char *path, const ze_gltf_desc_t *desc, ze_model_t **out,
-                                    ze_asset_error_t *err)
+ze_result ze__asset_import_gltf_file(const char *path, const ze_gltf_desc_t *desc, ze_model_t **out,
+                                     ze__asset_error_t *err)
 {
-    ze_asset_error_t scratch;
+    ze__asset_error_t scratch;
     err = err_or_scratch(err, &scratch);
     err->message[0] = 0;
     ZE_CHECK(path != NULL && out != NULL, ZE_ERR_INVALID_ARG);

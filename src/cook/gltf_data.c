@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 enum {

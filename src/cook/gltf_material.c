@@ -1,7 +1,7 @@
 /* glTF images (loaded and checked structurally, not decoded), samplers,
  * textures and PBR metallic-roughness materials with their texture
  * references, KHR_texture_transform and KHR_materials_emissive_strength. */
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 /* ------------------------------------------------------------------ images */

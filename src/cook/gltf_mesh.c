@@ -7,7 +7,7 @@
  * skipped and carry no data. */
 #include <math.h>
 
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 enum {

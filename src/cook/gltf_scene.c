@@ -4,7 +4,7 @@
  * animation formats come with later slices). */
 #include <math.h>
 
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 enum { CT_BYTE = 5120, CT_UBYTE = 5121, CT_SHORT = 5122, CT_USHORT = 5123, CT_FLOAT = 5126 };

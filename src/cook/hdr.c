@@ -22,7 +22,7 @@
  */
 #include <math.h>
 
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 enum { LINE_MAX_BYTES = 4096, HEADER_MAX_BYTES = 64 * 1024, DEFAULT_MAX_BYTES = 1 << 30 };
@@ -85,7 +85,7 @@ static bool expect(const char *line, size_t len, size_t *i, const char *s)
         return (code);                                 \
     } while (0)
 
-static ze_result read_header(const uint8_t *b, size_t size, size_t *pos, ze_asset_error_t *err)
+static ze_result read_header(const uint8_t *b, size_t size, size_t *pos, ze__asset_error_t *err)
 {
     const char *line;
     size_t len;
@@ -125,7 +125,7 @@ static void rgbe_to_float(const uint8_t *p, float *o)
 
 /* One scanline of w pixels into rgbe[w * 4]. */
 static ze_result read_scanline(const uint8_t *b, size_t size, size_t *pos, uint32_t w, uint32_t y,
-                               uint8_t *rgbe, ze_asset_error_t *err)
+                               uint8_t *rgbe, ze__asset_error_t *err)
 {
     size_t p = *pos;
     if (size - p < 4)
@@ -176,10 +176,10 @@ static ze_result read_scanline(const uint8_t *b, size_t size, size_t *pos, uint3
     return ZE_OK;
 }
 
-ze_result ze_asset_hdr_decode(const void *data, size_t size, const ze_image_desc_t *desc,
-                              ze_hdr_image_t *out, ze_asset_error_t *err)
+ze_result ze__asset_hdr_decode(const void *data, size_t size, const ze_image_desc_t *desc,
+                               ze_hdr_image_t *out, ze__asset_error_t *err)
 {
-    ze_asset_error_t scratch;
+    ze__asset_error_t scratch;
     if (!err)
         err = &scratch;
     err->message[0] = 0;

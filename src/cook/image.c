@@ -3,7 +3,7 @@
  * and CRCs from IHDR to IEND, a JPEG's marker walk from SOI through the
  * scans to EOI. Enough to reject truncated and garbled files at import and
  * to report dimensions. */
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 static uint32_t rd_u32be(const uint8_t *p)

@@ -140,7 +140,7 @@ static void put_entity(ze_scene_writer_t *s, const ze_model_t *m, ze_uuid_t sour
 
 ze_result ze__scene_write(const ze_model_t *model, ze_uuid_t source_uuid,
                           const ze_uuid_t *mesh_uuids, ze_allocator_t alloc, ze_byte_writer_t *out,
-                          uint32_t *entities, ze_asset_error_t *err)
+                          uint32_t *entities, ze__asset_error_t *err)
 {
     const uint32_t n = model->node_count;
     *entities = 0;

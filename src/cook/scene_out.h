@@ -14,6 +14,6 @@
  * `out` grows from its own allocator; *entities gets the entity count. */
 ze_result ze__scene_write(const ze_model_t *model, ze_uuid_t source_uuid,
                           const ze_uuid_t *mesh_uuids, ze_allocator_t alloc, ze_byte_writer_t *out,
-                          uint32_t *entities, ze_asset_error_t *err);
+                          uint32_t *entities, ze__asset_error_t *err);
 
 #endif /* ZE_ASSET_SCENE_OUT_H */

@@ -11,7 +11,7 @@
  * cleared around each stb call by ze__image_decode; stb keeps its failure
  * reason thread-local too (STBI_THREAD_LOCAL under C11), so decodes on
  * different threads do not interfere. */
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 typedef struct stbi_ctx_t {
@@ -267,7 +267,7 @@ static const char *format_name(ze_image_format f)
 
 ze_result ze__image_decode(const uint8_t *data, size_t size, ze_image_format format,
                            uint32_t max_dim, uint64_t max_bytes, ze_allocator_t alloc,
-                           ze__pixels_t *out, ze_asset_error_t *err)
+                           ze__pixels_t *out, ze__asset_error_t *err)
 {
     memset(out, 0, sizeof *out);
     if (format == ZE_IMAGE_FORMAT_UNKNOWN)

@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "asset/tex_format.h"
-#include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 /* ----------------------------------------------------------------- writer */
 
@@ -136,11 +136,11 @@ static ze_image_desc_t desc_or_default(const ze_image_desc_t *desc)
     return d;
 }
 
-ze_result ze_asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
-                              const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
-                              ze_asset_error_t *err)
+ze_result ze__asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
+                               const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
+                               ze__asset_error_t *err)
 {
-    ze_asset_error_t scratch;
+    ze__asset_error_t scratch;
     if (!err)
         err = &scratch;
     err->message[0] = 0;
@@ -182,11 +182,11 @@ ze_result ze_asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
     return ZE_OK;
 }
 
-ze_result ze_asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
-                                const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
-                                ze_asset_error_t *err)
+ze_result ze__asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
+                                 const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
+                                 ze__asset_error_t *err)
 {
-    ze_asset_error_t scratch;
+    ze__asset_error_t scratch;
     if (!err)
         err = &scratch;
     err->message[0] = 0;
@@ -195,7 +195,7 @@ ze_result ze_asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
     *out_size = 0;
     ze_image_desc_t d = desc_or_default(desc);
     ze_hdr_image_t img;
-    ZE__TRY(ze_asset_hdr_decode(hdr, size, &d, &img, err));
+    ZE__TRY(ze__asset_hdr_decode(hdr, size, &d, &img, err));
     uint32_t w = img.width, h = img.height;
     layout_t l;
     /* Mips are built in float (RGBA f32, two levels at a time). */

@@ -1,6 +1,6 @@
 /* The .zematerial writer (the format is described in
  * src/asset/zematerial.c). Part of the cooker. */
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "zengine/cook.h"
 
 /* ----------------------------------------------------------------- writer */

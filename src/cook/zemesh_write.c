@@ -4,7 +4,7 @@
 #include <math.h>
 #include <meshoptimizer.h>
 
-#include "asset/asset_internal.h"
+#include "cook/cook_internal.h"
 #include "asset/zemesh_format.h"
 #include "zengine/cook.h"
 

@@ -6,6 +6,29 @@
 
 #include "zengine/ecs.h"
 
+/* ------------------------------------------------------------ worldtick */
+
+/* The per-group scheduler behind ze_system_* (one per world and group): a
+ * DAG of systems from their read/write masks and explicit orders, run in
+ * waves of systems that may run in parallel. Not a public API: games use
+ * ze_system_add. Tests and the ECS benchmark drive it directly. */
+typedef struct ze_worldtick_t ze_worldtick_t;
+ze_worldtick_t *ze_worldtick_create(ze_world_t *w);
+void ze_worldtick_destroy(ze_worldtick_t *t);
+ze_system_t ze_worldtick_add(ze_worldtick_t *t, const ze_system_desc_t *desc);
+ze_result ze_worldtick_order(ze_worldtick_t *t, ze_system_t before, ze_system_t after);
+/* Build the plan. ZE_ERR_CONFLICT naming both systems when two conflicting
+ * systems (one writes what the other reads or writes) are not ordered;
+ * ZE_ERR_CYCLE naming the systems on a cycle; the text from
+ * ze_worldtick_error (the framework reports it through the kernel's sink). */
+ze_result ze_worldtick_commit(ze_worldtick_t *t);
+const char *ze_worldtick_error(const ze_worldtick_t *t);
+/* Run every wave (committing first if needed), then flush the commands. */
+ze_result ze_worldtick_run(ze_worldtick_t *t, float dt);
+uint32_t ze_worldtick_wave_count(const ze_worldtick_t *t);
+/* The last planning error of a group ("" if none): what was reported. */
+const char *ze__world_plan_error(const ze_world_t *w, ze_system_group group);
+
 #define ZE__LOG_CH "ecs"
 
 /* Storage pages: 4096 entries. Sparse pages map entity index -> dense

@@ -71,12 +71,8 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
     }
     k->owns_jobs = owns_jobs;
     k->next_world_id = 1;
-    k->services = (ze_services_t){.mem = mem,
-                                  .jobs = k->jobs,
-                                  .clock = d.clock,
-                                  .clock_user = d.clock_user,
-                                  .log = d.log,
-                                  .log_user = d.log_user};
+    k->services = (ze_services_t){
+        .mem = mem, .jobs = k->jobs, .clock = d.clock, .clock_user = d.clock_user, .diag = d.diag};
     if (ze_kernel_set_fixed_step(k, d.fixed_dt ? d.fixed_dt : 1.0 / 60.0,
                                  d.max_substeps ? d.max_substeps : 5) != ZE_OK) {
         ze_kernel_destroy(k);

@@ -556,26 +556,28 @@ typedef struct loader_t {
     ze_hashmap_t world_map; /* uuid -> ze_entity_t, the world before the load */
     ze_entity_t *resolved;  /* [count] */
     ze_mask_t *skip;        /* [count]: components reported and skipped */
+    ze_result failure;      /* the code a FAIL reports */
 } loader_t;
 
 __attribute__((format(printf, 3, 4))) static void note(loader_t *L, ze_log_level level,
                                                        const char *fmt, ...)
 {
     ze_scene_report_t *rep = L->rep;
-    char msg[sizeof rep->messages[0]];
+    char msg[ZE_LOG_MESSAGE_MAX - 96];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (rep->count < ZE_COUNTOF(rep->messages)) {
-        memcpy(rep->messages[rep->count], msg, sizeof msg);
-        ze_log(level, ZE__LOG_CH, "world '%s': scene: %s", L->w->name, msg);
-    }
-    if (rep->count < UINT32_MAX)
-        rep->count++;
+    /* The first 16 problems; a failure (ERROR) always. */
+    if (rep->problems < 16 || level >= ZE_LOG_ERROR)
+        ze_world_report(L->w, level, level >= ZE_LOG_ERROR ? L->failure : ZE_OK, "scene: %s", msg);
+    else if (rep->problems == 16)
+        ze_world_report(L->w, ZE_LOG_WARN, ZE_OK, "scene: more problems; not reported");
+    if (rep->problems < UINT32_MAX)
+        rep->problems++;
 }
 #define PROBLEM(L, ...)   note((L), ZE_LOG_WARN, __VA_ARGS__)
-#define FAIL(L, res, ...) (note((L), ZE_LOG_ERROR, __VA_ARGS__), (res))
+#define FAIL(L, res, ...) ((L)->failure = (res), note((L), ZE_LOG_ERROR, __VA_ARGS__), (res))
 
 static bool parse_uuid(const json_t *v, ze_uuid_t *out)
 {
@@ -1086,11 +1088,13 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     if (r == ZE_OK) {
         r = apply(&L);
         if (r != ZE_OK)
+            L.failure = r,
             note(&L, ZE_LOG_ERROR,
                  "$: out of memory while applying: the world holds part of the scene");
         else
             rep->entities = L.count;
     } else if (r == ZE_ERR_OUT_OF_MEMORY) {
+        L.failure = r;
         note(&L, ZE_LOG_ERROR, "$: out of memory (nothing applied)");
     }
     if (L.resolved)

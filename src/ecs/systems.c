@@ -6,7 +6,7 @@
  * order change marks its group dirty; the group's WorldTick is rebuilt at the
  * next BeginFrame (the plan is cached until then). A group whose plan fails
  * (conflict, cycle) does not run until fixed; the error is logged once and
- * readable with ze_world_plan_error.
+ * reported once through the kernel's diagnostics sink.
  *
  * Barriers. After each group its commands are flushed: FrameSync and
  * FrameView with structural commands refused; FrameUI's are kept and
@@ -175,7 +175,7 @@ ze_result ze_system_order(ze_world_t *w, ze_system_t before, ze_system_t after)
     return r;
 }
 
-const char *ze_world_plan_error(const ze_world_t *w, ze_system_group group)
+const char *ze__world_plan_error(const ze_world_t *w, ze_system_group group)
 {
     if (!w->systems || group == ZE_GROUP_DEFAULT || group >= ZE_GROUP_END)
         return "";
@@ -249,9 +249,12 @@ static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
         if (a->group == g && !a->removed && !b->removed && a->tick_index && b->tick_index)
             ze_worldtick_order(t, (ze_system_t){a->tick_index}, (ze_system_t){b->tick_index});
     }
-    if (ze_worldtick_commit(t) != ZE_OK) {
+    ze_result cr = ze_worldtick_commit(t);
+    if (cr != ZE_OK) {
         s->failed[slot] = true;
         snprintf(s->errors[slot], sizeof s->errors[slot], "%s", ze_worldtick_error(t));
+        ze_world_report(w, ZE_LOG_ERROR, cr, "%s systems do not run: %s", ze_system_group_name(g),
+                        s->errors[slot]);
         return;
     }
     /* init callbacks of new systems in plan order */

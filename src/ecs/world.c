@@ -419,21 +419,16 @@ uint64_t ze_world_now_ns(const ze_world_t *w)
     return s->clock ? s->clock(s->clock_user) : ze_time_now_ns();
 }
 
-void ze_world_log(ze_world_t *w, ze_log_level level, const char *fmt, ...)
+ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
+                          ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    const ze_services_t *s = &w->kernel->services;
-    if (s->log) {
-        ze_log_record_t rec = {
-            .time_ns = ze_world_now_ns(w), .thread = ze_thread_id(), .level = level};
-        snprintf(rec.channel, sizeof rec.channel, "%.15s", w->name);
-        vsnprintf(rec.message, sizeof rec.message, fmt, ap);
-        s->log(s->log_user, &rec);
-    } else {
-        ze_logv(level, w->name, fmt, ap);
-    }
+    char subject[80];
+    snprintf(subject, sizeof subject, "world '%.64s'", w->name);
+    ze_diagv(&w->kernel->services.diag, level, code, "ecs", subject, fmt, ap);
     va_end(ap);
+    return code;
 }
 
 bool ze_world_started(const ze_world_t *w)

@@ -135,11 +135,13 @@ static bool known_stage(const char *name)
     return false;
 }
 
-static ze_result fail_early(ze_run_report_t *rep, ze_result r, const char *fmt, const char *arg)
+/* A failure before the engine exists: into the report and the app's sink. */
+static ze_result fail_early(const ze_app_desc_t *app, ze_run_report_t *rep, ze_result r,
+                            const char *fmt, const char *arg)
 {
     rep->result = r;
     snprintf(rep->error, sizeof rep->error, fmt, arg);
-    return r;
+    return ze_diag(&app->diag, ZE_LOG_ERROR, r, "engine", "run", "%s", rep->error);
 }
 
 /* The profiler, when ZENGINE_TRACE names a capture file. */
@@ -196,6 +198,7 @@ static ze_result engine_run(ze_engine_t *e)
         r = ze_engine_load_scene(e, e->project.start_scene);
         if (r != ZE_OK)
             snprintf(rep->error, sizeof rep->error, "start %s", e->scene_error);
+        /* (the scene's problems were reported by the world and the engine) */
     }
     if (r == ZE_OK) {
         r = ze__render_thread_start(e);
@@ -219,7 +222,7 @@ static ze_result engine_run(ze_engine_t *e)
     if (initialized && app->on_closing)
         app->on_closing(e, user);
     if (r != ZE_OK && rep->error[0])
-        ZE_LOG_ERROR(ZE__ENGINE_LOG, "%s", rep->error);
+        ze_diag(&e->diag, ZE_LOG_ERROR, r, "engine", "run", "%s", rep->error);
     rep->result = r;
     ze__report_fill(e); /* while the world and the backend exist */
     ze__stages_fini(e);
@@ -235,31 +238,29 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         app = &no_app;
     ze_result r = ZE_OK;
     if (!run || !run->project || !run->project[0])
-        r = fail_early(rep, ZE_ERR_INVALID_ARG, "%s", "no project file given (--project FILE)");
+        r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s",
+                       "no project file given (--project FILE)");
     else if (run->fail_stage && !known_stage(run->fail_stage))
-        r = fail_early(rep, ZE_ERR_INVALID_ARG, "fail_stage '%s' is not an engine stage",
+        r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "fail_stage '%s' is not an engine stage",
                        run->fail_stage);
     else if (run->fixed_dt < 0.0 || run->fixed_dt != run->fixed_dt || run->fixed_dt > 1.0)
-        r = fail_early(rep, ZE_ERR_INVALID_ARG, "%s", "fixed_dt must be in (0, 1] seconds");
+        r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "fixed_dt must be in (0, 1] seconds");
     else if (run->max_fps < 0.0 || run->max_fps != run->max_fps)
-        r = fail_early(rep, ZE_ERR_INVALID_ARG, "%s", "max_fps must be 0 or positive");
+        r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "max_fps must be 0 or positive");
 
     /* The project before the memory manager: it may choose the profile. */
     ze_project_t *project = NULL;
-    ze_project_report_t prep = {0};
     ze_project_t local_project;
     if (r == ZE_OK) {
         project = &local_project;
-        char err[160] = "";
-        r = ze_project_load(run->project, project, &prep, err);
+        ze_diag_capture_t pdiag = {
+            .forward = app->diag, .pass_on = true, .min_level = ZE_LOG_ERROR};
+        ze_diag_sink_t psink = ze_diag_capture_sink(&pdiag);
+        r = ze_project_load(run->project, project, &psink);
         if (r != ZE_OK) {
             rep->result = r;
-            size_t n = strlen(run->project);
-            if (strncmp(err, run->project, n) == 0) /* the reason names the file already */
-                snprintf(rep->error, sizeof rep->error, "project %s", err);
-            else
-                snprintf(rep->error, sizeof rep->error, "project %.80s: %s", run->project,
-                         err[0] ? err : ze_result_str(r));
+            snprintf(rep->error, sizeof rep->error, "project %.80s: %.160s", run->project,
+                     pdiag.last_message[0] ? pdiag.last_message : ze_result_str(r));
         }
     }
     ze_mem_profile profile = ZE_MEM_PROFILE_DEFAULT;
@@ -267,12 +268,12 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         const char *p = run->memory_profile && run->memory_profile[0] ? run->memory_profile
                                                                       : project->memory_profile;
         if (p[0] && ze_mem_profile_parse(p, &profile) != ZE_OK)
-            r = fail_early(rep, ZE_ERR_INVALID_ARG,
+            r = fail_early(app, rep, ZE_ERR_INVALID_ARG,
                            "memory profile '%s' is not default, editor or server", p);
     }
     ze_mem_t *mm = NULL;
     if (r == ZE_OK && (r = ze_mem_create(&(ze_mem_desc_t){.profile = profile}, &mm)) != ZE_OK)
-        fail_early(rep, r, "memory manager (%s profile) could not be created",
+        fail_early(app, rep, r, "memory manager (%s profile) could not be created",
                    ze_mem_profile_name(profile));
     if (r == ZE_OK && ctx->fail_allocation_at)
         ze_mem_fault_fail_nth(mm, ctx->fail_allocation_at);
@@ -288,7 +289,7 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
                                                           .thread_enter = crash_thread_enter,
                                                           .thread_leave = crash_thread_leave},
                                   &jobs)) != ZE_OK)
-        fail_early(rep, r, "%s", "job system could not be created");
+        fail_early(app, rep, r, "%s", "job system could not be created");
 
     ze_engine_t *e = NULL;
     ze_allocator_t boot = {0};
@@ -296,7 +297,7 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         boot = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_BOOTSTRAP);
         e = ZE_NEW(boot, ze_engine_t);
         if (!e)
-            r = fail_early(rep, ZE_ERR_OUT_OF_MEMORY, "%s", "engine state: out of memory");
+            r = fail_early(app, rep, ZE_ERR_OUT_OF_MEMORY, "%s", "engine state: out of memory");
     }
     if (r == ZE_OK) {
         memset(e, 0, sizeof *e);
@@ -308,6 +309,9 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         e->alloc = boot;
         e->project = *project;
         e->report = rep;
+        e->diag_capture =
+            (ze_diag_capture_t){.forward = app->diag, .pass_on = true, .min_level = ZE_LOG_ERROR};
+        e->diag = ze_diag_capture_sink(&e->diag_capture);
         e->virtual_clock = run->fixed_dt > 0.0;
         atomic_init(&e->close_requested, false);
         atomic_init(&e->render_stop, false);
@@ -315,8 +319,6 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         atomic_init(&e->frames_rendered, 0);
         atomic_init(&e->shot_pending, false);
         atomic_init(&e->shots_done, 0);
-        for (uint32_t i = 0; i < ZE_MIN(prep.count, 8u); i++)
-            ZE_LOG_WARN(ZE__ENGINE_LOG, "%s: %s", run->project, prep.messages[i]);
         r = engine_run(e);
         rep->shutdown_complete = e->stages_completed == 0;
         ze_free(boot, e->samples, sizeof(ze__frame_sample_t) * ZE__FRAME_SAMPLES);
@@ -381,9 +383,10 @@ int ze_app_main(const ze_app_desc_t *app, int argc, char **argv)
     ze_run_desc_t run;
     ze_log_level level = ZE_LOG_INFO;
     bool level_set = false;
-    char err[160] = "";
-    if (ze_run_parse_args(argc, argv, &run, &level, &level_set, err) != ZE_OK) {
-        fprintf(stderr, "zengine: %s\n", err);
+    ze_diag_capture_t args_diag = {0};
+    ze_diag_sink_t args_sink = ze_diag_capture_sink(&args_diag);
+    if (ze_run_parse_args(argc, argv, &run, &level, &level_set, &args_sink) != ZE_OK) {
+        fprintf(stderr, "zengine: %s\n", args_diag.last_message);
         ze_crash_handler_uninstall();
         return 2;
     }
@@ -418,8 +421,7 @@ int ze_app_main(const ze_app_desc_t *app, int argc, char **argv)
             fprintf(stderr, "zengine: cannot write stats to %s (%s)\n", run.stats,
                     ze_result_str(w));
     }
-    if (r != ZE_OK)
-        fprintf(stderr, "zengine: %s\n", report.error[0] ? report.error : ze_result_str(r));
+    /* (a failure was reported through the app's sink: the log) */
     ze_log_flush();
 
     sigaction(SIGINT, &old_int, NULL);

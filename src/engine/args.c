@@ -1,6 +1,7 @@
 /* The one command-line grammar of a run (engine.h, ze_run_parse_args).
  * Options take their value as the next argument or after '='
- * ("--frames 30", "--frames=30"). Every error is one line in err. */
+ * ("--frames 30", "--frames=30"). Every error is one line reported to the
+ * caller's diagnostics sink (subject "command line"). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,13 +11,13 @@
 
 #include "zengine/engine.h"
 
-static ze_result usage_error(char err[160], const char *fmt, ...)
+static ze_result usage_error(const ze_diag_sink_t *diag, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static ze_result usage_error(char err[160], const char *fmt, ...)
+static ze_result usage_error(const ze_diag_sink_t *diag, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, 160, fmt, ap);
+    ze_diagv(diag, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "engine", "command line", fmt, ap);
     va_end(ap);
     return ZE_ERR_INVALID_ARG;
 }
@@ -68,21 +69,17 @@ static const opt_t g_opts[] = {
 };
 
 ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_level *log_level,
-                            bool *log_level_set, char err[160])
+                            bool *log_level_set, const ze_diag_sink_t *diag)
 {
-    char dummy[160];
-    if (!err)
-        err = dummy;
-    err[0] = 0;
     if (!out)
-        return usage_error(err, "internal: no output for the arguments");
+        return usage_error(diag, "internal: no output for the arguments");
     memset(out, 0, sizeof *out);
     if (log_level_set)
         *log_level_set = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!arg || strncmp(arg, "--", 2) != 0)
-            return usage_error(err, "unexpected argument '%s' (options start with --)",
+            return usage_error(diag, "unexpected argument '%s' (options start with --)",
                                arg ? arg : "(null)");
         const char *eq = strchr(arg, '=');
         size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -91,24 +88,24 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
             if (strlen(g_opts[k].name) == name_len && strncmp(g_opts[k].name, arg, name_len) == 0)
                 opt = &g_opts[k];
         if (!opt)
-            return usage_error(err, "unknown option '%.*s'", (int)ZE_MIN(name_len, 100), arg);
+            return usage_error(diag, "unknown option '%.*s'", (int)ZE_MIN(name_len, 100), arg);
         const char *name = opt->name;
         if (strcmp(name, "--launchEditor") == 0)
-            return usage_error(err, "--launchEditor: the editor is not part of this build yet; "
-                                    "run the project with --project FILE");
+            return usage_error(diag, "--launchEditor: the editor is not part of this build yet; "
+                                     "run the project with --project FILE");
         const char *val = NULL;
         if (opt->kind == OPT_FLAG) {
             if (eq)
-                return usage_error(err, "%s takes no value", name);
+                return usage_error(diag, "%s takes no value", name);
         } else if (eq) {
             val = eq + 1;
         } else if (i + 1 < argc) {
             val = argv[++i];
         } else {
-            return usage_error(err, "%s needs a value", name);
+            return usage_error(diag, "%s needs a value", name);
         }
         if (opt->kind == OPT_STRING && (!val || !val[0]))
-            return usage_error(err, "%s needs a value", name);
+            return usage_error(diag, "%s needs a value", name);
 
         if (strcmp(name, "--project") == 0 || strcmp(name, "--projectConfigFile") == 0) {
             out->project = val;
@@ -116,10 +113,11 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
             out->headless = true;
         } else if (strcmp(name, "--frames") == 0) {
             if (!parse_u64(val, &out->frames))
-                return usage_error(err, "--frames: '%.60s' is not a whole number of frames", val);
+                return usage_error(diag, "--frames: '%.60s' is not a whole number of frames", val);
         } else if (strcmp(name, "--fixed-dt") == 0) {
             if (!parse_f64(val, &out->fixed_dt) || out->fixed_dt <= 0.0 || out->fixed_dt > 1.0)
-                return usage_error(err, "--fixed-dt: '%.60s' is not a step in (0, 1] seconds", val);
+                return usage_error(diag, "--fixed-dt: '%.60s' is not a step in (0, 1] seconds",
+                                   val);
         } else if (strcmp(name, "--screenshot") == 0) {
             out->screenshot = val;
         } else if (strcmp(name, "--dump-graph") == 0) {
@@ -129,7 +127,7 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
         } else if (strcmp(name, "--log-level") == 0) {
             ze_log_level l;
             if (ze_log_level_parse(val, &l) != ZE_OK)
-                return usage_error(err,
+                return usage_error(diag,
                                    "--log-level: '%.60s' is not trace, debug, info, warn, error, "
                                    "fatal or off",
                                    val);
@@ -141,7 +139,7 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
             ze_mem_profile p;
             if (ze_mem_profile_parse(val, &p) != ZE_OK)
                 return usage_error(
-                    err, "--memory-profile: '%.60s' is not default, editor or server", val);
+                    diag, "--memory-profile: '%.60s' is not default, editor or server", val);
             out->memory_profile = val;
         } else if (strcmp(name, "--input") == 0) {
             out->input_script = val;
@@ -149,10 +147,10 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
             out->backend = val;
         } else if (strcmp(name, "--max-fps") == 0) {
             if (!parse_f64(val, &out->max_fps) || out->max_fps < 0.0)
-                return usage_error(err, "--max-fps: '%.60s' is not a rate >= 0", val);
+                return usage_error(diag, "--max-fps: '%.60s' is not a rate >= 0", val);
         }
     }
     if (!out->project)
-        return usage_error(err, "missing --project FILE (the project.json to run)");
+        return usage_error(diag, "missing --project FILE (the project.json to run)");
     return ZE_OK;
 }

@@ -18,6 +18,14 @@
 
 #define ZE__ENGINE_LOG "engine"
 
+/* Why a replay was rejected (ze_input_replay_parse reports it). */
+typedef struct ze__input_replay_error_t {
+    uint32_t line; /* 1-based; 0 when not about a line */
+    char message[160];
+} ze__input_replay_error_t;
+ze_result ze__input_replay_parse(const char *text, size_t len, ze_allocator_t alloc,
+                                 ze_input_replay_t **out, ze__input_replay_error_t *err);
+
 enum {
     ZE__FRAME_SAMPLES = 16384, /* iterations kept for p99 and allocation figures */
 };
@@ -143,6 +151,10 @@ struct ze_engine_t {
     ze_array_t backend_retry; /* ze_uuid_t: the backend's queue was full */
     uint64_t scene_revision;
     char scene_error[240]; /* why the last ze_engine_load_scene failed */
+    /* Every module's reports go through the capture (it keeps the last
+       error's text for the run report) on to the app's sink. */
+    ze_diag_capture_t diag_capture;
+    ze_diag_sink_t diag;
 
     /* ---- main loop (loop.c) */
     bool virtual_clock;

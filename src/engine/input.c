@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zengine/engine.h"
+#include "engine/engine_internal.h"
 
 enum {
     REPLAY_LINE_MAX = 256,       /* bytes per line, newline excluded */
@@ -187,7 +187,7 @@ typedef struct token_t {
 typedef struct parser_t {
     const char *p, *end; /* the rest of the current line */
     uint32_t line;
-    ze_input_replay_error_t *err;
+    ze__input_replay_error_t *err;
 } parser_t;
 
 static bool is_space(char c)
@@ -478,8 +478,8 @@ static ze_result push_event(ze_input_replay_t *r, const replay_event_t *ev)
     return ZE_OK;
 }
 
-ze_result ze_input_replay_parse(const char *text, size_t len, ze_allocator_t alloc,
-                                ze_input_replay_t **out, ze_input_replay_error_t *err)
+ze_result ze__input_replay_parse(const char *text, size_t len, ze_allocator_t alloc,
+                                 ze_input_replay_t **out, ze__input_replay_error_t *err)
 {
     if (err) {
         err->line = 0;
@@ -652,4 +652,15 @@ void ze_input_replay_apply(ze_input_replay_t *r, uint64_t frame, ze_input_state_
         r->cursor++;
     while (r->cursor < r->count && r->events[r->cursor].frame == frame)
         apply_event(&r->events[r->cursor++], state);
+}
+
+ze_result ze_input_replay_parse(const char *text, size_t len, ze_allocator_t alloc,
+                                ze_input_replay_t **out, const ze_diag_sink_t *diag)
+{
+    ze__input_replay_error_t err;
+    ze_result r = ze__input_replay_parse(text, len, alloc, out, &err);
+    if (r != ZE_OK)
+        ze_diag(diag, ZE_LOG_ERROR, r, "engine", "input replay", "%s",
+                err.message[0] ? err.message : ze_result_str(r));
+    return r;
 }

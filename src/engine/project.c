@@ -36,32 +36,33 @@ enum {
 };
 
 typedef struct ctx_t {
-    ze_project_report_t *report;
-    char *err; /* 160 bytes, or NULL */
+    const ze_diag_sink_t *diag;
+    const char *subject; /* the file, for the reports */
+    uint32_t warnings;
 } ctx_t;
 
+/* The failure: reported once (the parse stops there). */
 static void set_err(ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_err(ctx_t *c, const char *fmt, ...)
 {
-    if (!c->err)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err, 160, fmt, ap);
+    ze_diagv(c->diag, ZE_LOG_ERROR, ZE_ERR_PARSE, "engine", c->subject, fmt, ap);
     va_end(ap);
 }
 
+/* A warning (an unknown key): the first 8, then a count. */
 static void report(ctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void report(ctx_t *c, const char *fmt, ...)
 {
-    if (!c->report)
-        return;
-    uint32_t i = c->report->count++;
-    if (i >= sizeof c->report->messages / sizeof c->report->messages[0])
+    uint32_t i = c->warnings++;
+    if (i == 8)
+        ze_diag(c->diag, ZE_LOG_WARN, ZE_OK, "engine", c->subject, "more unknown keys skipped");
+    if (i >= 8)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->report->messages[i], sizeof c->report->messages[i], fmt, ap);
+    ze_diagv(c->diag, ZE_LOG_WARN, ZE_OK, "engine", c->subject, fmt, ap);
     va_end(ap);
 }
 
@@ -115,14 +116,14 @@ static bool get_vfs_path(ctx_t *c, const char *path, json_t *v, char dst[ZE_PROJ
         return false;
     }
     ze_path_t p;
-    ze_vfs_error e = ze_path_from(json_string_value(v), json_string_length(v), &p);
+    ze_result e = ze_path_from(json_string_value(v), json_string_length(v), &p);
     switch (e) {
-    case ZE_VFS_OK:
+    case ZE_OK:
         break;
-    case ZE_VFS_ERR_ESCAPE:
+    case ZE_ERR_PATH_ESCAPE:
         set_err(c, "%s: the path leaves the project root", path);
         return false;
-    case ZE_VFS_ERR_TOO_LONG:
+    case ZE_ERR_TOO_LONG:
         set_err(c, "%s: path too long", path);
         return false;
     default:
@@ -245,24 +246,18 @@ static bool parse_root(ctx_t *c, json_t *root, ze_project_t *out)
     return true;
 }
 
-ze_result ze_project_parse(const char *text, size_t len, ze_project_t *out,
-                           ze_project_report_t *report_out, char err[160])
+static ze_result project_parse(const char *text, size_t len, ze_project_t *out,
+                               const ze_diag_sink_t *diag, const char *subject)
 {
-    if (err)
-        err[0] = '\0';
-    if (report_out)
-        memset(report_out, 0, sizeof *report_out);
-    if (!out || (!text && len)) {
-        if (err)
-            snprintf(err, 160, "invalid argument");
-        return ZE_ERR_INVALID_ARG;
-    }
+    if (!out || (!text && len))
+        return ze_diag(diag, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "engine", subject,
+                       "invalid argument");
     memset(out, 0, sizeof *out);
     out->window.width = 1280;
     out->window.height = 720;
     out->window.vsync = true;
 
-    ctx_t c = {.report = report_out, .err = err};
+    ctx_t c = {.diag = diag, .subject = subject};
     json_error_t jerr;
     json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
@@ -279,56 +274,47 @@ ze_result ze_project_parse(const char *text, size_t len, ze_project_t *out,
     return ZE_OK;
 }
 
-ze_result ze_project_load(const char *path, ze_project_t *out, ze_project_report_t *report_out,
-                          char err[160])
+ze_result ze_project_parse(const char *text, size_t len, ze_project_t *out,
+                           const ze_diag_sink_t *diag)
 {
-    if (err)
-        err[0] = '\0';
-    if (report_out)
-        memset(report_out, 0, sizeof *report_out);
-    if (!path || !out) {
-        if (err)
-            snprintf(err, 160, "invalid argument");
-        return ZE_ERR_INVALID_ARG;
-    }
+    return project_parse(text, len, out, diag, "project.json");
+}
+
+ze_result ze_project_load(const char *path, ze_project_t *out, const ze_diag_sink_t *diag)
+{
+    if (!path || !out)
+        return ze_diag(diag, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "engine", "project",
+                       "no project file given");
     char real[PATH_MAX];
     FILE *f = fopen(path, "rb");
     if (!f || !realpath(path, real)) {
         int e = errno;
         if (f)
             fclose(f);
-        if (err) {
-            char why[96];
-            if (strerror_r(e, why, sizeof why) != 0)
-                snprintf(why, sizeof why, "error %d", e);
-            snprintf(err, 160, "%.48s: cannot open: %s", path, why);
-        }
-        return e == ENOENT ? ZE_ERR_NOT_FOUND : ZE_ERR_IO;
+        char why[96];
+        if (strerror_r(e, why, sizeof why) != 0)
+            snprintf(why, sizeof why, "error %d", e);
+        return ze_diag(diag, ZE_LOG_ERROR, e == ENOENT ? ZE_ERR_NOT_FOUND : ZE_ERR_IO, "engine",
+                       path, "cannot open the project file: %s", why);
     }
     /* Read one byte past the cap to tell "exactly 1 MiB" from "larger". */
     ze_allocator_t a = ze_mem_system_allocator();
     char *buf = ze_alloc(a, PROJECT_FILE_MAX + 1, 16);
     if (!buf) {
         fclose(f);
-        if (err)
-            snprintf(err, 160, "out of memory");
-        return ZE_ERR_OUT_OF_MEMORY;
+        return ze_diag(diag, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "engine", path, "out of memory");
     }
     size_t n = fread(buf, 1, PROJECT_FILE_MAX + 1, f);
     bool read_error = ferror(f) != 0;
     fclose(f);
     ze_result r;
-    if (read_error) {
-        if (err)
-            snprintf(err, 160, "%.48s: read error", path);
-        r = ZE_ERR_IO;
-    } else if (n > PROJECT_FILE_MAX) {
-        if (err)
-            snprintf(err, 160, "%.48s: larger than %d bytes", path, PROJECT_FILE_MAX);
-        r = ZE_ERR_LIMIT;
-    } else {
-        r = ze_project_parse(buf, n, out, report_out, err);
-    }
+    if (read_error)
+        r = ze_diag(diag, ZE_LOG_ERROR, ZE_ERR_IO, "engine", path, "read error");
+    else if (n > PROJECT_FILE_MAX)
+        r = ze_diag(diag, ZE_LOG_ERROR, ZE_ERR_LIMIT, "engine", path, "larger than %d bytes",
+                    PROJECT_FILE_MAX);
+    else
+        r = project_parse(buf, n, out, diag, path);
     ze_free(a, buf, PROJECT_FILE_MAX + 1);
     if (r != ZE_OK)
         return r;
@@ -340,10 +326,9 @@ ze_result ze_project_load(const char *path, ze_project_t *out, ze_project_report
         *slash = '\0';
     size_t rl = strlen(real);
     if (rl >= sizeof out->root) {
-        if (err)
-            snprintf(err, 160, "project folder path too long");
         memset(out, 0, sizeof *out);
-        return ZE_ERR_LIMIT;
+        return ze_diag(diag, ZE_LOG_ERROR, ZE_ERR_LIMIT, "engine", path,
+                       "project folder path too long");
     }
     memcpy(out->root, real, rl + 1);
     return ZE_OK;

@@ -346,12 +346,12 @@ ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path)
     ze_world_t *w = e->world;
     e->scene_error[0] = 0;
     ze_vfs_buffer_t buf = {0};
-    ze_vfs_error ve = ze_vfs_read_file(e->vfs, vfs_path, e->alloc, &buf);
-    if (ve != ZE_VFS_OK) {
+    ze_result ve = ze_vfs_read_file(e->vfs, vfs_path, e->alloc, &buf);
+    if (ve != ZE_OK) {
         snprintf(e->scene_error, sizeof e->scene_error, "scene %.150s: %s", vfs_path,
-                 ze_vfs_error_str(ve));
-        ZE_LOG_ERROR(ZE__ENGINE_LOG, "%s", e->scene_error);
-        return ze_vfs_error_result(ve);
+                 ze_result_str(ve));
+        return ze_diag(&e->diag, ZE_LOG_ERROR, ve, "engine", vfs_path, "scene not loaded: %s",
+                       ze_result_str(ve));
     }
     /* Replace the world's entities; on failure put the old ones back. */
     ze_byte_writer_t saved = {.alloc = e->alloc};
@@ -359,16 +359,21 @@ ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path)
     if (r == ZE_OK) {
         clear_world(w);
         ze_scene_report_t rep;
+        uint32_t errors = e->diag_capture.errors;
         r = ze_scene_load_json(w, (const char *)buf.data, buf.size, &rep);
         if (r != ZE_OK) {
+            /* the world reported why, through the same sink */
             snprintf(e->scene_error, sizeof e->scene_error, "scene %.60s: %.160s", vfs_path,
-                     rep.count ? rep.messages[0] : ze_result_str(r));
+                     e->diag_capture.errors > errors ? e->diag_capture.last_message
+                                                     : ze_result_str(r));
+            ze_diag(&e->diag, ZE_LOG_ERROR, r, "engine", vfs_path,
+                    "scene not loaded; the world keeps its previous entities");
             if (ze_world_load(w, saved.data, saved.size) != ZE_OK)
                 ZE_LOG_ERROR(ZE__ENGINE_LOG, "scene %s: the previous world could not be restored",
                              vfs_path);
         } else {
             ZE_LOG_INFO(ZE__ENGINE_LOG, "scene %s: %u entities, %u problem(s)", vfs_path,
-                        rep.entities, rep.count);
+                        rep.entities, rep.problems);
         }
     }
     ze_byte_writer_free(&saved);

@@ -133,6 +133,7 @@ static ze_result vfs_init(ze_engine_t *e)
         .no_engine_mount = !engine_assets,
         .disable_cache = e->run.no_cache,
         .watch = true,
+        .diag = e->diag,
     };
     ze_result r = ze_vfs_create(&d, &e->vfs);
     if (r != ZE_OK) {
@@ -238,8 +239,8 @@ static ze_result input_init(ze_engine_t *e)
         ze__engine_fail(e, r, "input script %s: %s", e->run.input_script, ze_result_str(r));
         return r;
     }
-    ze_input_replay_error_t err = {0};
-    r = ze_input_replay_parse(text, n, a, &e->replay, &err);
+    ze__input_replay_error_t err = {0};
+    r = ze__input_replay_parse(text, n, a, &e->replay, &err);
     ze_free(a, text, n + 1);
     if (r != ZE_OK) {
         ze__engine_fail(e, r, "input script %s:%u: %s", e->run.input_script, err.line,
@@ -277,6 +278,7 @@ static ze_result ecs_init(ze_engine_t *e)
         .max_substeps = 5,
         .clock = e->virtual_clock ? virtual_clock : NULL,
         .clock_user = e,
+        .diag = e->diag,
     });
     if (!e->kernel) {
         ze__engine_fail(e, ZE_ERR_OUT_OF_MEMORY, "ECS kernel could not be created");
@@ -331,7 +333,7 @@ static bool walk_entry(void *user, const ze_vfs_dirent_t *d)
     if (d->name[0] == '.')
         return true; /* hidden: .zengine, editor droppings */
     ze_path_t p;
-    if (ze_path_join(w->dir, d->name, &p) != ZE_VFS_OK)
+    if (ze_path_join(w->dir, d->name, &p) != ZE_OK)
         return true;
     /* /cache holds artifacts, /ZodiacEngine the engine's own files. */
     if (strcmp(p.str, "/cache") == 0 || strcmp(p.str, "/ZodiacEngine") == 0)
@@ -357,15 +359,15 @@ static ze_result register_asset_folders(ze_engine_t *e)
     uint32_t nfolders = e->project.asset_folder_count;
     for (uint32_t i = 0; i < (nfolders ? nfolders : 1) && !w.failed; i++) {
         ze_path_t p;
-        if (ze_path_make(nfolders ? e->project.asset_folders[i] : "/", &p) == ZE_VFS_OK)
+        if (ze_path_make(nfolders ? e->project.asset_folders[i] : "/", &p) == ZE_OK)
             w.failed = ze_array_push(&w.dirs, &p) != ZE_OK;
     }
     ze_path_t dir;
     while (!w.failed && ze_array_pop(&w.dirs, &dir)) {
         w.dir = &dir;
-        ze_vfs_error ve = ze_vfs_list(e->vfs, dir.str, walk_entry, &w);
-        if (ve != ZE_VFS_OK)
-            ZE_LOG_WARN(ZE__ENGINE_LOG, "asset folder %s: %s", dir.str, ze_vfs_error_str(ve));
+        ze_result ve = ze_vfs_list(e->vfs, dir.str, walk_entry, &w);
+        if (ve != ZE_OK)
+            ZE_LOG_WARN(ZE__ENGINE_LOG, "asset folder %s: %s", dir.str, ze_result_str(ve));
     }
     uint32_t queued = 0;
     for (uint32_t i = 0; i < w.files.count && !w.failed; i++) {
@@ -403,6 +405,7 @@ static ze_result import_init(ze_engine_t *e)
             .in_process_cook = e->run.in_process_cook,
             .cooker = e->run.cooker,
             .watch = true,
+            .diag = e->diag,
         },
         &e->imports);
     if (r != ZE_OK) {
@@ -440,6 +443,7 @@ static ze_result asset_manager_init(ze_engine_t *e)
             .scheduler = e->scheduler,
             .on_asset_ready = ze__scene_on_asset_ready,
             .user = e,
+            .diag = e->diag,
         },
         &e->assets);
     if (r != ZE_OK)
@@ -536,7 +540,7 @@ ze_result ze__stages_init(ze_engine_t *e)
                      s->name, detail);
             snprintf(rep->failed_stage, sizeof rep->failed_stage, "%s", s->name);
             e->failed_stage = s->name;
-            ZE_LOG_ERROR(ZE__ENGINE_LOG, "%s", rep->error);
+            ze_diag(&e->diag, ZE_LOG_ERROR, r, "engine", "run", "%s", rep->error);
             ze__stages_fini(e);
             return r;
         }

@@ -94,18 +94,18 @@ ze_result ze__ui_init(ze_engine_t *e)
         return ZE_OK;
     }
     ze_ui_desc_t d = {.mem = e->mem, .owner = owner};
-    ze_vfs_error ve =
+    ze_result ve =
         ze_vfs_read_file(e->vfs, FONT_PATH, ze_mem_owner_allocator(e->mem, owner), &e->ui_font);
-    if (ve == ZE_VFS_ERR_NO_MEMORY) {
+    if (ve == ZE_ERR_OUT_OF_MEMORY) {
         ze__engine_fail(e, ZE_ERR_OUT_OF_MEMORY, "ui: no memory for the font %s", FONT_PATH);
         return ZE_ERR_OUT_OF_MEMORY;
     }
-    if (ve == ZE_VFS_OK) {
+    if (ve == ZE_OK) {
         d.font.ttf_data = e->ui_font.data;
         d.font.ttf_size = e->ui_font.size;
     } else {
         ZE_LOG_WARN(ZE__ENGINE_LOG, "ui: %s: %s: the fixed font instead", FONT_PATH,
-                    ze_vfs_error_str(ve));
+                    ze_result_str(ve));
     }
     ze_result r = ze_ui_create(&d, &e->ui);
     if (r == ZE_ERR_PARSE) {

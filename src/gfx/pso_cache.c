@@ -178,11 +178,11 @@ ze_result ze__pso_cache_load(ze_vfs_t *vfs, const char *name, const ze__pso_devi
     if (!*enabled)
         return ZE_OK;
     ze_vfs_buffer_t buf;
-    ze_vfs_error e = ze_vfs_read_file(vfs, path, alloc, &buf);
-    if (e == ZE_VFS_ERR_NOT_FOUND)
+    ze_result e = ze_vfs_read_file(vfs, path, alloc, &buf);
+    if (e == ZE_ERR_NOT_FOUND)
         return ZE_ERR_NOT_FOUND;
     if (e)
-        return ze_vfs_error_result(e);
+        return e;
     char reason[128];
     ze_result r = ze__pso_blob_validate(id, buf.data, buf.size, data, data_size, reason);
     if (r != ZE_OK) {
@@ -205,9 +205,9 @@ ze_result ze__pso_cache_save(ze_vfs_t *vfs, const char *name, const ze__pso_devi
         return ZE_ERR_INVALID_ARG;
     if (!ze_vfs_cache_enabled(vfs))
         return ZE_OK;
-    ze_vfs_error e = ze_vfs_mkdirs(vfs, PSO_DIR);
+    ze_result e = ze_vfs_mkdirs(vfs, PSO_DIR);
     if (e)
-        return ze_vfs_error_result(e);
+        return e;
     /* Transient (one save, at shutdown or on demand): the system allocator,
      * as this function has no owner to charge. */
     ze_allocator_t sys = ze_mem_system_allocator();
@@ -221,5 +221,5 @@ ze_result ze__pso_cache_save(ze_vfs_t *vfs, const char *name, const ze__pso_devi
     }
     e = ze_vfs_write_file(vfs, path, blob, blob_size);
     ze_free(sys, blob, blob_size);
-    return e ? ze_vfs_error_result(e) : ZE_OK;
+    return e ? e : ZE_OK;
 }

@@ -46,36 +46,36 @@ typedef struct disk_backend {
     atomic_uint tmp_seq;   /* temporary file names */
 } disk_backend;
 
-ze_vfs_error ze__vfs_errno(int e)
+ze_result ze__vfs_errno(int e)
 {
     switch (e) {
     case 0:
-        return ZE_VFS_OK;
+        return ZE_OK;
     case ENOENT:
-        return ZE_VFS_ERR_NOT_FOUND;
+        return ZE_ERR_NOT_FOUND;
     case EACCES:
     case EPERM:
-        return ZE_VFS_ERR_ACCESS;
+        return ZE_ERR_DENIED;
     case EROFS:
-        return ZE_VFS_ERR_READ_ONLY;
+        return ZE_ERR_READ_ONLY;
     case EXDEV:
-        return ZE_VFS_ERR_ESCAPE; /* RESOLVE_BENEATH refused */
+        return ZE_ERR_PATH_ESCAPE; /* RESOLVE_BENEATH refused */
     case ENAMETOOLONG:
-        return ZE_VFS_ERR_TOO_LONG;
+        return ZE_ERR_TOO_LONG;
     case EEXIST:
-        return ZE_VFS_ERR_EXISTS;
+        return ZE_ERR_EXISTS;
     case ENOTDIR:
-        return ZE_VFS_ERR_NOT_DIR;
+        return ZE_ERR_NOT_DIR;
     case EISDIR:
-        return ZE_VFS_ERR_IS_DIR;
+        return ZE_ERR_IS_DIR;
     case ENOTEMPTY:
-        return ZE_VFS_ERR_NOT_EMPTY;
+        return ZE_ERR_NOT_EMPTY;
     case ELOOP:
-        return ZE_VFS_ERR_LOOP;
+        return ZE_ERR_LOOP;
     case ENOMEM:
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     default:
-        return ZE_VFS_ERR_IO;
+        return ZE_ERR_IO;
     }
 }
 
@@ -306,10 +306,10 @@ void ze__vfs_disk_force_walk(ze__vfs_backend *b, bool on)
     atomic_store_explicit(&as_disk(b)->walk_only, on, memory_order_relaxed);
 }
 
-int ze__vfs_disk_open_dir(ze__vfs_backend *b, const char *rel, ze_vfs_error *err)
+int ze__vfs_disk_open_dir(ze__vfs_backend *b, const char *rel, ze_result *err)
 {
     int fd = open_beneath(as_disk(b), rel, O_RDONLY | O_DIRECTORY, 0);
-    *err = fd < 0 ? ze__vfs_errno(errno) : ZE_VFS_OK;
+    *err = fd < 0 ? ze__vfs_errno(errno) : ZE_OK;
     return fd;
 }
 
@@ -339,7 +339,7 @@ static const char *split_parent(const char *rel, char *buf, size_t cap)
 
 /* ------------------------------------------------------------ operations */
 
-static ze_vfs_error disk_stat(ze__vfs_backend *b, const char *rel, ze_vfs_stat_t *out)
+static ze_result disk_stat(ze__vfs_backend *b, const char *rel, ze_vfs_stat_t *out)
 {
     int fd = open_beneath(as_disk(b), rel, O_PATH, 0);
     if (fd < 0)
@@ -351,10 +351,10 @@ static ze_vfs_error disk_stat(ze__vfs_backend *b, const char *rel, ze_vfs_stat_t
     if (rc != 0)
         return ze__vfs_errno(saved);
     fill_stat(&st, out);
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-static ze_vfs_error open_regular(disk_backend *d, const char *rel, int *fd_out, struct stat *st)
+static ze_result open_regular(disk_backend *d, const char *rel, int *fd_out, struct stat *st)
 {
     /* O_NONBLOCK: opening a FIFO must not hang; it is refused below. */
     int fd = open_beneath(d, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
@@ -367,29 +367,29 @@ static ze_vfs_error open_regular(disk_backend *d, const char *rel, int *fd_out, 
     }
     if (!S_ISREG(st->st_mode)) {
         close(fd);
-        return S_ISDIR(st->st_mode) ? ZE_VFS_ERR_IS_DIR : ZE_VFS_ERR_UNSUPPORTED;
+        return S_ISDIR(st->st_mode) ? ZE_ERR_IS_DIR : ZE_ERR_UNSUPPORTED;
     }
     *fd_out = fd;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-static ze_vfs_error disk_read_file(ze__vfs_backend *b, const char *rel, ze_allocator_t alloc,
-                                   ze_vfs_buffer_t *out)
+static ze_result disk_read_file(ze__vfs_backend *b, const char *rel, ze_allocator_t alloc,
+                                ze_vfs_buffer_t *out)
 {
     int fd = -1;
     struct stat st;
-    ze_vfs_error e = open_regular(as_disk(b), rel, &fd, &st);
+    ze_result e = open_regular(as_disk(b), rel, &fd, &st);
     if (e)
         return e;
     size_t size = (size_t)st.st_size, alloc_size;
     if (!ze_size_add(size, 1, &alloc_size)) {
         close(fd);
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     }
     uint8_t *data = ze_alloc(alloc, alloc_size, 16);
     if (!data) {
         close(fd);
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     }
     size_t got = 0;
     while (got < size) {
@@ -419,25 +419,25 @@ static ze_vfs_error disk_read_file(ze__vfs_backend *b, const char *rel, ze_alloc
             out->data = p;
         else {
             ze_free(alloc, data, alloc_size);
-            return ZE_VFS_ERR_NO_MEMORY;
+            return ZE_ERR_OUT_OF_MEMORY;
         }
     }
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-static ze_vfs_error disk_open(ze__vfs_backend *b, const char *rel, ze_vfs_file_t *f)
+static ze_result disk_open(ze__vfs_backend *b, const char *rel, ze_vfs_file_t *f)
 {
     int fd = -1;
     struct stat st;
-    ze_vfs_error e = open_regular(as_disk(b), rel, &fd, &st);
+    ze_result e = open_regular(as_disk(b), rel, &fd, &st);
     if (e)
         return e;
     f->fd = fd;
     f->size = (uint64_t)st.st_size;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-static ze_vfs_error write_all(int fd, const uint8_t *p, size_t n)
+static ze_result write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n > 0) {
         ssize_t w = write(fd, p, n > WRITE_CHUNK ? WRITE_CHUNK : n);
@@ -449,15 +449,15 @@ static ze_vfs_error write_all(int fd, const uint8_t *p, size_t n)
         p += w;
         n -= (size_t)w;
     }
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-static ze_vfs_error disk_write(ze__vfs_backend *b, const char *rel, const void *data, size_t size,
-                               ze__vfs_write_opts *opts)
+static ze_result disk_write(ze__vfs_backend *b, const char *rel, const void *data, size_t size,
+                            ze__vfs_write_opts *opts)
 {
     disk_backend *d = as_disk(b);
     if (!rel[0])
-        return ZE_VFS_ERR_IS_DIR;
+        return ZE_ERR_IS_DIR;
     char parent[ZE_PATH_CAPACITY];
     const char *name = split_parent(rel, parent, sizeof parent);
     int dfd = open_beneath(d, parent, O_RDONLY | O_DIRECTORY, 0);
@@ -469,7 +469,7 @@ static ze_vfs_error disk_write(ze__vfs_backend *b, const char *rel, const void *
     if (fstatat(dfd, name, &old, AT_SYMLINK_NOFOLLOW) == 0) {
         if (S_ISDIR(old.st_mode)) {
             close(dfd);
-            return ZE_VFS_ERR_IS_DIR;
+            return ZE_ERR_IS_DIR;
         }
         opts->existed = true;
         if (S_ISREG(old.st_mode))
@@ -487,7 +487,7 @@ static ze_vfs_error disk_write(ze__vfs_backend *b, const char *rel, const void *
                            opts->existed ? 'M' : 'C', (long)getpid(), seq);
         if (len < 0 || (size_t)len >= sizeof tmp) {
             close(dfd);
-            return ZE_VFS_ERR_TOO_LONG;
+            return ZE_ERR_TOO_LONG;
         }
         snprintf(tmp + len, sizeof tmp - (size_t)len, "%s", name);
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -501,12 +501,12 @@ static ze_vfs_error disk_write(ze__vfs_backend *b, const char *rel, const void *
     }
     const uint8_t *p = data;
     size_t half = size / 2;
-    ze_vfs_error e = write_all(fd, p, half);
+    ze_result e = write_all(fd, p, half);
     if (!e && opts->hook && !opts->hook(opts->hook_user, opts->vfs_path, half, size)) {
         /* Simulated crash: leave everything as a dead process would. */
         close(fd);
         close(dfd);
-        return ZE_VFS_ERR_FAULT;
+        return ZE_ERR_FAULT_INJECTED;
     }
     if (!e)
         e = write_all(fd, p + half, size - half);
@@ -528,17 +528,17 @@ static ze_vfs_error disk_write(ze__vfs_backend *b, const char *rel, const void *
     return e;
 }
 
-static ze_vfs_error disk_remove(ze__vfs_backend *b, const char *rel, bool *was_dir)
+static ze_result disk_remove(ze__vfs_backend *b, const char *rel, bool *was_dir)
 {
     if (!rel[0])
-        return ZE_VFS_ERR_ACCESS; /* the root itself */
+        return ZE_ERR_DENIED; /* the root itself */
     char parent[ZE_PATH_CAPACITY];
     const char *name = split_parent(rel, parent, sizeof parent);
     int dfd = open_beneath(as_disk(b), parent, O_PATH | O_DIRECTORY, 0);
     if (dfd < 0)
         return ze__vfs_errno(errno);
     struct stat st;
-    ze_vfs_error e = ZE_VFS_OK;
+    ze_result e = ZE_OK;
     if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         e = ze__vfs_errno(errno);
     else {
@@ -550,24 +550,24 @@ static ze_vfs_error disk_remove(ze__vfs_backend *b, const char *rel, bool *was_d
     return e;
 }
 
-static ze_vfs_error disk_mkdir(ze__vfs_backend *b, const char *rel)
+static ze_result disk_mkdir(ze__vfs_backend *b, const char *rel)
 {
     if (!rel[0])
-        return ZE_VFS_ERR_EXISTS;
+        return ZE_ERR_EXISTS;
     char parent[ZE_PATH_CAPACITY];
     const char *name = split_parent(rel, parent, sizeof parent);
     int dfd = open_beneath(as_disk(b), parent, O_PATH | O_DIRECTORY, 0);
     if (dfd < 0)
         return ze__vfs_errno(errno);
-    ze_vfs_error e = mkdirat(dfd, name, 0755) == 0 ? ZE_VFS_OK : ze__vfs_errno(errno);
+    ze_result e = mkdirat(dfd, name, 0755) == 0 ? ZE_OK : ze__vfs_errno(errno);
     close(dfd);
     return e;
 }
 
-static ze_vfs_error disk_rename(ze__vfs_backend *b, const char *from, const char *to, bool *is_dir)
+static ze_result disk_rename(ze__vfs_backend *b, const char *from, const char *to, bool *is_dir)
 {
     if (!from[0] || !to[0])
-        return ZE_VFS_ERR_ACCESS;
+        return ZE_ERR_DENIED;
     char pa[ZE_PATH_CAPACITY], pb[ZE_PATH_CAPACITY];
     const char *na = split_parent(from, pa, sizeof pa);
     const char *nb = split_parent(to, pb, sizeof pb);
@@ -582,7 +582,7 @@ static ze_vfs_error disk_rename(ze__vfs_backend *b, const char *from, const char
         return ze__vfs_errno(saved);
     }
     struct stat st;
-    ze_vfs_error e = ZE_VFS_OK;
+    ze_result e = ZE_OK;
     if (fstatat(fa, na, &st, AT_SYMLINK_NOFOLLOW) != 0)
         e = ze__vfs_errno(errno);
     else {
@@ -595,8 +595,7 @@ static ze_vfs_error disk_rename(ze__vfs_backend *b, const char *from, const char
     return e;
 }
 
-static ze_vfs_error disk_list(ze__vfs_backend *b, const char *rel, ze__vfs_list_sink sink,
-                              void *user)
+static ze_result disk_list(ze__vfs_backend *b, const char *rel, ze__vfs_list_sink sink, void *user)
 {
     disk_backend *d = as_disk(b);
     int dfd = open_beneath(d, rel, O_RDONLY | O_DIRECTORY, 0);
@@ -609,7 +608,7 @@ static ze_vfs_error disk_list(ze__vfs_backend *b, const char *rel, ze__vfs_list_
         return ze__vfs_errno(saved);
     }
     size_t rel_len = strlen(rel);
-    ze_vfs_error e = ZE_VFS_OK;
+    ze_result e = ZE_OK;
     for (;;) {
         errno = 0;
         struct dirent *de = readdir(dir);
@@ -671,8 +670,8 @@ static const ze__vfs_backend_ops disk_ops = {
     .destroy = disk_destroy,
 };
 
-ze_vfs_error ze__vfs_disk_create(ze_allocator_t alloc, const char *host_root, ze__vfs_backend **out,
-                                 bool *writable)
+ze_result ze__vfs_disk_create(ze_allocator_t alloc, const char *host_root, ze__vfs_backend **out,
+                              bool *writable)
 {
     int fd = open(host_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
@@ -680,7 +679,7 @@ ze_vfs_error ze__vfs_disk_create(ze_allocator_t alloc, const char *host_root, ze
     disk_backend *d = ze_alloc(alloc, sizeof *d, _Alignof(disk_backend));
     if (!d) {
         close(fd);
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     }
     memset(d, 0, sizeof *d);
     d->base.ops = &disk_ops;
@@ -692,5 +691,5 @@ ze_vfs_error ze__vfs_disk_create(ze_allocator_t alloc, const char *host_root, ze
     *writable = faccessat(fd, ".", W_OK, AT_EACCESS) == 0 &&
                 !(fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY));
     *out = &d->base;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }

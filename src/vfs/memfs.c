@@ -49,15 +49,15 @@ static mem_node *find(mem_backend *m, const char *rel)
 }
 
 /* Checks that the parent of rel is a directory. Lock held. */
-static ze_vfs_error parent_ok(mem_backend *m, const char *rel)
+static ze_result parent_ok(mem_backend *m, const char *rel)
 {
     const char *slash = strrchr(rel, '/');
     if (!slash)
-        return ZE_VFS_OK;
+        return ZE_OK;
     mem_node *p = node_of(ze__ptable_find(&m->nodes, rel, (uint32_t)(slash - rel)));
     if (!p)
-        return ZE_VFS_ERR_NOT_FOUND;
-    return p->is_dir ? ZE_VFS_OK : ZE_VFS_ERR_NOT_DIR;
+        return ZE_ERR_NOT_FOUND;
+    return p->is_dir ? ZE_OK : ZE_ERR_NOT_DIR;
 }
 
 static void node_stat(const mem_node *n, ze_vfs_stat_t *out)
@@ -68,37 +68,37 @@ static void node_stat(const mem_node *n, ze_vfs_stat_t *out)
     out->mtime_ns = n->mtime_ns;
 }
 
-static ze_vfs_error mem_stat(ze__vfs_backend *b, const char *rel, ze_vfs_stat_t *out)
+static ze_result mem_stat(ze__vfs_backend *b, const char *rel, ze_vfs_stat_t *out)
 {
     mem_backend *m = as_mem(b);
     if (!rel[0]) {
         memset(out, 0, sizeof *out);
         out->is_dir = true;
-        return ZE_VFS_OK;
+        return ZE_OK;
     }
     pthread_mutex_lock(&m->lock);
     mem_node *n = find(m, rel);
-    ze_vfs_error e = ZE_VFS_ERR_NOT_FOUND;
+    ze_result e = ZE_ERR_NOT_FOUND;
     if (n) {
         node_stat(n, out);
-        e = ZE_VFS_OK;
+        e = ZE_OK;
     }
     pthread_mutex_unlock(&m->lock);
     return e;
 }
 
 /* A reference to the blob of file rel. */
-static ze_vfs_error take_blob(mem_backend *m, const char *rel, ze__vfs_blob **out)
+static ze_result take_blob(mem_backend *m, const char *rel, ze__vfs_blob **out)
 {
     if (!rel[0])
-        return ZE_VFS_ERR_IS_DIR;
+        return ZE_ERR_IS_DIR;
     pthread_mutex_lock(&m->lock);
     mem_node *n = find(m, rel);
-    ze_vfs_error e = ZE_VFS_OK;
+    ze_result e = ZE_OK;
     if (!n)
-        e = ZE_VFS_ERR_NOT_FOUND;
+        e = ZE_ERR_NOT_FOUND;
     else if (n->is_dir)
-        e = ZE_VFS_ERR_IS_DIR;
+        e = ZE_ERR_IS_DIR;
     else {
         atomic_fetch_add_explicit(&n->blob->refs, 1, memory_order_relaxed);
         *out = n->blob;
@@ -107,17 +107,17 @@ static ze_vfs_error take_blob(mem_backend *m, const char *rel, ze__vfs_blob **ou
     return e;
 }
 
-static ze_vfs_error mem_read_file(ze__vfs_backend *b, const char *rel, ze_allocator_t alloc,
-                                  ze_vfs_buffer_t *out)
+static ze_result mem_read_file(ze__vfs_backend *b, const char *rel, ze_allocator_t alloc,
+                               ze_vfs_buffer_t *out)
 {
     ze__vfs_blob *blob;
-    ze_vfs_error e = take_blob(as_mem(b), rel, &blob);
+    ze_result e = take_blob(as_mem(b), rel, &blob);
     if (e)
         return e;
     uint8_t *data = ze_alloc(alloc, blob->size + 1, 16);
     if (!data) {
         ze__vfs_blob_release(blob);
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     }
     memcpy(data, blob->data, blob->size);
     data[blob->size] = '\0';
@@ -125,32 +125,32 @@ static ze_vfs_error mem_read_file(ze__vfs_backend *b, const char *rel, ze_alloca
     out->size = blob->size;
     out->alloc = alloc;
     ze__vfs_blob_release(blob);
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-static ze_vfs_error mem_open(ze__vfs_backend *b, const char *rel, ze_vfs_file_t *f)
+static ze_result mem_open(ze__vfs_backend *b, const char *rel, ze_vfs_file_t *f)
 {
     ze__vfs_blob *blob;
-    ze_vfs_error e = take_blob(as_mem(b), rel, &blob);
+    ze_result e = take_blob(as_mem(b), rel, &blob);
     if (e)
         return e;
     f->blob = blob;
     f->size = blob->size;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-static ze_vfs_error mem_write(ze__vfs_backend *b, const char *rel, const void *data, size_t size,
-                              ze__vfs_write_opts *opts)
+static ze_result mem_write(ze__vfs_backend *b, const char *rel, const void *data, size_t size,
+                           ze__vfs_write_opts *opts)
 {
     mem_backend *m = as_mem(b);
     if (!rel[0])
-        return ZE_VFS_ERR_IS_DIR;
+        return ZE_ERR_IS_DIR;
     size_t bytes;
     if (!ze_size_add(sizeof(ze__vfs_blob), size, &bytes))
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     ze__vfs_blob *blob = ze_alloc(b->alloc, bytes, 16);
     if (!blob)
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     atomic_init(&blob->refs, 1);
     blob->size = size;
     blob->alloc = b->alloc;
@@ -158,21 +158,21 @@ static ze_vfs_error mem_write(ze__vfs_backend *b, const char *rel, const void *d
         memcpy(blob->data, data, size / 2);
     if (opts->hook && !opts->hook(opts->hook_user, opts->vfs_path, size / 2, size)) {
         ze__vfs_blob_release(blob); /* a crash before the swap: nothing changed */
-        return ZE_VFS_ERR_FAULT;
+        return ZE_ERR_FAULT_INJECTED;
     }
     if (size)
         memcpy(blob->data + size / 2, (const uint8_t *)data + size / 2, size - size / 2);
     ze__vfs_blob *old = NULL;
     pthread_mutex_lock(&m->lock);
-    ze_vfs_error e = parent_ok(m, rel);
+    ze_result e = parent_ok(m, rel);
     if (!e) {
         bool created;
         ze__ptable_entry *ent = ze__ptable_insert(&m->nodes, rel, (uint32_t)strlen(rel), &created);
         mem_node *n = node_of(ent);
         if (!n)
-            e = ZE_VFS_ERR_NO_MEMORY;
+            e = ZE_ERR_OUT_OF_MEMORY;
         else if (n->is_dir)
-            e = ZE_VFS_ERR_IS_DIR;
+            e = ZE_ERR_IS_DIR;
         else {
             opts->existed = !created;
             old = n->blob;
@@ -198,20 +198,20 @@ static bool has_children(mem_backend *m, const char *rel, size_t len)
     return false;
 }
 
-static ze_vfs_error mem_remove(ze__vfs_backend *b, const char *rel, bool *was_dir)
+static ze_result mem_remove(ze__vfs_backend *b, const char *rel, bool *was_dir)
 {
     mem_backend *m = as_mem(b);
     if (!rel[0])
-        return ZE_VFS_ERR_ACCESS;
+        return ZE_ERR_DENIED;
     size_t len = strlen(rel);
     ze__vfs_blob *old = NULL;
     pthread_mutex_lock(&m->lock);
     mem_node *n = find(m, rel);
-    ze_vfs_error e = ZE_VFS_OK;
+    ze_result e = ZE_OK;
     if (!n)
-        e = ZE_VFS_ERR_NOT_FOUND;
+        e = ZE_ERR_NOT_FOUND;
     else if (n->is_dir && has_children(m, rel, len))
-        e = ZE_VFS_ERR_NOT_EMPTY;
+        e = ZE_ERR_NOT_EMPTY;
     else {
         *was_dir = n->is_dir;
         old = n->blob;
@@ -222,20 +222,20 @@ static ze_vfs_error mem_remove(ze__vfs_backend *b, const char *rel, bool *was_di
     return e;
 }
 
-static ze_vfs_error mem_mkdir(ze__vfs_backend *b, const char *rel)
+static ze_result mem_mkdir(ze__vfs_backend *b, const char *rel)
 {
     mem_backend *m = as_mem(b);
     if (!rel[0])
-        return ZE_VFS_ERR_EXISTS;
+        return ZE_ERR_EXISTS;
     pthread_mutex_lock(&m->lock);
-    ze_vfs_error e = parent_ok(m, rel);
+    ze_result e = parent_ok(m, rel);
     if (!e) {
         bool created;
         mem_node *n = node_of(ze__ptable_insert(&m->nodes, rel, (uint32_t)strlen(rel), &created));
         if (!n)
-            e = ZE_VFS_ERR_NO_MEMORY;
+            e = ZE_ERR_OUT_OF_MEMORY;
         else if (!created)
-            e = ZE_VFS_ERR_EXISTS;
+            e = ZE_ERR_EXISTS;
         else {
             n->is_dir = true;
             n->mtime_ns = now_realtime_ns();
@@ -246,42 +246,42 @@ static ze_vfs_error mem_mkdir(ze__vfs_backend *b, const char *rel)
 }
 
 /* Re-key one entry (lock held). */
-static ze_vfs_error rekey(mem_backend *m, const char *from, uint32_t flen, const char *to,
-                          uint32_t tlen)
+static ze_result rekey(mem_backend *m, const char *from, uint32_t flen, const char *to,
+                       uint32_t tlen)
 {
     ze__ptable_entry *src = ze__ptable_find(&m->nodes, from, flen);
     if (!src)
-        return ZE_VFS_ERR_NOT_FOUND;
+        return ZE_ERR_NOT_FOUND;
     mem_node saved = *node_of(src);
     bool created;
     mem_node *dst = node_of(ze__ptable_insert(&m->nodes, to, tlen, &created));
     if (!dst)
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     ze__vfs_blob *replaced = created ? NULL : dst->blob;
     *dst = saved;
     ze__ptable_remove(&m->nodes, from, flen);
     ze__vfs_blob_release(replaced);
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-static ze_vfs_error mem_rename(ze__vfs_backend *b, const char *from, const char *to, bool *is_dir)
+static ze_result mem_rename(ze__vfs_backend *b, const char *from, const char *to, bool *is_dir)
 {
     mem_backend *m = as_mem(b);
     if (!from[0] || !to[0])
-        return ZE_VFS_ERR_ACCESS;
+        return ZE_ERR_DENIED;
     size_t flen = strlen(from), tlen = strlen(to);
     if (tlen > flen && to[flen] == '/' && memcmp(to, from, flen) == 0)
-        return ZE_VFS_ERR_INVALID; /* a directory into itself */
+        return ZE_ERR_INVALID_ARG; /* a directory into itself */
     pthread_mutex_lock(&m->lock);
     mem_node *src = find(m, from);
     mem_node *dst = find(m, to);
-    ze_vfs_error e = parent_ok(m, to);
+    ze_result e = parent_ok(m, to);
     if (!src)
-        e = ZE_VFS_ERR_NOT_FOUND;
+        e = ZE_ERR_NOT_FOUND;
     else if (!e && dst && dst->is_dir != src->is_dir)
-        e = dst->is_dir ? ZE_VFS_ERR_IS_DIR : ZE_VFS_ERR_NOT_DIR;
+        e = dst->is_dir ? ZE_ERR_IS_DIR : ZE_ERR_NOT_DIR;
     else if (!e && dst && dst->is_dir && has_children(m, to, tlen))
-        e = ZE_VFS_ERR_NOT_EMPTY;
+        e = ZE_ERR_NOT_EMPTY;
     if (!e && !(flen == tlen && memcmp(from, to, flen) == 0)) {
         *is_dir = src->is_dir;
         if (src->is_dir) {
@@ -293,7 +293,7 @@ static ze_vfs_error mem_rename(ze__vfs_backend *b, const char *from, const char 
                     memcmp(ent->path, from, flen) == 0) {
                     size_t rest = ent->len - flen;
                     if (tlen + rest >= sizeof path) {
-                        e = ZE_VFS_ERR_TOO_LONG;
+                        e = ZE_ERR_TOO_LONG;
                         break;
                     }
                     char old[ZE_PATH_CAPACITY];
@@ -314,16 +314,15 @@ static ze_vfs_error mem_rename(ze__vfs_backend *b, const char *from, const char 
     return e;
 }
 
-static ze_vfs_error mem_list(ze__vfs_backend *b, const char *rel, ze__vfs_list_sink sink,
-                             void *user)
+static ze_result mem_list(ze__vfs_backend *b, const char *rel, ze__vfs_list_sink sink, void *user)
 {
     mem_backend *m = as_mem(b);
     size_t len = strlen(rel);
     pthread_mutex_lock(&m->lock);
-    ze_vfs_error e = ZE_VFS_OK;
+    ze_result e = ZE_OK;
     if (len) {
         mem_node *dir = find(m, rel);
-        e = !dir ? ZE_VFS_ERR_NOT_FOUND : !dir->is_dir ? ZE_VFS_ERR_NOT_DIR : ZE_VFS_OK;
+        e = !dir ? ZE_ERR_NOT_FOUND : !dir->is_dir ? ZE_ERR_NOT_DIR : ZE_OK;
     }
     for (uint32_t i = 0; !e && i < m->nodes.count; i++) {
         ze__ptable_entry *ent = ze__ptable_at(&m->nodes, i);
@@ -367,16 +366,16 @@ static const ze__vfs_backend_ops mem_ops = {
     .destroy = mem_destroy,
 };
 
-ze_vfs_error ze__vfs_memfs_create(ze_allocator_t alloc, ze__vfs_backend **out)
+ze_result ze__vfs_memfs_create(ze_allocator_t alloc, ze__vfs_backend **out)
 {
     mem_backend *m = ze_alloc(alloc, sizeof *m, _Alignof(mem_backend));
     if (!m)
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     memset(m, 0, sizeof *m);
     m->base.ops = &mem_ops;
     m->base.alloc = alloc;
     pthread_mutex_init(&m->lock, NULL);
     ze__ptable_init(&m->nodes, alloc, sizeof(mem_node));
     *out = &m->base;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }

@@ -8,7 +8,7 @@
  *    "settings": {...}}
  * Required: format, version, uuid (not nil). The rest default to empty.
  * Unknown keys are ignored (a newer minor writer), a newer version is
- * refused (ZE_VFS_ERR_UNSUPPORTED). Duplicate keys, invalid UTF-8, NUL in
+ * refused (ZE_ERR_UNSUPPORTED). Duplicate keys, invalid UTF-8, NUL in
  * strings, integers beyond 64 bits are rejected. The settings object is kept
  * verbatim as compact JSON text: the VFS never interprets it.
  *
@@ -54,24 +54,24 @@ void ze_vfs_meta_free(ze_vfs_meta_t *m)
     ze_vfs_meta_init(m, a);
 }
 
-ze_vfs_error ze_vfs_meta_add_artifact(ze_vfs_meta_t *m, const char *path)
+ze_result ze_vfs_meta_add_artifact(ze_vfs_meta_t *m, const char *path)
 {
-    ZE_CHECK(m && path, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(m && path, ZE_ERR_INVALID_ARG);
     if (m->artifacts.count >= ZE_VFS_META_MAX_ARTIFACTS)
-        return ZE_VFS_ERR_LIMIT;
+        return ZE_ERR_LIMIT;
     ze_path_t p;
-    ze_vfs_error e = ze_path_make(path, &p);
+    ze_result e = ze_path_make(path, &p);
     if (e)
         return e;
-    return ze_array_push(&m->artifacts, &p) == ZE_OK ? ZE_VFS_OK : ZE_VFS_ERR_NO_MEMORY;
+    return ze_array_push(&m->artifacts, &p) == ZE_OK ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
 }
 
-ze_vfs_error ze_vfs_meta_add_sub_asset(ze_vfs_meta_t *m, ze_uuid_t uuid)
+ze_result ze_vfs_meta_add_sub_asset(ze_vfs_meta_t *m, ze_uuid_t uuid)
 {
-    ZE_CHECK(m, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(m, ZE_ERR_INVALID_ARG);
     if (m->sub_assets.count >= ZE_VFS_META_MAX_SUB_ASSETS)
-        return ZE_VFS_ERR_LIMIT;
-    return ze_array_push(&m->sub_assets, &uuid) == ZE_OK ? ZE_VFS_OK : ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_LIMIT;
+    return ze_array_push(&m->sub_assets, &uuid) == ZE_OK ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
 }
 
 /* A growable text buffer for json_dump_callback. */
@@ -131,50 +131,52 @@ static void text_drop(text_buf *t)
 }
 
 /* Store a settings object as compact text. */
-static ze_vfs_error set_settings_json(ze_vfs_meta_t *m, const json_t *obj)
+static ze_result set_settings_json(ze_vfs_meta_t *m, const json_t *obj)
 {
     text_buf t = {.alloc = m->alloc, .limit = (size_t)ZE_VFS_META_MAX_SETTINGS + 2};
     if (json_dump_callback(obj, text_append, &t, JSON_COMPACT) != 0 || !text_finish(&t)) {
         bool too_big = t.len + 2 > t.limit;
         text_drop(&t);
-        return too_big ? ZE_VFS_ERR_LIMIT : ZE_VFS_ERR_NO_MEMORY;
+        return too_big ? ZE_ERR_LIMIT : ZE_ERR_OUT_OF_MEMORY;
     }
     if (m->settings)
         ze_free(m->alloc, m->settings, m->settings_len + 1);
     m->settings = t.data;
     m->settings_len = t.len;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-ze_vfs_error ze_vfs_meta_set_settings(ze_vfs_meta_t *m, const char *json, size_t len)
+ze_result ze_vfs_meta_set_settings(ze_vfs_meta_t *m, const char *json, size_t len)
 {
-    ZE_CHECK(m, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(m, ZE_ERR_INVALID_ARG);
     if (!json) {
         if (m->settings)
             ze_free(m->alloc, m->settings, m->settings_len + 1);
         m->settings = NULL;
         m->settings_len = 0;
-        return ZE_VFS_OK;
+        return ZE_OK;
     }
     if (len > ZE_VFS_META_MAX_SETTINGS)
-        return ZE_VFS_ERR_LIMIT;
+        return ZE_ERR_LIMIT;
     json_error_t err;
     json_t *obj = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
     if (!obj)
-        return ZE_VFS_ERR_PARSE;
-    ze_vfs_error e = json_is_object(obj) ? set_settings_json(m, obj) : ZE_VFS_ERR_PARSE;
+        return ZE_ERR_PARSE;
+    ze_result e = json_is_object(obj) ? set_settings_json(m, obj) : ZE_ERR_PARSE;
     json_decref(obj);
     return e;
 }
 
 /* ----------------------------------------------------------------- parse */
 
-static void diag_set(ze_vfs_meta_diag_t *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void diag_set(ze_vfs_meta_diag_t *d, const char *fmt, ...)
+/* Why a sidecar was rejected, until it is reported. */
+typedef struct meta_diag {
+    char reason[ZE_LOG_MESSAGE_MAX - 64];
+} meta_diag;
+
+static void diag_set(meta_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diag_set(meta_diag *d, const char *fmt, ...)
 {
-    if (!d)
-        return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(d->reason, sizeof d->reason, fmt, ap);
@@ -236,44 +238,44 @@ static bool parse_hex64(const json_t *v, uint64_t *out)
     return true;
 }
 
-static ze_vfs_error parse_fields(const json_t *root, ze_vfs_meta_t *m, ze_vfs_meta_diag_t *diag)
+static ze_result parse_fields(const json_t *root, ze_vfs_meta_t *m, meta_diag *diag)
 {
     const json_t *v = json_object_get(root, "format");
     if (!json_is_string(v) || strcmp(json_string_value(v), META_FORMAT) != 0) {
         diag_set(diag, "\"format\" is not \"" META_FORMAT "\"");
-        return ZE_VFS_ERR_PARSE;
+        return ZE_ERR_PARSE;
     }
     v = json_object_get(root, "version");
     if (!json_is_integer(v) || json_integer_value(v) < 1) {
         diag_set(diag, "\"version\" missing or not a positive integer");
-        return ZE_VFS_ERR_PARSE;
+        return ZE_ERR_PARSE;
     }
     if (json_integer_value(v) > ZE_VFS_META_VERSION) {
         diag_set(diag, "version %lld is newer than this build reads (%d)",
                  (long long)json_integer_value(v), ZE_VFS_META_VERSION);
-        return ZE_VFS_ERR_UNSUPPORTED;
+        return ZE_ERR_UNSUPPORTED;
     }
     m->version = (uint32_t)json_integer_value(v);
     if (ze_uuid_is_nil(m->uuid)) {
         diag_set(diag, "\"uuid\" missing, nil or not a UUID");
-        return ZE_VFS_ERR_PARSE;
+        return ZE_ERR_PARSE;
     }
     if ((v = json_object_get(root, "importer"))) {
         if (!json_is_string(v) || json_string_length(v) >= ZE_VFS_META_IMPORTER_MAX) {
             diag_set(diag, "\"importer\" is not a string of at most %d bytes",
                      ZE_VFS_META_IMPORTER_MAX - 1);
-            return ZE_VFS_ERR_PARSE;
+            return ZE_ERR_PARSE;
         }
         memcpy(m->importer, json_string_value(v), json_string_length(v) + 1);
     }
     if ((v = json_object_get(root, "source_hash")) && !parse_hex64(v, &m->source_hash)) {
         diag_set(diag, "\"source_hash\" is not 16 hexadecimal digits");
-        return ZE_VFS_ERR_PARSE;
+        return ZE_ERR_PARSE;
     }
     if ((v = json_object_get(root, "import_time"))) {
         if (!json_is_integer(v)) {
             diag_set(diag, "\"import_time\" is not an integer");
-            return ZE_VFS_ERR_PARSE;
+            return ZE_ERR_PARSE;
         }
         m->import_time = (int64_t)json_integer_value(v);
     }
@@ -281,60 +283,59 @@ static ze_vfs_error parse_fields(const json_t *root, ze_vfs_meta_t *m, ze_vfs_me
         if (!json_is_array(v) || json_array_size(v) > ZE_VFS_META_MAX_ARTIFACTS) {
             diag_set(diag, "\"artifacts\" is not an array of at most %d paths",
                      ZE_VFS_META_MAX_ARTIFACTS);
-            return ZE_VFS_ERR_PARSE;
+            return ZE_ERR_PARSE;
         }
         for (size_t i = 0; i < json_array_size(v); i++) {
             const json_t *s = json_array_get(v, i);
             ze_path_t p;
             if (!json_is_string(s) ||
-                ze_path_from(json_string_value(s), json_string_length(s), &p) != ZE_VFS_OK) {
+                ze_path_from(json_string_value(s), json_string_length(s), &p) != ZE_OK) {
                 diag_set(diag, "\"artifacts\"[%zu] is not a valid VFS path", i);
-                return ZE_VFS_ERR_PARSE;
+                return ZE_ERR_PARSE;
             }
             if (ze_array_push(&m->artifacts, &p) != ZE_OK)
-                return ZE_VFS_ERR_NO_MEMORY;
+                return ZE_ERR_OUT_OF_MEMORY;
         }
     }
     if ((v = json_object_get(root, "sub_assets"))) {
         if (!json_is_array(v) || json_array_size(v) > ZE_VFS_META_MAX_SUB_ASSETS) {
             diag_set(diag, "\"sub_assets\" is not an array of at most %d uuids",
                      ZE_VFS_META_MAX_SUB_ASSETS);
-            return ZE_VFS_ERR_PARSE;
+            return ZE_ERR_PARSE;
         }
         for (size_t i = 0; i < json_array_size(v); i++) {
             ze_uuid_t u;
             if (!parse_uuid(json_array_get(v, i), &u)) {
                 diag_set(diag, "\"sub_assets\"[%zu] is not a UUID", i);
-                return ZE_VFS_ERR_PARSE;
+                return ZE_ERR_PARSE;
             }
             if (ze_array_push(&m->sub_assets, &u) != ZE_OK)
-                return ZE_VFS_ERR_NO_MEMORY;
+                return ZE_ERR_OUT_OF_MEMORY;
         }
     }
     if ((v = json_object_get(root, "settings"))) {
         if (!json_is_object(v)) {
             diag_set(diag, "\"settings\" is not an object");
-            return ZE_VFS_ERR_PARSE;
+            return ZE_ERR_PARSE;
         }
-        ze_vfs_error e = set_settings_json(m, v);
+        ze_result e = set_settings_json(m, v);
         if (e) {
-            diag_set(diag, "\"settings\" %s", e == ZE_VFS_ERR_LIMIT ? "over 1 MiB" : "too large");
-            return e == ZE_VFS_ERR_LIMIT ? ZE_VFS_ERR_PARSE : e;
+            diag_set(diag, "\"settings\" %s", e == ZE_ERR_LIMIT ? "over 1 MiB" : "too large");
+            return e == ZE_ERR_LIMIT ? ZE_ERR_PARSE : e;
         }
     }
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-ze_vfs_error ze_vfs_meta_parse(const char *text, size_t len, ze_vfs_meta_t *m,
-                               ze_vfs_meta_diag_t *diag)
+/* The parse; a rejection's reason in *diag. */
+static ze_result meta_parse(const char *text, size_t len, ze_vfs_meta_t *m, meta_diag *diag)
 {
-    ZE_CHECK(m && (text || len == 0), ZE_VFS_ERR_INVALID);
+    ZE_CHECK(m && (text || len == 0), ZE_ERR_INVALID_ARG);
     ze_vfs_meta_free(m);
-    if (diag)
-        memset(diag, 0, sizeof *diag);
+    diag->reason[0] = '\0';
     if (len > ZE_VFS_META_MAX_FILE) {
         diag_set(diag, "larger than %d bytes", ZE_VFS_META_MAX_FILE);
-        return ZE_VFS_ERR_PARSE;
+        return ZE_ERR_PARSE;
     }
     json_error_t jerr;
     json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &jerr);
@@ -343,15 +344,14 @@ ze_vfs_error ze_vfs_meta_parse(const char *text, size_t len, ze_vfs_meta_t *m,
         ze_uuid_t u;
         if (salvage_uuid(text ? text : "", len, &u)) {
             m->uuid = u;
-            if (diag)
-                diag->uuid_recovered = true;
+            m->uuid_recovered = true;
         }
-        return ZE_VFS_ERR_PARSE;
+        return ZE_ERR_PARSE;
     }
-    ze_vfs_error e;
+    ze_result e;
     if (!json_is_object(root)) {
         diag_set(diag, "not a JSON object");
-        e = ZE_VFS_ERR_PARSE;
+        e = ZE_ERR_PARSE;
     } else {
         ze_uuid_t u;
         if (parse_uuid(json_object_get(root, "uuid"), &u))
@@ -364,9 +364,26 @@ ze_vfs_error ze_vfs_meta_parse(const char *text, size_t len, ze_vfs_meta_t *m,
         ze_uuid_t keep = m->uuid;
         ze_vfs_meta_free(m);
         m->uuid = keep;
-        if (diag)
-            diag->uuid_recovered = !ze_uuid_is_nil(keep);
+        m->uuid_recovered = !ze_uuid_is_nil(keep);
     }
+    return e;
+}
+
+static void report_rejection(const ze_diag_sink_t *sink, const char *path, ze_result e,
+                             const ze_vfs_meta_t *m, const meta_diag *d)
+{
+    ze_diag(sink, ZE_LOG_WARN, e, ZE__VFS_CH, path, "sidecar rejected: %s%s",
+            d->reason[0] ? d->reason : ze_result_str(e),
+            m->uuid_recovered ? " (uuid recovered: regenerate it keeping the uuid)" : "");
+}
+
+ze_result ze_vfs_meta_parse(const char *text, size_t len, ze_vfs_meta_t *m,
+                            const ze_diag_sink_t *diag)
+{
+    meta_diag d;
+    ze_result e = meta_parse(text, len, m, &d);
+    if (e == ZE_ERR_PARSE || e == ZE_ERR_UNSUPPORTED)
+        report_rejection(diag, "", e, m, &d);
     return e;
 }
 
@@ -379,12 +396,12 @@ static json_t *uuid_json(ze_uuid_t u)
     return json_string(s);
 }
 
-ze_vfs_error ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze_vfs_buffer_t *out)
+ze_result ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze_vfs_buffer_t *out)
 {
-    ZE_CHECK(m && out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(m && out, ZE_ERR_INVALID_ARG);
     memset(out, 0, sizeof *out);
     if (ze_uuid_is_nil(m->uuid))
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     json_t *o = json_object();
     json_t *arts = json_array(), *subs = json_array();
     json_t *settings =
@@ -425,12 +442,12 @@ ze_vfs_error ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze
     json_decref(settings);
     if (!ok) {
         text_drop(&t);
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     }
     out->data = (uint8_t *)t.data;
     out->size = t.len;
     out->alloc = t.alloc;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 /* ---------------------------------------------------------------- placing */
@@ -449,17 +466,17 @@ typedef struct meta_place {
     ze_path_t path;
 } meta_place;
 
-static ze_vfs_error place(ze_vfs_t *vfs, const ze_path_t *src, int slot, meta_place *out)
+static ze_result place(ze_vfs_t *vfs, const ze_path_t *src, int slot, meta_place *out)
 {
     pthread_rwlock_rdlock(&vfs->mount_lock);
     const ze__vfs_mount *m = &vfs->mounts[slot];
     bool writable = m->used && !m->read_only;
-    ze_vfs_error e = ZE_VFS_OK;
+    ze_result e = ZE_OK;
     if (writable) {
         out->slot = slot;
         int n = snprintf(out->rel, sizeof out->rel, "%s" META_SUFFIX, ze__path_rel(src, &m->point));
         if (n < 0 || (size_t)n >= sizeof out->rel)
-            e = ZE_VFS_ERR_TOO_LONG;
+            e = ZE_ERR_TOO_LONG;
         if (!e)
             e = ze_path_add_suffix(src, META_SUFFIX, &out->path);
     }
@@ -469,54 +486,50 @@ static ze_vfs_error place(ze_vfs_t *vfs, const ze_path_t *src, int slot, meta_pl
     out->slot = -1;
     out->rel[0] = '\0';
     if (src->len <= 1)
-        return ZE_VFS_ERR_INVALID; /* the root has no name to hang a sidecar on */
+        return ZE_ERR_INVALID_ARG; /* the root has no name to hang a sidecar on */
     char buf[ZE_PATH_CAPACITY * 2];
     int n = snprintf(buf, sizeof buf, CACHE_META_DIR "%s" META_SUFFIX, src->str);
     if (n < 0 || (size_t)n >= sizeof buf)
-        return ZE_VFS_ERR_TOO_LONG;
+        return ZE_ERR_TOO_LONG;
     return ze_path_from(buf, (size_t)n, &out->path);
 }
 
-static ze_vfs_error locate(ze_vfs_t *vfs, const char *op, const char *source, ze_path_t *src,
-                           meta_place *pl)
+static ze_result locate(ze_vfs_t *vfs, const char *op, const char *source, ze_path_t *src,
+                        meta_place *pl)
 {
-    ze_vfs_error e = ze__vfs_path_arg(source, src);
+    ze_result e = ze__vfs_path_arg(source, src);
     if (e) {
-        ze__vfs_log_failure(op, source ? source : "(null)", e);
+        ze__vfs_log_failure(vfs, op, source ? source : "(null)", e);
         return e;
     }
     ze_vfs_stat_t st;
     int slot = ze__vfs_find_existing(vfs, src, &st);
     if (slot < 0)
-        return ZE_VFS_ERR_NOT_FOUND;
+        return ZE_ERR_NOT_FOUND;
     e = place(vfs, src, slot, pl);
     if (e)
-        ze__vfs_log_failure(op, src->str, e);
+        ze__vfs_log_failure(vfs, op, src->str, e);
     return e;
 }
 
-ze_vfs_error ze_vfs_meta_path(ze_vfs_t *vfs, const char *source, ze_path_t *out)
+ze_result ze_vfs_meta_path(ze_vfs_t *vfs, const char *source, ze_path_t *out)
 {
-    ZE_CHECK(vfs && out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && out, ZE_ERR_INVALID_ARG);
     ze_path_t src;
     meta_place pl;
-    ze_vfs_error e = locate(vfs, "meta path", source, &src, &pl);
+    ze_result e = locate(vfs, "meta path", source, &src, &pl);
     if (!e)
         *out = pl.path;
     return e;
 }
 
-ze_vfs_error ze_vfs_meta_read(ze_vfs_t *vfs, const char *source, ze_vfs_meta_t *m,
-                              ze_vfs_meta_diag_t *diag)
+ze_result ze_vfs_meta_read(ze_vfs_t *vfs, const char *source, ze_vfs_meta_t *m)
 {
-    ZE_CHECK(vfs && m, ZE_VFS_ERR_INVALID);
-    ze_vfs_meta_diag_t local;
-    if (!diag)
-        diag = &local;
-    memset(diag, 0, sizeof *diag);
+    ZE_CHECK(vfs && m, ZE_ERR_INVALID_ARG);
+    m->uuid_recovered = false;
     ze_path_t src;
     meta_place pl;
-    ze_vfs_error e = locate(vfs, "meta read", source, &src, &pl);
+    ze_result e = locate(vfs, "meta read", source, &src, &pl);
     if (e)
         return e;
     ze_vfs_buffer_t buf;
@@ -526,36 +539,35 @@ ze_vfs_error ze_vfs_meta_read(ze_vfs_t *vfs, const char *source, ze_vfs_meta_t *
     else
         e = ze_vfs_read_file(vfs, pl.path.str, vfs->alloc, &buf);
     if (e) {
-        ze__vfs_log_failure("meta read", pl.path.str, e);
+        ze__vfs_log_failure(vfs, "meta read", pl.path.str, e);
         return e;
     }
-    e = ze_vfs_meta_parse((const char *)buf.data, buf.size, m, diag);
+    meta_diag d;
+    e = meta_parse((const char *)buf.data, buf.size, m, &d);
     ze_vfs_buffer_free(&buf);
-    if (e == ZE_VFS_ERR_PARSE || e == ZE_VFS_ERR_UNSUPPORTED)
-        ZE_LOG_WARN(ZE__VFS_CH, "sidecar '%s': %s%s", pl.path.str, diag->reason,
-                    diag->uuid_recovered ? " (uuid recovered: regenerate it keeping the uuid)"
-                                         : "");
+    if (e == ZE_ERR_PARSE || e == ZE_ERR_UNSUPPORTED)
+        report_rejection(&vfs->diag, pl.path.str, e, m, &d);
     return e;
 }
 
-ze_vfs_error ze_vfs_meta_write(ze_vfs_t *vfs, const char *source, const ze_vfs_meta_t *m)
+ze_result ze_vfs_meta_write(ze_vfs_t *vfs, const char *source, const ze_vfs_meta_t *m)
 {
-    ZE_CHECK(vfs && m, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && m, ZE_ERR_INVALID_ARG);
     ze_path_t src;
     meta_place pl;
-    ze_vfs_error e = locate(vfs, "meta write", source, &src, &pl);
+    ze_result e = locate(vfs, "meta write", source, &src, &pl);
     if (e)
         return e;
     ze_vfs_buffer_t text;
     e = ze_vfs_meta_format(m, vfs->alloc, &text);
     if (e) {
-        ZE_LOG_WARN(ZE__VFS_CH, "sidecar '%s': cannot format: %s", pl.path.str,
-                    ze_vfs_error_str(e));
+        ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_OK, "sidecar '%s': cannot format: %s", pl.path.str,
+                       ze_result_str(e));
         return e;
     }
     if (pl.slot >= 0) {
         e = ze__vfs_write_on(vfs, (uint32_t)pl.slot, pl.rel, text.data, text.size);
-        ze__vfs_log_failure("meta write", pl.path.str, e);
+        ze__vfs_log_failure(vfs, "meta write", pl.path.str, e);
     } else {
         ze_path_t dir = ze_path_parent(&pl.path);
         e = ze_vfs_mkdirs(vfs, dir.str);
@@ -577,12 +589,11 @@ void ze__vfs_meta_follow(ze_vfs_t *vfs, const ze_path_t *from, const ze_path_t *
     bool same = vfs->mounts[slot].used && ze_path_is_within(from, &vfs->mounts[slot].point);
     pthread_rwlock_unlock(&vfs->mount_lock);
     meta_place dst, srcp;
-    if (!same || place(vfs, to, slot, &dst) != ZE_VFS_OK ||
-        place(vfs, from, slot, &srcp) != ZE_VFS_OK)
+    if (!same || place(vfs, to, slot, &dst) != ZE_OK || place(vfs, from, slot, &srcp) != ZE_OK)
         return;
-    ze_vfs_error e;
+    ze_result e;
     if (dst.slot >= 0) {
-        if (ze__vfs_stat_on(vfs, (uint32_t)slot, srcp.rel, &st) != ZE_VFS_OK)
+        if (ze__vfs_stat_on(vfs, (uint32_t)slot, srcp.rel, &st) != ZE_OK)
             return;
         e = ze__vfs_rename_on(vfs, (uint32_t)slot, srcp.rel, dst.rel);
     } else {
@@ -594,8 +605,8 @@ void ze__vfs_meta_follow(ze_vfs_t *vfs, const ze_path_t *from, const ze_path_t *
             e = ze_vfs_rename(vfs, srcp.path.str, dst.path.str);
     }
     if (e)
-        ZE_LOG_WARN(ZE__VFS_CH, "sidecar of '%s' did not follow it to '%s': %s", from->str, to->str,
-                    ze_vfs_error_str(e));
+        ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_OK, "sidecar of '%s' did not follow it to '%s': %s",
+                       from->str, to->str, ze_result_str(e));
     else
         ZE_LOG_DEBUG(ZE__VFS_CH, "sidecar '%s' -> '%s'", srcp.path.str, dst.path.str);
 }

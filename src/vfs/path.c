@@ -28,7 +28,7 @@ typedef struct seg_t {
     size_t len;
 } seg_t;
 
-static ze_vfs_error normalize(const seg_t *segs, int nseg, ze_path_t *out)
+static ze_result normalize(const seg_t *segs, int nseg, ze_path_t *out)
 {
     /* Limit enforced here: the result, including its NUL, fits in
      * ZE_PATH_CAPACITY bytes (ZE_PATH_MAX_LEN characters), and no component
@@ -61,26 +61,26 @@ static ze_vfs_error normalize(const seg_t *segs, int nseg, ze_path_t *out)
                 continue;
             }
             if (n > ZE_PATH_NAME_MAX)
-                return ZE_VFS_ERR_TOO_LONG;
+                return ZE_ERR_TOO_LONG;
             if (n + 1 > w)
-                return ZE_VFS_ERR_TOO_LONG;
+                return ZE_ERR_TOO_LONG;
             w -= n;
             memcpy(buf + w, c, n);
             buf[--w] = '/';
         }
     }
     if (pending)
-        return ZE_VFS_ERR_ESCAPE;
+        return ZE_ERR_PATH_ESCAPE;
     size_t len = sizeof(buf) - 1 - w;
     if (len == 0) {
         out->len = 1;
         out->str[0] = '/';
         out->str[1] = '\0';
-        return ZE_VFS_OK;
+        return ZE_OK;
     }
     memcpy(out->str, buf + w, len + 1);
     out->len = (uint32_t)len;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 /* Byte classes for the forward pass: names, separators, NUL. */
@@ -92,7 +92,7 @@ static const uint8_t g_class[256] = {['\0'] = C_NUL, ['/'] = C_SEP, ['\\'] = C_S
  * the same result as `normalize` whenever no intermediate state exceeds the
  * limits; when one would (a long name that a later `..` may cancel), it
  * hands over to `normalize`, which decides on the result alone. */
-static ze_vfs_error normalize_forward(const char *s, size_t len, ze_path_t *out)
+static ze_result normalize_forward(const char *s, size_t len, ze_path_t *out)
 {
     char buf[ZE_PATH_CAPACITY];
     size_t w = 0, i = 0;
@@ -103,20 +103,20 @@ static ze_vfs_error normalize_forward(const char *s, size_t len, ze_path_t *out)
         while (i < len && g_class[(uint8_t)s[i]] == C_NAME)
             i++;
         if (i < len && g_class[(uint8_t)s[i]] == C_NUL)
-            return ZE_VFS_ERR_INVALID;
+            return ZE_ERR_INVALID_ARG;
         size_t n = i - b;
         if (n == 0 || (n == 1 && s[b] == '.'))
             continue;
         if (n == 2 && s[b] == '.' && s[b + 1] == '.') {
             if (w == 0) /* above the root; a NUL further on still wins */
-                return memchr(s + i, '\0', len - i) ? ZE_VFS_ERR_INVALID : ZE_VFS_ERR_ESCAPE;
+                return memchr(s + i, '\0', len - i) ? ZE_ERR_INVALID_ARG : ZE_ERR_PATH_ESCAPE;
             while (buf[--w] != '/') {
             }
             continue;
         }
         if (n > ZE_PATH_NAME_MAX || w + 1 + n > ZE_PATH_MAX_LEN) {
             if (memchr(s + i, '\0', len - i))
-                return ZE_VFS_ERR_INVALID;
+                return ZE_ERR_INVALID_ARG;
             seg_t seg = {s, len};
             return normalize(&seg, 1, out);
         }
@@ -129,49 +129,49 @@ static ze_vfs_error normalize_forward(const char *s, size_t len, ze_path_t *out)
     buf[w] = '\0';
     memcpy(out->str, buf, w + 1);
     out->len = (uint32_t)w;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-ze_vfs_error ze_path_from(const char *s, size_t len, ze_path_t *out)
+ze_result ze_path_from(const char *s, size_t len, ze_path_t *out)
 {
-    ZE_CHECK(out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(out, ZE_ERR_INVALID_ARG);
     if (!s || len == 0)
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     return normalize_forward(s, len, out);
 }
 
-ze_vfs_error ze_path_make(const char *s, ze_path_t *out)
+ze_result ze_path_make(const char *s, ze_path_t *out)
 {
-    ZE_CHECK(out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(out, ZE_ERR_INVALID_ARG);
     if (!s || !s[0])
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     return normalize_forward(s, strlen(s), out);
 }
 
-ze_vfs_error ze_path_join(const ze_path_t *base, const char *rel, ze_path_t *out)
+ze_result ze_path_join(const ze_path_t *base, const char *rel, ze_path_t *out)
 {
-    ZE_CHECK(base && rel && out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(base && rel && out, ZE_ERR_INVALID_ARG);
     if (base->len == 0)
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     seg_t segs[2] = {{base->str, base->len}, {rel, strlen(rel)}};
     /* normalize reads the inputs before it writes out, so out may be base. */
     return normalize(segs, 2, out);
 }
 
-ze_vfs_error ze_path_add_suffix(const ze_path_t *p, const char *suffix, ze_path_t *out)
+ze_result ze_path_add_suffix(const ze_path_t *p, const char *suffix, ze_path_t *out)
 {
-    ZE_CHECK(p && suffix && out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(p && suffix && out, ZE_ERR_INVALID_ARG);
     size_t n = strlen(suffix);
     if (p->len <= 1 || n == 0 || strpbrk(suffix, "/\\"))
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     ze_path_part_t name = ze_path_name(p);
     if (name.len + n > ZE_PATH_NAME_MAX || p->len + n > ZE_PATH_MAX_LEN)
-        return ZE_VFS_ERR_TOO_LONG;
+        return ZE_ERR_TOO_LONG;
     if (out != p)
         memcpy(out->str, p->str, p->len);
     memcpy(out->str + p->len, suffix, n + 1);
     out->len = p->len + (uint32_t)n;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 ze_path_t ze_path_root(void)

@@ -72,7 +72,8 @@ static void cache_put(ze_vfs_t *vfs, const char *path, uint32_t len, const ze_vf
     bool created;
     ze__ptable_entry *e = ze__ptable_insert(&vfs->cache, path, len, &created);
     if (!e) {
-        ZE_LOG_WARN(ZE__VFS_CH, "content cache: out of memory for '%s'", path);
+        ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_ERR_OUT_OF_MEMORY,
+                       "content cache: out of memory for '%s'", path);
         return;
     }
     ze__cache_entry *c = cache_payload(e);
@@ -160,19 +161,19 @@ void ze__vfs_cache_update(ze_vfs_t *vfs, const ze_vfs_event_t *ev)
     }
 }
 
-ze_vfs_error ze_vfs_cache_get(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out)
+ze_result ze_vfs_cache_get(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out)
 {
-    ZE_CHECK(vfs && out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && out, ZE_ERR_INVALID_ARG);
     ZE_ASSERT(ze__vfs_on_owner(vfs));
     ze_path_t p;
-    ze_vfs_error e = ze__vfs_path_arg(path, &p);
+    ze_result e = ze__vfs_path_arg(path, &p);
     if (e)
         return e;
     ze__ptable_entry *ent = ze__ptable_find(&vfs->cache, p.str, p.len);
     if (!ent)
-        return ZE_VFS_ERR_NOT_FOUND;
+        return ZE_ERR_NOT_FOUND;
     *out = cache_payload(ent)->st;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 uint32_t ze_vfs_cache_count(const ze_vfs_t *vfs)
@@ -186,7 +187,7 @@ void ze_vfs_cache_foreach(ze_vfs_t *vfs, const char *dir, bool recursive, ze_vfs
     ZE_CHECK(vfs && fn, );
     ZE_ASSERT(ze__vfs_on_owner(vfs));
     ze_path_t d;
-    if (ze__vfs_path_arg(dir ? dir : "/", &d) != ZE_VFS_OK)
+    if (ze__vfs_path_arg(dir ? dir : "/", &d) != ZE_OK)
         return;
     for (uint32_t i = 0; i < vfs->cache.count; i++) {
         ze__ptable_entry *e = ze__ptable_at(&vfs->cache, i);
@@ -279,7 +280,7 @@ static void process_dir(ze__vfs_scan *s, const ze_path_t *dir)
 {
     ze_vfs_t *vfs = s->vfs;
     ze__vfs_listing l;
-    if (ze__vfs_list_collect(vfs, dir, &l) != ZE_VFS_OK) {
+    if (ze__vfs_list_collect(vfs, dir, &l) != ZE_OK) {
         atomic_fetch_add_explicit(&s->errors, 1, memory_order_relaxed);
         return;
     }
@@ -373,14 +374,14 @@ static void dir_job(void *ctx)
     finish_job(s);
 }
 
-ze_vfs_error ze_vfs_scan_start(ze_vfs_t *vfs, const ze_vfs_scan_desc_t *desc, ze_vfs_scan_id_t *out)
+ze_result ze_vfs_scan_start(ze_vfs_t *vfs, const ze_vfs_scan_desc_t *desc, ze_vfs_scan_id_t *out)
 {
-    ZE_CHECK(vfs && desc, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && desc, ZE_ERR_INVALID_ARG);
     ZE_ASSERT(ze__vfs_on_owner(vfs));
     ze_path_t root;
-    ze_vfs_error e = ze__vfs_path_arg(desc->root ? desc->root : "/", &root);
+    ze_result e = ze__vfs_path_arg(desc->root ? desc->root : "/", &root);
     if (e) {
-        ZE_LOG_WARN(ZE__VFS_CH, "scan '%s': %s", desc->root, ze_vfs_error_str(e));
+        ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_OK, "scan '%s': %s", desc->root, ze_result_str(e));
         return e;
     }
     ze__vfs_scan *s = ze_alloc(vfs->alloc, sizeof *s, _Alignof(ze__vfs_scan));
@@ -388,7 +389,7 @@ ze_vfs_error ze_vfs_scan_start(ze_vfs_t *vfs, const ze_vfs_scan_desc_t *desc, ze
     if (!s || !j) {
         ze_free(vfs->alloc, s, sizeof *s);
         ze_free(vfs->alloc, j, sizeof *j);
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     }
     memset(s, 0, sizeof *s);
     s->vfs = vfs;
@@ -417,7 +418,7 @@ ze_vfs_error ze_vfs_scan_start(ze_vfs_t *vfs, const ze_vfs_scan_desc_t *desc, ze
     }
     if (out)
         *out = (ze_vfs_scan_id_t){s->id};
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 static ze__vfs_scan *find_scan(ze_vfs_t *vfs, uint32_t id)

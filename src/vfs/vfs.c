@@ -23,110 +23,56 @@
 
 /* ----------------------------------------------------------------- errors */
 
-static const char *const g_error_str[ZE_VFS_ERROR_COUNT] = {
-    [ZE_VFS_OK] = "ok",
-    [ZE_VFS_ERR_INVALID] = "invalid path or argument",
-    [ZE_VFS_ERR_NOT_FOUND] = "not found",
-    [ZE_VFS_ERR_ACCESS] = "access denied",
-    [ZE_VFS_ERR_ESCAPE] = "path escapes its root",
-    [ZE_VFS_ERR_TOO_LONG] = "path too long",
-    [ZE_VFS_ERR_IO] = "i/o error",
-    [ZE_VFS_ERR_EXISTS] = "already exists",
-    [ZE_VFS_ERR_NOT_DIR] = "not a directory",
-    [ZE_VFS_ERR_IS_DIR] = "is a directory",
-    [ZE_VFS_ERR_NOT_EMPTY] = "directory not empty",
-    [ZE_VFS_ERR_READ_ONLY] = "read-only",
-    [ZE_VFS_ERR_CROSS_MOUNT] = "rename across mounts",
-    [ZE_VFS_ERR_LOOP] = "too many symbolic links",
-    [ZE_VFS_ERR_NO_MEMORY] = "out of memory",
-    [ZE_VFS_ERR_LIMIT] = "limit reached",
-    [ZE_VFS_ERR_PARSE] = "malformed sidecar",
-    [ZE_VFS_ERR_UNSUPPORTED] = "unsupported",
-    [ZE_VFS_ERR_FAULT] = "fault injected",
-};
-
-const char *ze_vfs_error_str(ze_vfs_error e)
+void ze__vfs_log_failure(ze_vfs_t *vfs, const char *op, const char *path, ze_result e)
 {
-    return (unsigned)e < ZE_VFS_ERROR_COUNT ? g_error_str[e] : "unknown vfs error";
-}
-
-ze_result ze_vfs_error_result(ze_vfs_error e)
-{
+    ze_log_level level;
     switch (e) {
-    case ZE_VFS_OK:
-        return ZE_OK;
-    case ZE_VFS_ERR_INVALID:
-    case ZE_VFS_ERR_NOT_DIR:
-    case ZE_VFS_ERR_IS_DIR:
-        return ZE_ERR_INVALID_ARG;
-    case ZE_VFS_ERR_NOT_FOUND:
-        return ZE_ERR_NOT_FOUND;
-    case ZE_VFS_ERR_ACCESS:
-    case ZE_VFS_ERR_ESCAPE:
-    case ZE_VFS_ERR_READ_ONLY:
-        return ZE_ERR_DENIED;
-    case ZE_VFS_ERR_TOO_LONG:
-    case ZE_VFS_ERR_LIMIT:
-        return ZE_ERR_LIMIT;
-    case ZE_VFS_ERR_EXISTS:
-        return ZE_ERR_EXISTS;
-    case ZE_VFS_ERR_NOT_EMPTY:
-        return ZE_ERR_CONFLICT;
-    case ZE_VFS_ERR_CROSS_MOUNT:
-    case ZE_VFS_ERR_UNSUPPORTED:
-        return ZE_ERR_UNSUPPORTED;
-    case ZE_VFS_ERR_LOOP:
-        return ZE_ERR_CYCLE;
-    case ZE_VFS_ERR_NO_MEMORY:
-        return ZE_ERR_OUT_OF_MEMORY;
-    case ZE_VFS_ERR_PARSE:
-        return ZE_ERR_PARSE;
-    case ZE_VFS_ERR_FAULT:
-        return ZE_ERR_FAULT_INJECTED;
-    case ZE_VFS_ERR_IO:
-    default:
-        return ZE_ERR_IO;
-    }
-}
-
-void ze__vfs_log_failure(const char *op, const char *path, ze_vfs_error e)
-{
-    switch (e) {
-    case ZE_VFS_OK:
-    case ZE_VFS_ERR_NOT_FOUND:
-    case ZE_VFS_ERR_EXISTS:
-    case ZE_VFS_ERR_NOT_EMPTY:
+    case ZE_OK:
+    case ZE_ERR_NOT_FOUND:
+    case ZE_ERR_EXISTS:
+    case ZE_ERR_NOT_EMPTY:
         return; /* routine: the caller decides */
-    case ZE_VFS_ERR_IO:
-    case ZE_VFS_ERR_NO_MEMORY:
-        ZE_LOG_ERROR(ZE__VFS_CH, "%s '%s': %s", op, path, ze_vfs_error_str(e));
-        return;
+    case ZE_ERR_IO:
+    case ZE_ERR_OUT_OF_MEMORY:
+        level = ZE_LOG_ERROR;
+        break;
     default:
-        ZE_LOG_WARN(ZE__VFS_CH, "%s '%s': %s", op, path, ze_vfs_error_str(e));
-        return;
+        level = ZE_LOG_WARN;
+        break;
     }
+    ze_diag(vfs ? &vfs->diag : NULL, level, e, ZE__VFS_CH, path, "%s: %s", op, ze_result_str(e));
 }
 
-ze_vfs_error ze__vfs_path_arg(const char *path, ze_path_t *out)
+void ze__vfs_set_write_hook(ze_vfs_t *vfs, ze_vfs_write_hook_fn fn, void *user)
+{
+    vfs->write_hook = fn;
+    vfs->write_hook_user = user;
+}
+
+ze_result ze__vfs_path_arg(const char *path, ze_path_t *out)
 {
     if (!path)
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     return ze_path_make(path, out);
 }
 
-/* Parse a path argument of a public call, logging a refusal. */
-static ze_vfs_error path_arg(const char *op, const char *path, ze_path_t *out)
+/* Parse a path argument of a public call, reporting a refusal. */
+static ze_result path_arg(ze_vfs_t *vfs, const char *op, const char *path, ze_path_t *out)
 {
-    ze_vfs_error e = ze__vfs_path_arg(path, out);
+    ze_result e = ze__vfs_path_arg(path, out);
     if (e) {
-        const char *shown = path ? path : "(null)";
-        if (e == ZE_VFS_ERR_ESCAPE)
-            ZE_LOG_WARN(ZE__VFS_CH, "%s '%.200s': '..' climbs above the root", op, shown);
-        else if (e == ZE_VFS_ERR_TOO_LONG)
-            ZE_LOG_WARN(ZE__VFS_CH, "%s '%.200s...': longer than %d bytes or a name over %d bytes",
-                        op, shown, ZE_PATH_MAX_LEN, ZE_PATH_NAME_MAX);
+        char shown[256];
+        snprintf(shown, sizeof shown, "%.200s%s", path ? path : "(null)",
+                 e == ZE_ERR_TOO_LONG ? "..." : "");
+        if (e == ZE_ERR_PATH_ESCAPE)
+            ze_diag(&vfs->diag, ZE_LOG_WARN, e, ZE__VFS_CH, shown,
+                    "%s: path escapes its root ('..' climbs above /)", op);
+        else if (e == ZE_ERR_TOO_LONG)
+            ze_diag(&vfs->diag, ZE_LOG_WARN, e, ZE__VFS_CH, shown,
+                    "%s: longer than %d bytes or a name over %d bytes", op, ZE_PATH_MAX_LEN,
+                    ZE_PATH_NAME_MAX);
         else
-            ZE_LOG_WARN(ZE__VFS_CH, "%s '%.200s': %s", op, shown, ze_vfs_error_str(e));
+            ze_diag(&vfs->diag, ZE_LOG_WARN, e, ZE__VFS_CH, shown, "%s: %s", op, ze_result_str(e));
     }
     return e;
 }
@@ -204,12 +150,12 @@ static void rebuild_order(ze_vfs_t *vfs)
     vfs->order_count = n;
 }
 
-ze_vfs_error ze__vfs_mount_path(const ze__vfs_mount *m, const char *rel, size_t rel_len,
-                                ze_path_t *out)
+ze_result ze__vfs_mount_path(const ze__vfs_mount *m, const char *rel, size_t rel_len,
+                             ze_path_t *out)
 {
     char buf[ZE_PATH_CAPACITY * 2];
     if (m->point.len + 1 + rel_len >= sizeof buf)
-        return ZE_VFS_ERR_TOO_LONG;
+        return ZE_ERR_TOO_LONG;
     memcpy(buf, m->point.str, m->point.len);
     size_t n = m->point.len;
     buf[n++] = '/';
@@ -218,12 +164,12 @@ ze_vfs_error ze__vfs_mount_path(const ze__vfs_mount *m, const char *rel, size_t 
     return ze_path_from(buf, n, out);
 }
 
-ze_vfs_error ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs_mount_id_t *out)
+ze_result ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs_mount_id_t *out)
 {
-    ZE_CHECK(vfs && desc, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && desc, ZE_ERR_INVALID_ARG);
     ZE_ASSERT(ze__vfs_on_owner(vfs));
     ze_path_t point;
-    ze_vfs_error e = path_arg("mount", desc->point ? desc->point : "/", &point);
+    ze_result e = path_arg(vfs, "mount", desc->point ? desc->point : "/", &point);
     if (e)
         return e;
     ze_vfs_backend_kind kind = desc->backend;
@@ -236,9 +182,9 @@ ze_vfs_error ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs
             break;
         }
     if (slot < 0) {
-        ZE_LOG_ERROR(ZE__VFS_CH, "mount '%s': all %d mount slots are in use", point.str,
-                     ZE_VFS_MAX_MOUNTS);
-        return ZE_VFS_ERR_LIMIT;
+        ZE__VFS_REPORT(vfs, ZE_LOG_ERROR, ZE_ERR_LIMIT, "mount '%s': all %d mount slots are in use",
+                       point.str, ZE_VFS_MAX_MOUNTS);
+        return ZE_ERR_LIMIT;
     }
     ze__vfs_backend *backend = NULL;
     char *host = NULL;
@@ -246,14 +192,15 @@ ze_vfs_error ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs
     bool read_only = desc->read_only;
     if (kind == ZE_VFS_BACKEND_DISK) {
         if (!desc->host_root || !desc->host_root[0]) {
-            ZE_LOG_ERROR(ZE__VFS_CH, "mount '%s': a disk mount needs host_root", point.str);
-            return ZE_VFS_ERR_INVALID;
+            ZE__VFS_REPORT(vfs, ZE_LOG_ERROR, ZE_ERR_IO, "mount '%s': a disk mount needs host_root",
+                           point.str);
+            return ZE_ERR_INVALID_ARG;
         }
         bool writable = false;
         e = ze__vfs_disk_create(vfs->alloc, desc->host_root, &backend, &writable);
         if (e) {
-            ZE_LOG_ERROR(ZE__VFS_CH, "mount '%s': host directory '%s': %s", point.str,
-                         desc->host_root, ze_vfs_error_str(e));
+            ZE__VFS_REPORT(vfs, ZE_LOG_ERROR, ZE_ERR_IO, "mount '%s': host directory '%s': %s",
+                           point.str, desc->host_root, ze_result_str(e));
             return e;
         }
         if (!writable && !read_only) {
@@ -265,7 +212,7 @@ ze_vfs_error ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs
         host = ze_alloc(vfs->alloc, host_len + 1, 1);
         if (!host) {
             backend->ops->destroy(backend);
-            return ZE_VFS_ERR_NO_MEMORY;
+            return ZE_ERR_OUT_OF_MEMORY;
         }
         memcpy(host, desc->host_root, host_len + 1);
     } else if (kind == ZE_VFS_BACKEND_MEMORY) {
@@ -273,7 +220,7 @@ ze_vfs_error ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs
         if (e)
             return e;
     } else {
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     }
     pthread_rwlock_wrlock(&vfs->mount_lock);
     ze__vfs_mount *m = &vfs->mounts[slot];
@@ -303,16 +250,16 @@ ze_vfs_error ze_vfs_mount(ze_vfs_t *vfs, const ze_vfs_mount_desc_t *desc, ze_vfs
         ze__vfs_watch_mount_added(vfs, (uint32_t)slot);
     if (out)
         *out = ze__vfs_mount_id(vfs, (uint32_t)slot);
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-ze_vfs_error ze_vfs_unmount(ze_vfs_t *vfs, ze_vfs_mount_id_t id)
+ze_result ze_vfs_unmount(ze_vfs_t *vfs, ze_vfs_mount_id_t id)
 {
-    ZE_CHECK(vfs, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs, ZE_ERR_INVALID_ARG);
     ZE_ASSERT(ze__vfs_on_owner(vfs));
     int slot = mount_slot(vfs, id);
     if (slot < 0)
-        return ZE_VFS_ERR_NOT_FOUND;
+        return ZE_ERR_NOT_FOUND;
     if (vfs->mounts[slot].watch)
         ze__vfs_watch_mount_removed(vfs, (uint32_t)slot);
     pthread_rwlock_wrlock(&vfs->mount_lock);
@@ -328,7 +275,7 @@ ze_vfs_error ze_vfs_unmount(ze_vfs_t *vfs, ze_vfs_mount_id_t id)
     b->ops->destroy(b);
     if (host)
         ze_free(vfs->alloc, host, host_len + 1);
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 uint32_t ze_vfs_mount_list(ze_vfs_t *vfs, ze_vfs_mount_info_t *out, uint32_t max)
@@ -361,9 +308,9 @@ bool ze_vfs_cache_enabled(const ze_vfs_t *vfs)
 
 /* ------------------------------------------------------------ file access */
 
-static inline bool falls_through(ze_vfs_error e)
+static inline bool falls_through(ze_result e)
 {
-    return e == ZE_VFS_ERR_NOT_FOUND || e == ZE_VFS_ERR_NOT_DIR;
+    return e == ZE_ERR_NOT_FOUND || e == ZE_ERR_NOT_DIR;
 }
 
 void ze_vfs_buffer_free(ze_vfs_buffer_t *b)
@@ -375,11 +322,11 @@ void ze_vfs_buffer_free(ze_vfs_buffer_t *b)
     }
 }
 
-ze_vfs_error ze__vfs_stat_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, ze_vfs_stat_t *st)
+ze_result ze__vfs_stat_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, ze_vfs_stat_t *st)
 {
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_mount *m = &vfs->mounts[slot];
-    ze_vfs_error e = ZE_VFS_ERR_NOT_FOUND;
+    ze_result e = ZE_ERR_NOT_FOUND;
     if (m->used) {
         e = m->backend->ops->stat(m->backend, rel, st);
         if (!e) {
@@ -399,7 +346,7 @@ int ze__vfs_find_existing(ze_vfs_t *vfs, const ze_path_t *p, ze_vfs_stat_t *st)
     int found = -1;
     for (uint32_t i = 0; i < c.count; i++) {
         ze__vfs_mount *m = &vfs->mounts[c.slot[i]];
-        ze_vfs_error e = m->backend->ops->stat(m->backend, c.rel[i], st);
+        ze_result e = m->backend->ops->stat(m->backend, c.rel[i], st);
         if (!e) {
             st->read_only = m->read_only;
             st->mount = ze__vfs_mount_id(vfs, c.slot[i]);
@@ -413,17 +360,17 @@ int ze__vfs_find_existing(ze_vfs_t *vfs, const ze_path_t *p, ze_vfs_stat_t *st)
     return found;
 }
 
-ze_vfs_error ze_vfs_stat(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out)
+ze_result ze_vfs_stat(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out)
 {
-    ZE_CHECK(vfs && out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && out, ZE_ERR_INVALID_ARG);
     ze_path_t p;
-    ze_vfs_error e = path_arg("stat", path, &p);
+    ze_result e = path_arg(vfs, "stat", path, &p);
     if (e)
         return e;
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_cands c;
     ze__vfs_resolve(vfs, &p, &c);
-    e = ZE_VFS_ERR_NOT_FOUND;
+    e = ZE_ERR_NOT_FOUND;
     for (uint32_t i = 0; i < c.count; i++) {
         ze__vfs_mount *m = &vfs->mounts[c.slot[i]];
         e = m->backend->ops->stat(m->backend, c.rel[i], out);
@@ -443,40 +390,39 @@ ze_vfs_error ze_vfs_stat(ze_vfs_t *vfs, const char *path, ze_vfs_stat_t *out)
                 memset(out, 0, sizeof *out);
                 out->is_dir = true;
                 out->read_only = true;
-                e = ZE_VFS_OK;
+                e = ZE_OK;
                 break;
             }
         }
     }
     pthread_rwlock_unlock(&vfs->mount_lock);
-    ze__vfs_log_failure("stat", p.str, e);
+    ze__vfs_log_failure(vfs, "stat", p.str, e);
     return e;
 }
 
 bool ze_vfs_exists(ze_vfs_t *vfs, const char *path)
 {
     ze_vfs_stat_t st;
-    return ze_vfs_stat(vfs, path, &st) == ZE_VFS_OK;
+    return ze_vfs_stat(vfs, path, &st) == ZE_OK;
 }
 
-ze_vfs_error ze__vfs_read_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, ze_allocator_t a,
-                             ze_vfs_buffer_t *out)
+ze_result ze__vfs_read_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, ze_allocator_t a,
+                          ze_vfs_buffer_t *out)
 {
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_mount *m = &vfs->mounts[slot];
-    ze_vfs_error e =
-        m->used ? m->backend->ops->read_file(m->backend, rel, a, out) : ZE_VFS_ERR_NOT_FOUND;
+    ze_result e = m->used ? m->backend->ops->read_file(m->backend, rel, a, out) : ZE_ERR_NOT_FOUND;
     pthread_rwlock_unlock(&vfs->mount_lock);
     return e;
 }
 
-ze_vfs_error ze_vfs_read_file(ze_vfs_t *vfs, const char *path, ze_allocator_t alloc,
-                              ze_vfs_buffer_t *out)
+ze_result ze_vfs_read_file(ze_vfs_t *vfs, const char *path, ze_allocator_t alloc,
+                           ze_vfs_buffer_t *out)
 {
-    ZE_CHECK(vfs && out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && out, ZE_ERR_INVALID_ARG);
     memset(out, 0, sizeof *out);
     ze_path_t p;
-    ze_vfs_error e = path_arg("read", path, &p);
+    ze_result e = path_arg(vfs, "read", path, &p);
     if (e)
         return e;
     if (!alloc.fn)
@@ -484,7 +430,7 @@ ze_vfs_error ze_vfs_read_file(ze_vfs_t *vfs, const char *path, ze_allocator_t al
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_cands c;
     ze__vfs_resolve(vfs, &p, &c);
-    e = ZE_VFS_ERR_NOT_FOUND;
+    e = ZE_ERR_NOT_FOUND;
     for (uint32_t i = 0; i < c.count; i++) {
         ze__vfs_mount *m = &vfs->mounts[c.slot[i]];
         e = m->backend->ops->read_file(m->backend, c.rel[i], alloc, out);
@@ -492,14 +438,13 @@ ze_vfs_error ze_vfs_read_file(ze_vfs_t *vfs, const char *path, ze_allocator_t al
             break;
     }
     pthread_rwlock_unlock(&vfs->mount_lock);
-    ze__vfs_log_failure("read", p.str, e);
+    ze__vfs_log_failure(vfs, "read", p.str, e);
     return e;
 }
 
 /* The first writable candidate; READ_ONLY when only read-only ones hold the
  * path, NOT_FOUND when no mount does. Lock held. */
-static ze_vfs_error write_target(ze_vfs_t *vfs, const ze_path_t *p, uint32_t *slot,
-                                 const char **rel)
+static ze_result write_target(ze_vfs_t *vfs, const ze_path_t *p, uint32_t *slot, const char **rel)
 {
     ze__vfs_cands c;
     ze__vfs_resolve(vfs, p, &c);
@@ -507,10 +452,10 @@ static ze_vfs_error write_target(ze_vfs_t *vfs, const ze_path_t *p, uint32_t *sl
         if (!vfs->mounts[c.slot[i]].read_only) {
             *slot = c.slot[i];
             *rel = c.rel[i];
-            return ZE_VFS_OK;
+            return ZE_OK;
         }
     }
-    return c.count ? ZE_VFS_ERR_READ_ONLY : ZE_VFS_ERR_NOT_FOUND;
+    return c.count ? ZE_ERR_READ_ONLY : ZE_ERR_NOT_FOUND;
 }
 
 /* Tell the watcher about a change made on a memory mount (disk mounts are
@@ -522,28 +467,28 @@ static void note_change(ze_vfs_t *vfs, const ze__vfs_mount *m, ze_vfs_event_kind
         ze__vfs_watch_raw(vfs, kind, is_dir, p, old);
 }
 
-static ze_vfs_error write_locked(ze_vfs_t *vfs, uint32_t slot, const char *rel, const ze_path_t *p,
-                                 const void *data, size_t size)
+static ze_result write_locked(ze_vfs_t *vfs, uint32_t slot, const char *rel, const ze_path_t *p,
+                              const void *data, size_t size)
 {
     ze__vfs_mount *m = &vfs->mounts[slot];
     ze__vfs_write_opts opts = {
         .hook = vfs->write_hook, .hook_user = vfs->write_hook_user, .vfs_path = p->str};
-    ze_vfs_error e = m->backend->ops->write(m->backend, rel, data, size, &opts);
+    ze_result e = m->backend->ops->write(m->backend, rel, data, size, &opts);
     if (!e)
         note_change(vfs, m, opts.existed ? ZE_VFS_EVENT_MODIFIED : ZE_VFS_EVENT_CREATED, false, p,
                     NULL);
     return e;
 }
 
-ze_vfs_error ze__vfs_write_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, const void *data,
-                              size_t size)
+ze_result ze__vfs_write_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, const void *data,
+                           size_t size)
 {
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_mount *m = &vfs->mounts[slot];
-    ze_vfs_error e = ZE_VFS_ERR_NOT_FOUND;
+    ze_result e = ZE_ERR_NOT_FOUND;
     ze_path_t p;
     if (m->used) {
-        e = m->read_only ? ZE_VFS_ERR_READ_ONLY : ze__vfs_mount_path(m, rel, strlen(rel), &p);
+        e = m->read_only ? ZE_ERR_READ_ONLY : ze__vfs_mount_path(m, rel, strlen(rel), &p);
         if (!e)
             e = write_locked(vfs, slot, rel, &p, data, size);
     }
@@ -551,11 +496,11 @@ ze_vfs_error ze__vfs_write_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, con
     return e;
 }
 
-ze_vfs_error ze_vfs_write_file(ze_vfs_t *vfs, const char *path, const void *data, size_t size)
+ze_result ze_vfs_write_file(ze_vfs_t *vfs, const char *path, const void *data, size_t size)
 {
-    ZE_CHECK(vfs && (data || size == 0), ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && (data || size == 0), ZE_ERR_INVALID_ARG);
     ze_path_t p;
-    ze_vfs_error e = path_arg("write", path, &p);
+    ze_result e = path_arg(vfs, "write", path, &p);
     if (e)
         return e;
     pthread_rwlock_rdlock(&vfs->mount_lock);
@@ -565,25 +510,26 @@ ze_vfs_error ze_vfs_write_file(ze_vfs_t *vfs, const char *path, const void *data
     if (!e)
         e = write_locked(vfs, slot, rel, &p, data, size);
     pthread_rwlock_unlock(&vfs->mount_lock);
-    if (e == ZE_VFS_ERR_READ_ONLY && !vfs->cache_enabled && p.len >= 6 &&
+    if (e == ZE_ERR_READ_ONLY && !vfs->cache_enabled && p.len >= 6 &&
         memcmp(p.str, "/cache", 6) == 0 && (p.len == 6 || p.str[6] == '/'))
-        ZE_LOG_WARN(ZE__VFS_CH, "write '%s': caching is disabled (no writable .zengine/)", p.str);
-    else if (e != ZE_VFS_ERR_FAULT)
-        ze__vfs_log_failure("write", p.str, e);
+        ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_OK,
+                       "write '%s': caching is disabled (no writable .zengine/)", p.str);
+    else if (e != ZE_ERR_FAULT_INJECTED)
+        ze__vfs_log_failure(vfs, "write", p.str, e);
     return e;
 }
 
-ze_vfs_error ze_vfs_delete(ze_vfs_t *vfs, const char *path)
+ze_result ze_vfs_delete(ze_vfs_t *vfs, const char *path)
 {
-    ZE_CHECK(vfs, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs, ZE_ERR_INVALID_ARG);
     ze_path_t p;
-    ze_vfs_error e = path_arg("delete", path, &p);
+    ze_result e = path_arg(vfs, "delete", path, &p);
     if (e)
         return e;
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_cands c;
     ze__vfs_resolve(vfs, &p, &c);
-    e = ZE_VFS_ERR_NOT_FOUND;
+    e = ZE_ERR_NOT_FOUND;
     for (uint32_t i = 0; i < c.count; i++) {
         ze__vfs_mount *m = &vfs->mounts[c.slot[i]];
         ze_vfs_stat_t st;
@@ -593,7 +539,7 @@ ze_vfs_error ze_vfs_delete(ze_vfs_t *vfs, const char *path)
         if (e)
             break;
         if (m->read_only) {
-            e = ZE_VFS_ERR_READ_ONLY;
+            e = ZE_ERR_READ_ONLY;
             break;
         }
         bool was_dir = false;
@@ -603,15 +549,15 @@ ze_vfs_error ze_vfs_delete(ze_vfs_t *vfs, const char *path)
         break;
     }
     pthread_rwlock_unlock(&vfs->mount_lock);
-    ze__vfs_log_failure("delete", p.str, e);
+    ze__vfs_log_failure(vfs, "delete", p.str, e);
     return e;
 }
 
-ze_vfs_error ze_vfs_mkdir(ze_vfs_t *vfs, const char *path)
+ze_result ze_vfs_mkdir(ze_vfs_t *vfs, const char *path)
 {
-    ZE_CHECK(vfs, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs, ZE_ERR_INVALID_ARG);
     ze_path_t p;
-    ze_vfs_error e = path_arg("mkdir", path, &p);
+    ze_result e = path_arg(vfs, "mkdir", path, &p);
     if (e)
         return e;
     pthread_rwlock_rdlock(&vfs->mount_lock);
@@ -625,15 +571,15 @@ ze_vfs_error ze_vfs_mkdir(ze_vfs_t *vfs, const char *path)
             note_change(vfs, m, ZE_VFS_EVENT_CREATED, true, &p, NULL);
     }
     pthread_rwlock_unlock(&vfs->mount_lock);
-    ze__vfs_log_failure("mkdir", p.str, e);
+    ze__vfs_log_failure(vfs, "mkdir", p.str, e);
     return e;
 }
 
-ze_vfs_error ze_vfs_mkdirs(ze_vfs_t *vfs, const char *path)
+ze_result ze_vfs_mkdirs(ze_vfs_t *vfs, const char *path)
 {
-    ZE_CHECK(vfs, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs, ZE_ERR_INVALID_ARG);
     ze_path_t p;
-    ze_vfs_error e = path_arg("mkdirs", path, &p);
+    ze_result e = path_arg(vfs, "mkdirs", path, &p);
     if (e)
         return e;
     pthread_rwlock_rdlock(&vfs->mount_lock);
@@ -655,54 +601,54 @@ ze_vfs_error ze_vfs_mkdirs(ze_vfs_t *vfs, const char *path)
             e = m->backend->ops->mkdir(m->backend, buf);
             if (!e) {
                 ze_path_t made;
-                if (ze__vfs_mount_path(m, buf, i, &made) == ZE_VFS_OK)
+                if (ze__vfs_mount_path(m, buf, i, &made) == ZE_OK)
                     note_change(vfs, m, ZE_VFS_EVENT_CREATED, true, &made, NULL);
-            } else if (e == ZE_VFS_ERR_EXISTS) {
+            } else if (e == ZE_ERR_EXISTS) {
                 ze_vfs_stat_t st;
                 e = m->backend->ops->stat(m->backend, buf, &st);
                 if (!e && !st.is_dir)
-                    e = ZE_VFS_ERR_NOT_DIR;
+                    e = ZE_ERR_NOT_DIR;
             }
             if (i < n)
                 buf[i] = '/';
         }
     }
     pthread_rwlock_unlock(&vfs->mount_lock);
-    ze__vfs_log_failure("mkdirs", p.str, e);
+    ze__vfs_log_failure(vfs, "mkdirs", p.str, e);
     return e;
 }
 
-ze_vfs_error ze__vfs_rename_on(ze_vfs_t *vfs, uint32_t slot, const char *from, const char *to)
+ze_result ze__vfs_rename_on(ze_vfs_t *vfs, uint32_t slot, const char *from, const char *to)
 {
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_mount *m = &vfs->mounts[slot];
-    ze_vfs_error e = ZE_VFS_ERR_NOT_FOUND;
+    ze_result e = ZE_ERR_NOT_FOUND;
     if (m->used) {
         bool is_dir = false;
-        e = m->read_only ? ZE_VFS_ERR_READ_ONLY
+        e = m->read_only ? ZE_ERR_READ_ONLY
                          : m->backend->ops->rename(m->backend, from, to, &is_dir);
         ze_path_t pf, pt;
-        if (!e && ze__vfs_mount_path(m, from, strlen(from), &pf) == ZE_VFS_OK &&
-            ze__vfs_mount_path(m, to, strlen(to), &pt) == ZE_VFS_OK)
+        if (!e && ze__vfs_mount_path(m, from, strlen(from), &pf) == ZE_OK &&
+            ze__vfs_mount_path(m, to, strlen(to), &pt) == ZE_OK)
             note_change(vfs, m, ZE_VFS_EVENT_RENAMED, is_dir, &pt, &pf);
     }
     pthread_rwlock_unlock(&vfs->mount_lock);
     return e;
 }
 
-ze_vfs_error ze_vfs_rename(ze_vfs_t *vfs, const char *from, const char *to)
+ze_result ze_vfs_rename(ze_vfs_t *vfs, const char *from, const char *to)
 {
-    ZE_CHECK(vfs, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs, ZE_ERR_INVALID_ARG);
     ze_path_t pf, pt;
-    ze_vfs_error e = path_arg("rename", from, &pf);
+    ze_result e = path_arg(vfs, "rename", from, &pf);
     if (!e)
-        e = path_arg("rename", to, &pt);
+        e = path_arg(vfs, "rename", to, &pt);
     if (e)
         return e;
     ze_vfs_stat_t st;
     int slot = ze__vfs_find_existing(vfs, &pf, &st);
     if (slot < 0) {
-        e = ZE_VFS_ERR_NOT_FOUND;
+        e = ZE_ERR_NOT_FOUND;
     } else {
         /* `to` must land on the same mount: the one a write to it would
          * use (so /cache, opaque, is never reached from the project). */
@@ -710,8 +656,8 @@ ze_vfs_error ze_vfs_rename(ze_vfs_t *vfs, const char *from, const char *to)
         ze__vfs_mount *m = &vfs->mounts[slot];
         uint32_t tslot = UINT32_MAX;
         const char *trel = NULL;
-        bool same = m->used && write_target(vfs, &pt, &tslot, &trel) == ZE_VFS_OK &&
-                    tslot == (uint32_t)slot;
+        bool same =
+            m->used && write_target(vfs, &pt, &tslot, &trel) == ZE_OK && tslot == (uint32_t)slot;
         char rf[ZE_PATH_CAPACITY], rt[ZE_PATH_CAPACITY];
         if (same) {
             snprintf(rf, sizeof rf, "%s", ze__path_rel(&pf, &m->point));
@@ -719,8 +665,8 @@ ze_vfs_error ze_vfs_rename(ze_vfs_t *vfs, const char *from, const char *to)
         }
         bool ro = m->used && m->read_only;
         pthread_rwlock_unlock(&vfs->mount_lock);
-        e = ro      ? ZE_VFS_ERR_READ_ONLY
-            : !same ? ZE_VFS_ERR_CROSS_MOUNT
+        e = ro      ? ZE_ERR_READ_ONLY
+            : !same ? ZE_ERR_CROSS_MOUNT
                     : ze__vfs_rename_on(vfs, (uint32_t)slot, rf, rt);
         if (!e && !ze__vfs_is_meta_name(&pf))
             ze__vfs_meta_follow(vfs, &pf, &pt);
@@ -728,7 +674,7 @@ ze_vfs_error ze_vfs_rename(ze_vfs_t *vfs, const char *from, const char *to)
     if (e) {
         char both[2 * ZE_PATH_CAPACITY + 8];
         snprintf(both, sizeof both, "%s' -> '%s", pf.str, pt.str);
-        ze__vfs_log_failure("rename", both, e);
+        ze__vfs_log_failure(vfs, "rename", both, e);
     }
     return e;
 }
@@ -785,14 +731,14 @@ void ze__vfs_listing_free(ze__vfs_listing *l)
     ze_array_free(&l->names);
 }
 
-ze_vfs_error ze__vfs_list_collect(ze_vfs_t *vfs, const ze_path_t *dir, ze__vfs_listing *out)
+ze_result ze__vfs_list_collect(ze_vfs_t *vfs, const ze_path_t *dir, ze__vfs_listing *out)
 {
     ZE_ARRAY_INIT(&out->entries, vfs->alloc, ze__vfs_lentry);
     ZE_ARRAY_INIT(&out->names, vfs->alloc, char);
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_cands c;
     ze__vfs_resolve(vfs, dir, &c);
-    ze_vfs_error e = ZE_VFS_ERR_NOT_FOUND;
+    ze_result e = ZE_ERR_NOT_FOUND;
     bool any = false;
     collect_ctx cc = {.l = out};
     for (uint32_t i = 0; i < c.count && !cc.failed; i++) {
@@ -800,19 +746,19 @@ ze_vfs_error ze__vfs_list_collect(ze_vfs_t *vfs, const ze_path_t *dir, ze__vfs_l
         cc.rank = i;
         cc.mount = ze__vfs_mount_id(vfs, c.slot[i]);
         cc.read_only = m->read_only;
-        ze_vfs_error r = m->backend->ops->list(m->backend, c.rel[i], collect_sink, &cc);
+        ze_result r = m->backend->ops->list(m->backend, c.rel[i], collect_sink, &cc);
         if (!r) {
             any = true;
             continue;
         }
-        if (r == ZE_VFS_ERR_NOT_FOUND)
+        if (r == ZE_ERR_NOT_FOUND)
             continue;
-        if (r == ZE_VFS_ERR_NOT_DIR && !any) {
+        if (r == ZE_ERR_NOT_DIR && !any) {
             /* A file hides what lower mounts have at this path. */
             e = r;
             break;
         }
-        if (r != ZE_VFS_ERR_NOT_DIR) {
+        if (r != ZE_ERR_NOT_DIR) {
             e = r;
             break;
         }
@@ -836,10 +782,10 @@ ze_vfs_error ze__vfs_list_collect(ze_vfs_t *vfs, const ze_path_t *dir, ze__vfs_l
     pthread_rwlock_unlock(&vfs->mount_lock);
     if (cc.failed) {
         ze__vfs_listing_free(out);
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     }
-    if (any && (e == ZE_VFS_ERR_NOT_FOUND || e == ZE_VFS_OK))
-        e = ZE_VFS_OK;
+    if (any && (e == ZE_ERR_NOT_FOUND || e == ZE_OK))
+        e = ZE_OK;
     if (e) {
         ze__vfs_listing_free(out);
         return e;
@@ -858,20 +804,20 @@ ze_vfs_error ze__vfs_list_collect(ze_vfs_t *vfs, const ze_path_t *dir, ze__vfs_l
         ents[w++] = ents[i];
     }
     out->entries.count = w;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-ze_vfs_error ze_vfs_list(ze_vfs_t *vfs, const char *dir, ze_vfs_list_fn fn, void *user)
+ze_result ze_vfs_list(ze_vfs_t *vfs, const char *dir, ze_vfs_list_fn fn, void *user)
 {
-    ZE_CHECK(vfs && fn, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && fn, ZE_ERR_INVALID_ARG);
     ze_path_t p;
-    ze_vfs_error e = path_arg("list", dir, &p);
+    ze_result e = path_arg(vfs, "list", dir, &p);
     if (e)
         return e;
     ze__vfs_listing l;
     e = ze__vfs_list_collect(vfs, &p, &l);
     if (e) {
-        ze__vfs_log_failure("list", p.str, e);
+        ze__vfs_log_failure(vfs, "list", p.str, e);
         return e;
     }
     ze__vfs_lentry *ents = l.entries.data;
@@ -884,29 +830,30 @@ ze_vfs_error ze_vfs_list(ze_vfs_t *vfs, const char *dir, ze_vfs_list_fn fn, void
             break;
     }
     ze__vfs_listing_free(&l);
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 /* ---------------------------------------------------------- streamed reads */
 
-ze_vfs_error ze_vfs_open(ze_vfs_t *vfs, const char *path, ze_vfs_file_t **out)
+ze_result ze_vfs_open(ze_vfs_t *vfs, const char *path, ze_vfs_file_t **out)
 {
-    ZE_CHECK(vfs && out, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && out, ZE_ERR_INVALID_ARG);
     *out = NULL;
     ze_path_t p;
-    ze_vfs_error e = path_arg("open", path, &p);
+    ze_result e = path_arg(vfs, "open", path, &p);
     if (e)
         return e;
     ze_vfs_file_t *f = ze_alloc(vfs->alloc, sizeof *f, _Alignof(ze_vfs_file_t));
     if (!f)
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     memset(f, 0, sizeof *f);
     f->alloc = vfs->alloc;
+    f->diag = vfs->diag;
     f->fd = -1;
     pthread_rwlock_rdlock(&vfs->mount_lock);
     ze__vfs_cands c;
     ze__vfs_resolve(vfs, &p, &c);
-    e = ZE_VFS_ERR_NOT_FOUND;
+    e = ZE_ERR_NOT_FOUND;
     for (uint32_t i = 0; i < c.count; i++) {
         ze__vfs_mount *m = &vfs->mounts[c.slot[i]];
         e = m->backend->ops->open(m->backend, c.rel[i], f);
@@ -916,16 +863,16 @@ ze_vfs_error ze_vfs_open(ze_vfs_t *vfs, const char *path, ze_vfs_file_t **out)
     pthread_rwlock_unlock(&vfs->mount_lock);
     if (e) {
         ze_free(vfs->alloc, f, sizeof *f);
-        ze__vfs_log_failure("open", p.str, e);
+        ze__vfs_log_failure(vfs, "open", p.str, e);
         return e;
     }
     *out = f;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-ze_vfs_error ze_vfs_file_read(ze_vfs_file_t *f, void *buf, size_t n, size_t *got)
+ze_result ze_vfs_file_read(ze_vfs_file_t *f, void *buf, size_t n, size_t *got)
 {
-    ZE_CHECK(f && (buf || n == 0) && got, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(f && (buf || n == 0) && got, ZE_ERR_INVALID_ARG);
     *got = 0;
     if (f->blob) {
         if (f->pos < f->blob->size) {
@@ -934,16 +881,16 @@ ze_vfs_error ze_vfs_file_read(ze_vfs_file_t *f, void *buf, size_t n, size_t *got
             f->pos += k;
             *got = k;
         }
-        return ZE_VFS_OK;
+        return ZE_OK;
     }
     while (*got < n) {
         ssize_t r = pread(f->fd, (uint8_t *)buf + *got, n - *got, (off_t)(f->pos));
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            ze_vfs_error e = ze__vfs_errno(errno);
-            ZE_LOG_ERROR(ZE__VFS_CH, "file read at %llu: %s", (unsigned long long)f->pos,
-                         ze_vfs_error_str(e));
+            ze_result e = ze__vfs_errno(errno);
+            ze_diag(&f->diag, ZE_LOG_ERROR, e, ZE__VFS_CH, "", "file read at %llu: %s",
+                    (unsigned long long)f->pos, ze_result_str(e));
             return e;
         }
         if (r == 0)
@@ -951,23 +898,23 @@ ze_vfs_error ze_vfs_file_read(ze_vfs_file_t *f, void *buf, size_t n, size_t *got
         *got += (size_t)r;
         f->pos += (uint64_t)r;
     }
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
-ze_vfs_error ze_vfs_file_seek(ze_vfs_file_t *f, int64_t offset, ze_vfs_whence whence)
+ze_result ze_vfs_file_seek(ze_vfs_file_t *f, int64_t offset, ze_vfs_whence whence)
 {
-    ZE_CHECK(f, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(f, ZE_ERR_INVALID_ARG);
     int64_t base = whence == ZE_VFS_SEEK_SET   ? 0
                    : whence == ZE_VFS_SEEK_CUR ? (int64_t)f->pos
                    : whence == ZE_VFS_SEEK_END ? (int64_t)f->size
                                                : -1;
     if (base < 0)
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     int64_t pos;
     if (__builtin_add_overflow(base, offset, &pos) || pos < 0)
-        return ZE_VFS_ERR_INVALID;
+        return ZE_ERR_INVALID_ARG;
     f->pos = (uint64_t)pos;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 uint64_t ze_vfs_file_tell(const ze_vfs_file_t *f)
@@ -990,26 +937,26 @@ void ze_vfs_file_close(ze_vfs_file_t *f)
     ze_free(f->alloc, f, sizeof *f);
 }
 
-ze_vfs_error ze_vfs_host_path(ze_vfs_t *vfs, const char *path, char *buf, size_t cap)
+ze_result ze_vfs_host_path(ze_vfs_t *vfs, const char *path, char *buf, size_t cap)
 {
-    ZE_CHECK(vfs && buf && cap, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && buf && cap, ZE_ERR_INVALID_ARG);
     ze_path_t p;
-    ze_vfs_error e = path_arg("host_path", path, &p);
+    ze_result e = path_arg(vfs, "host_path", path, &p);
     if (e)
         return e;
     ze_vfs_stat_t st;
     int slot = ze__vfs_find_existing(vfs, &p, &st);
     if (slot < 0)
-        return ZE_VFS_ERR_NOT_FOUND;
+        return ZE_ERR_NOT_FOUND;
     pthread_rwlock_rdlock(&vfs->mount_lock);
     const ze__vfs_mount *m = &vfs->mounts[slot];
     if (!m->used || m->kind != ZE_VFS_BACKEND_DISK)
-        e = ZE_VFS_ERR_UNSUPPORTED;
+        e = ZE_ERR_UNSUPPORTED;
     else {
         const char *rel = ze__path_rel(&p, &m->point);
         int n = snprintf(buf, cap, "%s%s%s", m->host_root, rel[0] ? "/" : "", rel);
         if (n < 0 || (size_t)n >= cap)
-            e = ZE_VFS_ERR_TOO_LONG;
+            e = ZE_ERR_TOO_LONG;
     }
     pthread_rwlock_unlock(&vfs->mount_lock);
     return e;
@@ -1120,43 +1067,45 @@ static ze_result mount_engine(ze_vfs_t *vfs, const ze_vfs_desc_t *d)
                          from, root ? root : "?");
             return ZE_ERR_NOT_FOUND;
         }
-        ZE_LOG_WARN(ZE__VFS_CH, "engine assets not found (%s: '%s'): no /ZodiacEngine mount", from,
-                    root ? root : "?");
+        ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_OK,
+                       "engine assets not found (%s: '%s'): no /ZodiacEngine mount", from,
+                       root ? root : "?");
         return ZE_OK;
     }
-    ze_vfs_error e = ze_vfs_mount(vfs,
-                                  &(ze_vfs_mount_desc_t){.point = "/ZodiacEngine",
-                                                         .backend = ZE_VFS_BACKEND_DISK,
-                                                         .host_root = root,
-                                                         .priority = -1,
-                                                         .read_only = !d->engine_writable,
-                                                         .watch = d->watch},
-                                  NULL);
-    return e ? ze_vfs_error_result(e) : ZE_OK;
+    ze_result e = ze_vfs_mount(vfs,
+                               &(ze_vfs_mount_desc_t){.point = "/ZodiacEngine",
+                                                      .backend = ZE_VFS_BACKEND_DISK,
+                                                      .host_root = root,
+                                                      .priority = -1,
+                                                      .read_only = !d->engine_writable,
+                                                      .watch = d->watch},
+                               NULL);
+    return e ? e : ZE_OK;
 }
 
 static ze_result mount_project_and_cache(ze_vfs_t *vfs, const ze_vfs_desc_t *d)
 {
     if (d->project_root) {
         if (!is_directory(d->project_root)) {
-            ZE_LOG_ERROR(ZE__VFS_CH, "project root '%s' is not a directory", d->project_root);
+            ZE__VFS_REPORT(vfs, ZE_LOG_ERROR, ZE_ERR_IO, "project root '%s' is not a directory",
+                           d->project_root);
             return ZE_ERR_NOT_FOUND;
         }
-        ze_vfs_error e = ze_vfs_mount(vfs,
-                                      &(ze_vfs_mount_desc_t){.point = "/",
-                                                             .backend = ZE_VFS_BACKEND_DISK,
-                                                             .host_root = d->project_root,
-                                                             .priority = 0,
-                                                             .read_only = d->project_read_only,
-                                                             .watch = d->watch},
-                                      NULL);
+        ze_result e = ze_vfs_mount(vfs,
+                                   &(ze_vfs_mount_desc_t){.point = "/",
+                                                          .backend = ZE_VFS_BACKEND_DISK,
+                                                          .host_root = d->project_root,
+                                                          .priority = 0,
+                                                          .read_only = d->project_read_only,
+                                                          .watch = d->watch},
+                                   NULL);
         if (e)
-            return ze_vfs_error_result(e);
+            return e;
     }
     /* /cache: <project>/.zengine/ when it is (or can be made) a writable
      * directory; otherwise an empty read-only stand-in, so that paths under
      * /cache never fall through to the project and writes there fail with
-     * ZE_VFS_ERR_READ_ONLY. */
+     * ZE_ERR_READ_ONLY. */
     char cache[PATH_MAX];
     bool have = false;
     if (d->project_root && !d->disable_cache && !d->project_read_only) {
@@ -1179,9 +1128,9 @@ static ze_result mount_project_and_cache(ze_vfs_t *vfs, const ze_vfs_desc_t *d)
             ZE_LOG_INFO(ZE__VFS_CH, "cache disabled: the project is read-only");
     }
     ze_vfs_mount_id_t id;
-    ze_vfs_error e = ze_vfs_mount(vfs, &md, &id);
+    ze_result e = ze_vfs_mount(vfs, &md, &id);
     if (e)
-        return ze_vfs_error_result(e);
+        return e;
     int slot = mount_slot(vfs, id);
     vfs->cache_enabled = slot >= 0 && !vfs->mounts[slot].read_only;
     return ZE_OK;
@@ -1194,7 +1143,8 @@ ze_result ze_vfs_create(const ze_vfs_desc_t *desc, ze_vfs_t **out)
     ze_allocator_t alloc = ze_mem_owner_allocator(desc->mem, ZE_MEM_OWNER_VFS);
     ze_vfs_t *vfs = ze_alloc(alloc, sizeof *vfs, _Alignof(ze_vfs_t));
     if (!vfs) {
-        ZE_LOG_ERROR(ZE__VFS_CH, "create: out of memory (VFS owner)");
+        ZE__VFS_REPORT(vfs, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                       "create: out of memory (VFS owner)");
         return ZE_ERR_OUT_OF_MEMORY;
     }
     memset(vfs, 0, sizeof *vfs);
@@ -1204,8 +1154,7 @@ ze_result ze_vfs_create(const ze_vfs_desc_t *desc, ze_vfs_t **out)
     vfs->owner = pthread_self();
     vfs->include_hidden = desc->include_hidden;
     vfs->debounce_ns = (uint64_t)(desc->debounce_ms ? desc->debounce_ms : 80) * 1000000u;
-    vfs->write_hook = desc->write_hook;
-    vfs->write_hook_user = desc->write_hook_user;
+    vfs->diag = desc->diag;
     vfs->next_scan_id = 1;
     pthread_rwlock_init(&vfs->mount_lock, NULL);
     pthread_mutex_init(&vfs->task_lock, NULL);
@@ -1220,7 +1169,7 @@ ze_result ze_vfs_create(const ze_vfs_desc_t *desc, ze_vfs_t **out)
             &(ze_main_scheduler_desc_t){.mem = desc->mem, .owner = ZE_MEM_OWNER_VFS}, &vfs->sched);
         vfs->owns_sched = r == ZE_OK;
     }
-    if (r == ZE_OK && ze__vfs_watch_init(vfs) != ZE_VFS_OK)
+    if (r == ZE_OK && ze__vfs_watch_init(vfs) != ZE_OK)
         r = ZE_ERR_IO;
     if (r == ZE_OK && !desc->no_engine_mount)
         r = mount_engine(vfs, desc);

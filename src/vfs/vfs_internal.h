@@ -11,6 +11,17 @@
 #include "zengine/vfs.h"
 
 #define ZE__VFS_CH "vfs"
+/* A report without a subject to the VFS's sink (vfs NULL: the log). */
+#define ZE__VFS_REPORT(vfs, level, code, ...) \
+    ze_diag((vfs) ? &(vfs)->diag : NULL, level, code, ZE__VFS_CH, "", __VA_ARGS__)
+
+/* Test hook of atomic writes (ze__vfs_set_write_hook): called once, when
+ * half of the data (rounded down) has reached the temporary file. Returning
+ * false abandons the write at that point as a crash would: the temporary
+ * file stays on disk, the target is untouched, and the write returns
+ * ZE_ERR_FAULT_INJECTED. */
+typedef bool (*ze_vfs_write_hook_fn)(void *user, const char *path, uint64_t written, uint64_t size);
+void ze__vfs_set_write_hook(ze_vfs_t *vfs, ze_vfs_write_hook_fn fn, void *user);
 /* Temporary files of atomic writes: ".ze-tmp.<C|M>.<pid>.<n>.<name>", C when
  * the target did not exist, M when it was replaced (the watcher reports the
  * rename that completes the write as a creation or a modification). */
@@ -34,16 +45,16 @@ typedef struct ze__vfs_write_opts {
 /* `rel` is the path below the mount point without a leading slash ("" for
  * the backend's root), already normalized. */
 typedef struct ze__vfs_backend_ops {
-    ze_vfs_error (*stat)(ze__vfs_backend *b, const char *rel, ze_vfs_stat_t *out);
-    ze_vfs_error (*read_file)(ze__vfs_backend *b, const char *rel, ze_allocator_t alloc,
-                              ze_vfs_buffer_t *out);
-    ze_vfs_error (*open)(ze__vfs_backend *b, const char *rel, ze_vfs_file_t *f);
-    ze_vfs_error (*write)(ze__vfs_backend *b, const char *rel, const void *data, size_t size,
-                          ze__vfs_write_opts *opts);
-    ze_vfs_error (*remove)(ze__vfs_backend *b, const char *rel, bool *was_dir);
-    ze_vfs_error (*mkdir)(ze__vfs_backend *b, const char *rel);
-    ze_vfs_error (*rename)(ze__vfs_backend *b, const char *from, const char *to, bool *is_dir);
-    ze_vfs_error (*list)(ze__vfs_backend *b, const char *rel, ze__vfs_list_sink sink, void *user);
+    ze_result (*stat)(ze__vfs_backend *b, const char *rel, ze_vfs_stat_t *out);
+    ze_result (*read_file)(ze__vfs_backend *b, const char *rel, ze_allocator_t alloc,
+                           ze_vfs_buffer_t *out);
+    ze_result (*open)(ze__vfs_backend *b, const char *rel, ze_vfs_file_t *f);
+    ze_result (*write)(ze__vfs_backend *b, const char *rel, const void *data, size_t size,
+                       ze__vfs_write_opts *opts);
+    ze_result (*remove)(ze__vfs_backend *b, const char *rel, bool *was_dir);
+    ze_result (*mkdir)(ze__vfs_backend *b, const char *rel);
+    ze_result (*rename)(ze__vfs_backend *b, const char *from, const char *to, bool *is_dir);
+    ze_result (*list)(ze__vfs_backend *b, const char *rel, ze__vfs_list_sink sink, void *user);
     void (*destroy)(ze__vfs_backend *b);
 } ze__vfs_backend_ops;
 
@@ -64,8 +75,9 @@ void ze__vfs_blob_release(ze__vfs_blob *b);
 
 struct ze_vfs_file_t {
     ze_allocator_t alloc;
-    int fd;             /* disk; -1 otherwise */
-    ze__vfs_blob *blob; /* memory */
+    ze_diag_sink_t diag; /* the VFS's */
+    int fd;              /* disk; -1 otherwise */
+    ze__vfs_blob *blob;  /* memory */
     uint64_t size;
     uint64_t pos;
 };
@@ -74,18 +86,18 @@ struct ze_vfs_file_t {
  * beneath it with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), or, where
  * the kernel lacks openat2, by a component-by-component O_NOFOLLOW walk that
  * follows links itself and refuses any that leave the root. */
-ze_vfs_error ze__vfs_disk_create(ze_allocator_t alloc, const char *host_root, ze__vfs_backend **out,
-                                 bool *writable);
+ze_result ze__vfs_disk_create(ze_allocator_t alloc, const char *host_root, ze__vfs_backend **out,
+                              bool *writable);
 /* An fd for directory `rel` (O_RDONLY | O_DIRECTORY), resolved beneath the
- * root; -errno-like negative ze_vfs_error on failure is returned through err. */
-int ze__vfs_disk_open_dir(ze__vfs_backend *b, const char *rel, ze_vfs_error *err);
+ * root; -errno-like negative ze_result on failure is returned through err. */
+int ze__vfs_disk_open_dir(ze__vfs_backend *b, const char *rel, ze_result *err);
 /* Test hook: resolve with the fallback walk even when openat2 exists. */
 void ze__vfs_disk_force_walk(ze__vfs_backend *b, bool on);
 /* The same for every disk mount of a context. */
 void ze__vfs_force_walk(ze_vfs_t *vfs, bool on);
-ze_vfs_error ze__vfs_errno(int e);
+ze_result ze__vfs_errno(int e);
 
-ze_vfs_error ze__vfs_memfs_create(ze_allocator_t alloc, ze__vfs_backend **out);
+ze_result ze__vfs_memfs_create(ze_allocator_t alloc, ze__vfs_backend **out);
 
 /* --------------------------------------------------------- path table */
 
@@ -182,6 +194,7 @@ struct ze_vfs_t {
     uint64_t debounce_ns;
     ze_vfs_write_hook_fn write_hook;
     void *write_hook_user;
+    ze_diag_sink_t diag;
 
     /* tasks for the owner thread */
     pthread_mutex_t task_lock;
@@ -208,19 +221,20 @@ static inline bool ze__vfs_on_owner(const ze_vfs_t *vfs)
 /* Resolution; the caller holds mount_lock for reading. */
 void ze__vfs_resolve(ze_vfs_t *vfs, const ze_path_t *p, ze__vfs_cands *c);
 /* A mount's VFS path for `rel` below it. */
-ze_vfs_error ze__vfs_mount_path(const ze__vfs_mount *m, const char *rel, size_t rel_len,
-                                ze_path_t *out);
+ze_result ze__vfs_mount_path(const ze__vfs_mount *m, const char *rel, size_t rel_len,
+                             ze_path_t *out);
 ze_vfs_mount_id_t ze__vfs_mount_id(const ze_vfs_t *vfs, uint32_t slot);
 /* Parse a user path; logs nothing. */
-ze_vfs_error ze__vfs_path_arg(const char *path, ze_path_t *out);
+ze_result ze__vfs_path_arg(const char *path, ze_path_t *out);
 const char *ze__path_rel(const ze_path_t *p, const ze_path_t *point);
 bool ze__path_name_is_temp(const char *name, size_t len);
 static inline bool ze__name_hidden(const char *name)
 {
     return name[0] == '.';
 }
-/* Log a failed operation once at the level its kind deserves. */
-void ze__vfs_log_failure(const char *op, const char *path, ze_vfs_error e);
+/* Report a failed operation once, at the level its kind deserves, to the
+ * VFS's sink (vfs NULL: the log). */
+void ze__vfs_log_failure(ze_vfs_t *vfs, const char *op, const char *path, ze_result e);
 
 /* Queue a task for the owner thread. */
 void ze__vfs_post(ze_vfs_t *vfs, ze__vfs_task *t);
@@ -239,16 +253,16 @@ typedef struct ze__vfs_listing {
     ze_array_t entries; /* ze__vfs_lentry */
     ze_array_t names;   /* char, NUL-separated */
 } ze__vfs_listing;
-ze_vfs_error ze__vfs_list_collect(ze_vfs_t *vfs, const ze_path_t *dir, ze__vfs_listing *out);
+ze_result ze__vfs_list_collect(ze_vfs_t *vfs, const ze_path_t *dir, ze__vfs_listing *out);
 void ze__vfs_listing_free(ze__vfs_listing *l);
 
 /* Operations on one mount slot (sidecars, the watcher); take mount_lock. */
-ze_vfs_error ze__vfs_stat_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, ze_vfs_stat_t *st);
-ze_vfs_error ze__vfs_read_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, ze_allocator_t a,
-                             ze_vfs_buffer_t *out);
-ze_vfs_error ze__vfs_write_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, const void *data,
-                              size_t size);
-ze_vfs_error ze__vfs_rename_on(ze_vfs_t *vfs, uint32_t slot, const char *from, const char *to);
+ze_result ze__vfs_stat_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, ze_vfs_stat_t *st);
+ze_result ze__vfs_read_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, ze_allocator_t a,
+                          ze_vfs_buffer_t *out);
+ze_result ze__vfs_write_on(ze_vfs_t *vfs, uint32_t slot, const char *rel, const void *data,
+                           size_t size);
+ze_result ze__vfs_rename_on(ze_vfs_t *vfs, uint32_t slot, const char *from, const char *to);
 /* The first mount (slot) where `p` exists, with its rel; -1 when none. */
 int ze__vfs_find_existing(ze_vfs_t *vfs, const ze_path_t *p, ze_vfs_stat_t *st);
 
@@ -265,7 +279,7 @@ void ze__vfs_cache_update(ze_vfs_t *vfs, const ze_vfs_event_t *ev);
 
 /* -------------------------------------------------------------- watcher */
 
-ze_vfs_error ze__vfs_watch_init(ze_vfs_t *vfs);
+ze_result ze__vfs_watch_init(ze_vfs_t *vfs);
 void ze__vfs_watch_fini(ze_vfs_t *vfs);
 /* Owner thread, mount table write-locked by the caller or not: takes what
  * it needs. */

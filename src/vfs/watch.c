@@ -152,7 +152,8 @@ static void append(ev_batch *b, ze_vfs_event_kind kind, bool is_dir, const ze_pa
         ze_hashmap_remove(&b->last, &h);
     return;
 oom:
-    ZE_LOG_ERROR(ZE__VFS_CH, "watcher: out of memory, event for '%s' lost", p->str);
+    ZE__VFS_REPORT((ze_vfs_t *)NULL, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                   "watcher: out of memory, event for '%s' lost", p->str);
 }
 
 /* prev then next on one path: the kind that sums them up, 0 for nothing. */
@@ -264,8 +265,9 @@ static bool ensure_fd(ze_vfs_t *vfs)
         return true;
     w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (w->fd < 0) {
-        ZE_LOG_WARN(ZE__VFS_CH, "watcher: inotify unavailable (%s): disk changes not reported",
-                    strerror(errno));
+        ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_OK,
+                       "watcher: inotify unavailable (%s): disk changes not reported",
+                       strerror(errno));
         return false;
     }
     return true;
@@ -276,7 +278,7 @@ static bool add_watch(ze_vfs_t *vfs, uint32_t slot, const char *rel, size_t rel_
 {
     ze__vfs_watcher *w = vfs->watcher;
     ze__vfs_mount *m = &vfs->mounts[slot];
-    ze_vfs_error err;
+    ze_result err;
     int dfd = ze__vfs_disk_open_dir(m->backend, rel, &err);
     if (dfd < 0)
         return false;
@@ -389,7 +391,7 @@ static bool tree_sink(void *user, const char *name, size_t len, const ze_vfs_sta
         return true;
     if (t->emit) {
         ze_path_t p;
-        if (ze__vfs_mount_path(&vfs->mounts[t->slot], rel, (size_t)n, &p) == ZE_VFS_OK)
+        if (ze__vfs_mount_path(&vfs->mounts[t->slot], rel, (size_t)n, &p) == ZE_OK)
             ze__vfs_watch_raw(vfs, ZE_VFS_EVENT_CREATED, st->is_dir, &p, NULL);
     }
     if (st->is_dir && !is_link) {
@@ -464,7 +466,8 @@ uint32_t ze_vfs_watch_count(const ze_vfs_t *vfs)
 static void overflow(ze_vfs_t *vfs)
 {
     ze__vfs_watcher *w = vfs->watcher;
-    ZE_LOG_WARN(ZE__VFS_CH, "watcher: kernel event queue overflowed; asking for a rescan");
+    ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_OK,
+                   "watcher: kernel event queue overflowed; asking for a rescan");
     ze_array_clear(&w->moves);
     for (uint32_t i = 0; i < vfs->order_count; i++) {
         uint32_t slot = vfs->order[i];
@@ -542,10 +545,10 @@ static void handle_event(ze_vfs_t *vfs, const struct inotify_event *ev)
     char rel[ZE_PATH_CAPACITY];
     int n = snprintf(rel, sizeof rel, "%s%s%s", we->rel, we->rel_len ? "/" : "", name);
     ze_path_t p;
-    if (n < 0 || (size_t)n >= sizeof rel ||
-        ze__vfs_mount_path(mnt, rel, (size_t)n, &p) != ZE_VFS_OK) {
-        ZE_LOG_WARN(ZE__VFS_CH, "watcher: change below '%s' with a path over the limit ignored",
-                    mnt->point.str);
+    if (n < 0 || (size_t)n >= sizeof rel || ze__vfs_mount_path(mnt, rel, (size_t)n, &p) != ZE_OK) {
+        ZE__VFS_REPORT(vfs, ZE_LOG_WARN, ZE_OK,
+                       "watcher: change below '%s' with a path over the limit ignored",
+                       mnt->point.str);
         return;
     }
     if (ev->mask & IN_CREATE) {
@@ -594,7 +597,7 @@ static void read_inotify(ze_vfs_t *vfs)
             if (errno == EINTR)
                 continue;
             if (errno != EAGAIN)
-                ZE_LOG_ERROR(ZE__VFS_CH, "watcher: read: %s", strerror(errno));
+                ZE__VFS_REPORT(vfs, ZE_LOG_ERROR, ZE_ERR_IO, "watcher: read: %s", strerror(errno));
             break;
         }
         if (n == 0)
@@ -677,10 +680,10 @@ uint32_t ze__vfs_watch_tick(ze_vfs_t *vfs)
 
 /* ------------------------------------------------------------ subscribers */
 
-ze_vfs_error ze_vfs_subscribe(ze_vfs_t *vfs, ze_vfs_event_fn fn, void *user,
-                              ze_vfs_subscription_t *out)
+ze_result ze_vfs_subscribe(ze_vfs_t *vfs, ze_vfs_event_fn fn, void *user,
+                           ze_vfs_subscription_t *out)
 {
-    ZE_CHECK(vfs && fn, ZE_VFS_ERR_INVALID);
+    ZE_CHECK(vfs && fn, ZE_ERR_INVALID_ARG);
     ZE_ASSERT(ze__vfs_on_owner(vfs));
     for (uint32_t s = 0; s < ZE_VFS_MAX_SUBSCRIBERS; s++) {
         if (vfs->subs[s].fn)
@@ -689,11 +692,11 @@ ze_vfs_error ze_vfs_subscribe(ze_vfs_t *vfs, ze_vfs_event_fn fn, void *user,
         vfs->subs[s] = (ze__vfs_subscriber){fn, user, gen ? gen : 1};
         if (out)
             *out = (ze_vfs_subscription_t){(vfs->subs[s].gen << 8) | (s + 1)};
-        return ZE_VFS_OK;
+        return ZE_OK;
     }
-    ZE_LOG_ERROR(ZE__VFS_CH, "subscribe: all %d subscriber slots are in use",
-                 ZE_VFS_MAX_SUBSCRIBERS);
-    return ZE_VFS_ERR_LIMIT;
+    ZE__VFS_REPORT(vfs, ZE_LOG_ERROR, ZE_ERR_LIMIT, "subscribe: all %d subscriber slots are in use",
+                   ZE_VFS_MAX_SUBSCRIBERS);
+    return ZE_ERR_LIMIT;
 }
 
 void ze_vfs_unsubscribe(ze_vfs_t *vfs, ze_vfs_subscription_t sub)
@@ -709,14 +712,14 @@ void ze_vfs_unsubscribe(ze_vfs_t *vfs, ze_vfs_subscription_t sub)
 
 /* ---------------------------------------------------------------- lifetime */
 
-ze_vfs_error ze__vfs_watch_init(ze_vfs_t *vfs)
+ze_result ze__vfs_watch_init(ze_vfs_t *vfs)
 {
     ze__vfs_watcher *w = ze_alloc(vfs->alloc, sizeof *w, _Alignof(ze__vfs_watcher));
     uint8_t *buf = ze_alloc(vfs->alloc, READ_BUF, _Alignof(struct inotify_event));
     if (!w || !buf) {
         ze_free(vfs->alloc, w, sizeof *w);
         ze_free(vfs->alloc, buf, READ_BUF);
-        return ZE_VFS_ERR_NO_MEMORY;
+        return ZE_ERR_OUT_OF_MEMORY;
     }
     memset(w, 0, sizeof *w);
     w->fd = -1;
@@ -728,7 +731,7 @@ ze_vfs_error ze__vfs_watch_init(ze_vfs_t *vfs)
     batch_init(vfs, &w->cur);
     batch_init(vfs, &w->out);
     vfs->watcher = w;
-    return ZE_VFS_OK;
+    return ZE_OK;
 }
 
 void ze__vfs_watch_fini(ze_vfs_t *vfs)

@@ -18,6 +18,7 @@
 
 #include "asset/child.h"
 #include "zengine/base.h"
+#include "cook/cook_internal.h"
 
 #define ATU_UNUSED __attribute__((unused))
 
@@ -130,7 +131,7 @@ ATU_UNUSED static ze__child_t *atu_run_child(const char *const *argv, uint64_t m
                           .cpu_seconds = cpu_seconds,
                           .timeout_ms = timeout_ms};
     ze__child_t *c = NULL;
-    ze_asset_error_t err = {{0}};
+    ze__asset_error_t err = {{0}};
     if (ze__child_spawn(&d, &c, &err) != ZE_OK)
         fail_msg("spawn %s: %s", argv[0], err.message);
     uint64_t t0 = ze_time_now_ns();

@@ -88,7 +88,7 @@ static void test_import_states_meta_and_edges(void **state)
     assert_int_equal(ze_uuid_version(u), 4);
     ze_vfs_meta_t m;
     ze_vfs_meta_init(&m, (ze_allocator_t){0});
-    assert_int_equal(ze_vfs_meta_read(f->vfs, BOX, &m, NULL), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_meta_read(f->vfs, BOX, &m), ZE_OK);
     assert_true(ze_uuid_eq(m.uuid, u));
     assert_int_equal(m.artifacts.count, 0);
     trail_t t = {.watch = u};
@@ -117,7 +117,7 @@ static void test_import_states_meta_and_edges(void **state)
     assert_int_equal(seen[ZE_ASSET_TYPE_TEXTURE], 1);
     assert_int_equal(seen[ZE_ASSET_TYPE_SCENE], 1);
     /* the sidecar lists them, uuids in artifact order */
-    assert_int_equal(ze_vfs_meta_read(f->vfs, BOX, &m, NULL), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_meta_read(f->vfs, BOX, &m), ZE_OK);
     assert_int_equal(m.artifacts.count, 4);
     assert_int_equal(m.sub_assets.count, 4);
     assert_string_equal(m.importer, "gltf");
@@ -143,7 +143,7 @@ static void test_import_states_meta_and_edges(void **state)
     assert_memory_equal(again, subs, 4 * sizeof(ze_uuid_t));
     ze_vfs_meta_t m2;
     ze_vfs_meta_init(&m2, (ze_allocator_t){0});
-    assert_int_equal(ze_vfs_meta_read(f->vfs, BOX, &m2, NULL), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_meta_read(f->vfs, BOX, &m2), ZE_OK);
     const ze_path_t *old0 = ze_array_at(&m.artifacts, 0), *new0 = ze_array_at(&m2.artifacts, 0);
     assert_string_not_equal(old0->str, new0->str);
     assert_false(ze_vfs_exists(f->vfs, old0->str));
@@ -240,7 +240,7 @@ static void test_wiped_cache_is_reimported_on_demand(void **state)
     assert_true(find_sub(f, u, ZE_ASSET_TYPE_MESH, &mesh));
     ze_asset_info_t info;
     ze_asset_registry_get(f->reg, mesh, &info);
-    assert_int_equal(ze_vfs_delete(f->vfs, info.path), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_delete(f->vfs, info.path), ZE_OK);
     ze_import_stats_t s0 = ze_import_coordinator_stats(f->ic);
     assert_int_equal(ze_asset_acquire(f->am, mesh), ZE_OK);
     assert_int_equal(ze_asset_manager_wait(f->am, 20000), ZE_OK);

@@ -22,6 +22,7 @@
 #include "asset/child.h"
 #include "asset_test_util.h"
 #include "zengine/base.h"
+#include "cook/cook_internal.h"
 
 #define FAKE ZE_FAKE_COOKER_PATH
 
@@ -148,7 +149,7 @@ static void test_spawn_rejects_bad_args(void **state)
     argv[ZE__CHILD_MAX_ARGS + 1] = NULL;
     ze__child_desc_t d = {.argv = argv};
     ze__child_t *c = (ze__child_t *)&d;
-    ze_asset_error_t err = {{0}};
+    ze__asset_error_t err = {{0}};
     assert_int_equal(ze__child_spawn(&d, &c, &err), ZE_ERR_INVALID_ARG);
     assert_null(c);
     assert_non_null(strstr(err.message, "arguments"));
@@ -162,7 +163,7 @@ static void test_pidfd_wakes_poll(void **state)
     (void)state;
     ze__child_desc_t d = {.argv = (const char *const[]){FAKE, "ok", NULL}, .timeout_ms = 20000};
     ze__child_t *c = NULL;
-    ze_asset_error_t err = {{0}};
+    ze__asset_error_t err = {{0}};
     assert_int_equal(ze__child_spawn(&d, &c, &err), ZE_OK);
     int fd = ze__child_pidfd(c);
     if (fd < 0) { /* a kernel without pidfd_open */
@@ -188,7 +189,7 @@ static void test_destroy_kills_and_reaps(void **state)
     (void)state;
     ze__child_desc_t d = {.argv = (const char *const[]){FAKE, "hang", NULL}};
     ze__child_t *c = NULL;
-    ze_asset_error_t err = {{0}};
+    ze__asset_error_t err = {{0}};
     assert_int_equal(ze__child_spawn(&d, &c, &err), ZE_OK);
     assert_int_equal(ze__child_poll(c, ze_time_now_ns()), ZE__CHILD_RUNNING);
     atu_sleep_ms(20);

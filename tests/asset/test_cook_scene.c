@@ -25,6 +25,7 @@
 #include "zengine/ecs.h"
 #include "zengine/mem.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 #define ASSETS ATU_ASSETS
 
@@ -118,9 +119,10 @@ static void test_asset_types(void **state)
 
 static void cook(const char *src, const char *out, ze_cook_result_t *r)
 {
-    ze_cook_desc_t d = {.source = src, .out_dir = out};
+    ze_diag_capture_t diag = {0};
+    ze_cook_desc_t d = {.source = src, .out_dir = out, .diag = ze_diag_capture_sink(&diag)};
     if (ze_asset_cook(&d, r) != ZE_OK)
-        fail_msg("%s: %s", src, r->error.message);
+        fail_msg("%s: %s", src, diag.last);
 }
 
 /* Sub-assets: one per artifact, same order; uuid v5(source, "<kind>/<N>")
@@ -206,9 +208,8 @@ static void load_scene(const char *path, loaded_t *l)
     assert_non_null(l->w);
     ze_scene_report_t rep;
     ze_result r = ze_scene_load_json(l->w, l->text.data, l->text.size, &rep);
-    if (r != ZE_OK || rep.count != 0)
-        fail_msg("%s: load %s, %u problem(s): %s", path, ze_result_str(r), rep.count,
-                 rep.count ? rep.messages[0] : "");
+    if (r != ZE_OK || rep.problems != 0)
+        fail_msg("%s: load %s, %u problem(s) (see the log)", path, ze_result_str(r), rep.problems);
     l->count = rep.entities;
     assert_int_equal(ze_world_entity_count(l->w), l->count);
     ze_byte_writer_t out = {.alloc = A()};
@@ -411,9 +412,9 @@ static void test_corpus_scenes(void **state)
             scene_path(&r2, scene, o2, p2, sizeof p2);
             assert_same_file(p1, p2);
             ze_model_t *m = NULL;
-            ze_asset_error_t err;
+            ze__asset_error_t err;
             if (is_gltf)
-                assert_int_equal(ze_asset_import_gltf_file(src, &(ze_gltf_desc_t){0}, &m, &err),
+                assert_int_equal(ze__asset_import_gltf_file(src, &(ze_gltf_desc_t){0}, &m, &err),
                                  ZE_OK);
             loaded_t l;
             load_scene(p1, &l);

@@ -20,6 +20,7 @@
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 #define ASSETS ATU_ASSETS
 
@@ -61,9 +62,9 @@ static void test_valid_models_match_manifest(void **state)
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", ASSETS, rel);
         ze_model_t *m = NULL;
-        ze_asset_error_t err;
+        ze__asset_error_t err;
         ze_gltf_desc_t desc = {.alloc = ze_mem_system_allocator()};
-        ze_result r = ze_asset_import_gltf_file(path, &desc, &m, &err);
+        ze_result r = ze__asset_import_gltf_file(path, &desc, &m, &err);
         if (r != ZE_OK)
             fail_msg("%s: rejected: %s", rel, err.message);
         json_t *f = json_object_get(e, "gltf_json_facts");
@@ -203,8 +204,8 @@ static void test_invalid_files_rejected(void **state)
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", ASSETS, rel);
         ze_model_t *m = NULL;
-        ze_asset_error_t err;
-        ze_result r = ze_asset_import_gltf_file(path, NULL, &m, &err);
+        ze__asset_error_t err;
+        ze_result r = ze__asset_import_gltf_file(path, NULL, &m, &err);
         /* Strict: the "semantic-only" files (min/max, unequal counts) are
            rejected too, as the specification forbids what they do. */
         if (r == ZE_OK)
@@ -243,8 +244,8 @@ static void test_memory_import_of_self_contained_models(void **state)
         size_t n = fread(buf, 1, sizeof buf, fp);
         fclose(fp);
         ze_model_t *m = NULL;
-        ze_asset_error_t err;
-        ze_result r = ze_asset_import_gltf_memory(buf, n, NULL, &m, &err);
+        ze__asset_error_t err;
+        ze_result r = ze__asset_import_gltf_memory(buf, n, NULL, &m, &err);
         if (k < 2) {
             assert_int_equal(r, ZE_OK);
             assert_int_equal(m->stats.vertices, 24);

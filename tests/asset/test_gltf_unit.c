@@ -19,6 +19,7 @@
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -62,16 +63,16 @@ static const char *b64(const void *data, size_t n)
     return g_b64;
 }
 
-static ze_result import(const char *json, ze_model_t **m, ze_asset_error_t *err)
+static ze_result import(const char *json, ze_model_t **m, ze__asset_error_t *err)
 {
     ze_gltf_desc_t desc = {.alloc = ze_mem_system_allocator()};
-    return ze_asset_import_gltf_memory(json, strlen(json), &desc, m, err);
+    return ze__asset_import_gltf_memory(json, strlen(json), &desc, m, err);
 }
 
 static ze_model_t *import_ok(const char *json)
 {
     ze_model_t *m = NULL;
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     ze_result r = import(json, &m, &err);
     if (r != ZE_OK)
         fail_msg("rejected: %s\n%s", err.message, json);
@@ -81,7 +82,7 @@ static ze_model_t *import_ok(const char *json)
 static void import_fails(const char *json, const char *expect)
 {
     ze_model_t *m = NULL;
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     ze_result r = import(json, &m, &err);
     if (r == ZE_OK)
         fail_msg("accepted, expected '%s':\n%s", expect, json);
@@ -383,10 +384,10 @@ static size_t make_glb(uint8_t *out, size_t cap, const char *json, const void *b
     return pos;
 }
 
-static ze_result import_bytes(const uint8_t *b, size_t n, ze_asset_error_t *err)
+static ze_result import_bytes(const uint8_t *b, size_t n, ze__asset_error_t *err)
 {
     ze_model_t *m = NULL;
-    ze_result r = ze_asset_import_gltf_memory(b, n, NULL, &m, err);
+    ze_result r = ze__asset_import_gltf_memory(b, n, NULL, &m, err);
     if (r == ZE_OK) {
         assert_int_equal(m->stats.vertices, 3);
         assert_true(m->binary);
@@ -406,7 +407,7 @@ static void test_glb(void **state)
              doc("{" ASSET ",'buffers':[{'byteLength':42}]," TRI_VIEWS "," TRI_ACCESSORS
                  "," TRI_MESH "}"));
     static uint8_t glb[8192];
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     size_t n = make_glb(glb, sizeof glb, json, tri, 42, 2, NULL);
     assert_int_equal(import_bytes(glb, n, &err), ZE_OK);
     /* An unknown chunk type after BIN is ignored. */
@@ -500,8 +501,8 @@ static void test_external_uris(void **state)
                                "," TRI_ACCESSORS "," TRI_MESH "}",
                                cases[i].uri);
         ze_model_t *m = NULL;
-        ze_asset_error_t err;
-        ze_result r = ze_asset_import_gltf_memory(json, strlen(json), &desc, &m, &err);
+        ze__asset_error_t err;
+        ze_result r = ze__asset_import_gltf_memory(json, strlen(json), &desc, &m, &err);
         if (!cases[i].expect) {
             if (r != ZE_OK)
                 fail_msg("%s: %s", cases[i].uri, err.message);
@@ -519,8 +520,8 @@ static void test_external_uris(void **state)
     /* Without a folder, external files are refused. */
     const char *json = doc("{" ASSET ",'buffers':[{'byteLength':44,'uri':'tri%%20angle.bin'}]}");
     ze_model_t *m = NULL;
-    ze_asset_error_t err;
-    assert_int_not_equal(ze_asset_import_gltf_memory(json, strlen(json), NULL, &m, &err), ZE_OK);
+    ze__asset_error_t err;
+    assert_int_not_equal(ze__asset_import_gltf_memory(json, strlen(json), NULL, &m, &err), ZE_OK);
     assert_non_null(strstr(err.message, "without a base folder"));
     char path[700];
     snprintf(path, sizeof path, "%s/tri angle.bin", dir);
@@ -542,9 +543,9 @@ static void test_memory_limit(void **state)
                            "'type':'VEC3','min':[0,0,0],'max':[0,0,0]}],'meshes':[{'primitives':"
                            "[{'attributes':{'POSITION':0}}]}]}");
     ze_model_t *m = NULL;
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     ze_gltf_desc_t desc = {.max_bytes = ZE_MIB(4)};
-    ze_result r = ze_asset_import_gltf_memory(json, strlen(json), &desc, &m, &err);
+    ze_result r = ze__asset_import_gltf_memory(json, strlen(json), &desc, &m, &err);
     assert_int_equal(r, ZE_ERR_LIMIT);
     assert_non_null(strstr(err.message, "memory limit"));
     /* A sparse accessor over zeros with a huge count validates without

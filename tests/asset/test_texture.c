@@ -21,6 +21,7 @@
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 #define ASSETS ZE_TESTDATA_DIR "/assets"
 
@@ -67,10 +68,10 @@ static void test_zetex_from_tga_and_mips(void **state)
         ze_image_desc_t d = {.format = ZE_IMAGE_FORMAT_TGA, .linear = linear != 0};
         uint8_t *bytes;
         size_t size;
-        ze_asset_error_t err;
-        assert_int_equal(ze_asset_zetex_cook(tga, n, id, &d, &bytes, &size, &err), ZE_OK);
+        ze__asset_error_t err;
+        assert_int_equal(ze__asset_zetex_cook(tga, n, id, &d, &bytes, &size, &err), ZE_OK);
         ze_tex_view_t v;
-        assert_int_equal(ze_asset_zetex_read(bytes, size, &v, &err), ZE_OK);
+        assert_int_equal(ze__asset_zetex_read(bytes, size, &v, &err), ZE_OK);
         assert_memory_equal(v.uuid.bytes, id.bytes, 16);
         assert_int_equal(v.format, linear ? ZE_TEX_FORMAT_RGBA8_UNORM : ZE_TEX_FORMAT_RGBA8_SRGB);
         assert_int_equal(v.width, 2);
@@ -101,30 +102,30 @@ static void test_zetex_reader_rejects(void **state)
     ze_image_desc_t d = {.format = ZE_IMAGE_FORMAT_TGA};
     uint8_t *bytes;
     size_t size;
-    assert_int_equal(ze_asset_zetex_cook(tga, n, ze_uuid_v5(ZE_UUID_NAMESPACE_ZENGINE, "r", 1), &d,
-                                         &bytes, &size, NULL),
+    assert_int_equal(ze__asset_zetex_cook(tga, n, ze_uuid_v5(ZE_UUID_NAMESPACE_ZENGINE, "r", 1), &d,
+                                          &bytes, &size, NULL),
                      ZE_OK);
     ze_tex_view_t v;
-    ze_asset_error_t err;
-    assert_int_equal(ze_asset_zetex_read(bytes, size, &v, &err), ZE_OK);
+    ze__asset_error_t err;
+    assert_int_equal(ze__asset_zetex_read(bytes, size, &v, &err), ZE_OK);
     assert_int_equal(v.mip_count, 3); /* 5x3, 2x1, 1x1 */
     assert_int_equal(v.mips[2].width, 1);
     uint8_t *copy = ze_alloc(A(), size, 16);
     /* every truncation */
     for (size_t k = 0; k < size; k++)
-        assert_int_not_equal(ze_asset_zetex_read(bytes, k, &v, &err), ZE_OK);
+        assert_int_not_equal(ze__asset_zetex_read(bytes, k, &v, &err), ZE_OK);
     /* every flipped byte */
     for (size_t k = 0; k < size; k++) {
         memcpy(copy, bytes, size);
         copy[k] ^= 0x41;
-        assert_int_not_equal(ze_asset_zetex_read(copy, size, &v, &err), ZE_OK);
+        assert_int_not_equal(ze__asset_zetex_read(copy, size, &v, &err), ZE_OK);
         assert_true(err.message[0] != 0);
     }
     /* another version, checksum right: unsupported */
     memcpy(copy, bytes, size);
     copy[8] = 2;
     fix_checksum(copy, size);
-    assert_int_equal(ze_asset_zetex_read(copy, size, &v, &err), ZE_ERR_UNSUPPORTED);
+    assert_int_equal(ze__asset_zetex_read(copy, size, &v, &err), ZE_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.message, "version 2"));
     /* inconsistent fields with a valid checksum */
     static const struct {
@@ -139,12 +140,12 @@ static void test_zetex_reader_rejects(void **state)
         memcpy(copy, bytes, size);
         copy[bad[k].off] = bad[k].val;
         fix_checksum(copy, size);
-        assert_int_equal(ze_asset_zetex_read(copy, size, &v, &err), ZE_ERR_PARSE);
+        assert_int_equal(ze__asset_zetex_read(copy, size, &v, &err), ZE_ERR_PARSE);
         if (!strstr(err.message, bad[k].msg))
             fail_msg("offset %zu: '%s' lacks '%s'", bad[k].off, err.message, bad[k].msg);
     }
     /* a .zenvmap reader refuses a .zetex */
-    assert_int_equal(ze_asset_zenvmap_read(bytes, size, &v, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_zenvmap_read(bytes, size, &v, &err), ZE_ERR_PARSE);
     assert_non_null(strstr(err.message, "magic"));
     ze_free(A(), copy, size);
     ze_free(A(), bytes, size);
@@ -155,13 +156,13 @@ static void test_images_rejected(void **state)
     (void)state;
     uint8_t *bytes;
     size_t size;
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     ze_uuid_t id = {{0}};
     static const char garbage[] = "this is not an image at all";
-    assert_int_equal(ze_asset_zetex_cook(garbage, sizeof garbage, id, NULL, &bytes, &size, &err),
+    assert_int_equal(ze__asset_zetex_cook(garbage, sizeof garbage, id, NULL, &bytes, &size, &err),
                      ZE_ERR_PARSE);
     assert_non_null(strstr(err.message, "signature"));
-    assert_int_equal(ze_asset_zetex_cook(garbage, 0, id, NULL, &bytes, &size, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_zetex_cook(garbage, 0, id, NULL, &bytes, &size, &err), ZE_ERR_PARSE);
     /* a PNG cut short, a PNG with a bad CRC */
     static const uint8_t png1x1[] = {
         0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
@@ -169,19 +170,19 @@ static void test_images_rejected(void **state)
         0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78,
         0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0, 0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99,
         0x3d, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
-    assert_int_equal(ze_asset_zetex_cook(png1x1, sizeof png1x1, id, NULL, &bytes, &size, &err),
+    assert_int_equal(ze__asset_zetex_cook(png1x1, sizeof png1x1, id, NULL, &bytes, &size, &err),
                      ZE_OK);
     ze_tex_view_t v;
-    assert_int_equal(ze_asset_zetex_read(bytes, size, &v, NULL), ZE_OK);
+    assert_int_equal(ze__asset_zetex_read(bytes, size, &v, NULL), ZE_OK);
     assert_int_equal(v.width, 1);
     assert_int_equal(v.mip_count, 1);
     ze_free(A(), bytes, size);
     for (size_t k = 0; k < sizeof png1x1; k++)
-        assert_int_not_equal(ze_asset_zetex_cook(png1x1, k, id, NULL, &bytes, &size, &err), ZE_OK);
+        assert_int_not_equal(ze__asset_zetex_cook(png1x1, k, id, NULL, &bytes, &size, &err), ZE_OK);
     uint8_t broken[sizeof png1x1];
     memcpy(broken, png1x1, sizeof broken);
     broken[45] ^= 1; /* inside IDAT */
-    assert_int_equal(ze_asset_zetex_cook(broken, sizeof broken, id, NULL, &bytes, &size, &err),
+    assert_int_equal(ze__asset_zetex_cook(broken, sizeof broken, id, NULL, &bytes, &size, &err),
                      ZE_ERR_PARSE);
     assert_non_null(strstr(err.message, "CRC"));
     /* A Huffman table of 300 codes: stb_image 2.27 writes past its table
@@ -200,21 +201,21 @@ static void test_images_rejected(void **state)
                             0x01, 0x00, 0x00, 0x3f, 0x00, 0x00, 0xff, 0xd9};
     memcpy(jpg + jn, tail, sizeof tail);
     jn += sizeof tail;
-    assert_int_equal(ze_asset_zetex_cook(jpg, jn, id, NULL, &bytes, &size, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_zetex_cook(jpg, jn, id, NULL, &bytes, &size, &err), ZE_ERR_PARSE);
     assert_non_null(strstr(err.message, "Huffman"));
     /* caps checked before decoding */
     uint8_t px[64 * 4] = {0}, tga[18 + sizeof px];
     size_t n = make_tga(tga, 16, 4, px);
     ze_image_desc_t d = {.format = ZE_IMAGE_FORMAT_TGA, .max_dimension = 8};
-    assert_int_equal(ze_asset_zetex_cook(tga, n, id, &d, &bytes, &size, &err), ZE_ERR_LIMIT);
+    assert_int_equal(ze__asset_zetex_cook(tga, n, id, &d, &bytes, &size, &err), ZE_ERR_LIMIT);
     assert_non_null(strstr(err.message, "16x4"));
     d = (ze_image_desc_t){.format = ZE_IMAGE_FORMAT_TGA, .max_bytes = 100};
-    assert_int_equal(ze_asset_zetex_cook(tga, n, id, &d, &bytes, &size, &err), ZE_ERR_LIMIT);
+    assert_int_equal(ze__asset_zetex_cook(tga, n, id, &d, &bytes, &size, &err), ZE_ERR_LIMIT);
     /* a TGA header claiming more pixels than there are */
     tga[12] = 0xff;
     tga[13] = 0x0f;
     d = (ze_image_desc_t){.format = ZE_IMAGE_FORMAT_TGA};
-    assert_int_not_equal(ze_asset_zetex_cook(tga, n, id, &d, &bytes, &size, &err), ZE_OK);
+    assert_int_not_equal(ze__asset_zetex_cook(tga, n, id, &d, &bytes, &size, &err), ZE_OK);
 }
 
 static void test_half_floats(void **state)
@@ -251,8 +252,8 @@ static void test_hdr_flat_and_rle(void **state)
     const uint8_t flat[16] = {128, 64, 32, 129, 0, 0, 0, 0, 255, 255, 255, 0, 128, 128, 128, 130};
     memcpy(buf + n, flat, 16);
     ze_hdr_image_t img;
-    ze_asset_error_t err;
-    assert_int_equal(ze_asset_hdr_decode(buf, n + 16, NULL, &img, &err), ZE_OK);
+    ze__asset_error_t err;
+    assert_int_equal(ze__asset_hdr_decode(buf, n + 16, NULL, &img, &err), ZE_OK);
     assert_int_equal(img.width, 2);
     /* file row 0 is the bottom row */
     assert_true(img.rgb[6] == 1.0f && img.rgb[7] == 0.5f && img.rgb[8] == 0.25f);
@@ -269,29 +270,29 @@ static void test_hdr_flat_and_rle(void **state)
                            131, 64,  5, 1, 2, 3, 4, 5,    /* B */
                            136, 129};                     /* E */
     memcpy(buf + n, rle, sizeof rle);
-    assert_int_equal(ze_asset_hdr_decode(buf, n + sizeof rle, NULL, &img, &err), ZE_OK);
+    assert_int_equal(ze__asset_hdr_decode(buf, n + sizeof rle, NULL, &img, &err), ZE_OK);
     assert_true(img.rgb[0] == 1.0f && img.rgb[1] == 1.0f / 128 && img.rgb[2] == 0.5f);
     assert_true(img.rgb[7 * 3 + 1] == 8.0f / 128 && img.rgb[7 * 3 + 2] == 5.0f / 128);
     ze_asset_hdr_release(&img);
     /* every truncation of it fails */
     for (size_t k = 0; k < n + sizeof rle; k++)
-        assert_int_not_equal(ze_asset_hdr_decode(buf, k, NULL, &img, &err), ZE_OK);
+        assert_int_not_equal(ze__asset_hdr_decode(buf, k, NULL, &img, &err), ZE_OK);
     /* a run past the end of the line */
     uint8_t bad[sizeof rle];
     memcpy(bad, rle, sizeof rle);
     bad[4] = 137;
     memcpy(buf + n, bad, sizeof bad);
-    assert_int_equal(ze_asset_hdr_decode(buf, n + sizeof bad, NULL, &img, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_hdr_decode(buf, n + sizeof bad, NULL, &img, &err), ZE_ERR_PARSE);
     assert_non_null(strstr(err.message, "run goes past"));
     /* a zero literal, a wrong RLE width */
     memcpy(bad, rle, sizeof rle);
     bad[6] = 0;
     memcpy(buf + n, bad, sizeof bad);
-    assert_int_equal(ze_asset_hdr_decode(buf, n + sizeof bad, NULL, &img, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_hdr_decode(buf, n + sizeof bad, NULL, &img, &err), ZE_ERR_PARSE);
     memcpy(bad, rle, sizeof rle);
     bad[3] = 9;
     memcpy(buf + n, bad, sizeof bad);
-    assert_int_equal(ze_asset_hdr_decode(buf, n + sizeof bad, NULL, &img, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_hdr_decode(buf, n + sizeof bad, NULL, &img, &err), ZE_ERR_PARSE);
     assert_non_null(strstr(err.message, "RLE width"));
 
     /* headers and resolution lines */
@@ -312,14 +313,14 @@ static void test_hdr_flat_and_rle(void **state)
         {"#?RADIANCE\nno end of header", ZE_ERR_PARSE, "header"},
     };
     for (size_t k = 0; k < ZE_COUNTOF(cases); k++) {
-        ze_result r = ze_asset_hdr_decode(cases[k].text, strlen(cases[k].text), NULL, &img, &err);
+        ze_result r = ze__asset_hdr_decode(cases[k].text, strlen(cases[k].text), NULL, &img, &err);
         if (r != cases[k].want || !strstr(err.message, cases[k].msg))
             fail_msg("case %zu: %d '%s'", k, r, err.message);
     }
     /* the byte cap */
     n = hdr_header((char *)buf, sizeof buf, "-Y 100 +X 100");
     ze_image_desc_t d = {.max_bytes = 1000};
-    assert_int_equal(ze_asset_hdr_decode(buf, n, &d, &img, &err), ZE_ERR_LIMIT);
+    assert_int_equal(ze__asset_hdr_decode(buf, n, &d, &img, &err), ZE_ERR_LIMIT);
 }
 
 static void test_zenvmap_cook_and_reject(void **state)
@@ -336,15 +337,15 @@ static void test_zenvmap_cook_and_reject(void **state)
     n += 32;
     uint8_t *bytes, *again;
     size_t size, size2;
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     ze_uuid_t id = ze_uuid_v5(ZE_UUID_NAMESPACE_ZENGINE, "env", 3);
-    assert_int_equal(ze_asset_zenvmap_cook(buf, n, id, NULL, &bytes, &size, &err), ZE_OK);
-    assert_int_equal(ze_asset_zenvmap_cook(buf, n, id, NULL, &again, &size2, &err), ZE_OK);
+    assert_int_equal(ze__asset_zenvmap_cook(buf, n, id, NULL, &bytes, &size, &err), ZE_OK);
+    assert_int_equal(ze__asset_zenvmap_cook(buf, n, id, NULL, &again, &size2, &err), ZE_OK);
     assert_int_equal(size, size2);
     assert_memory_equal(bytes, again, size);
     ze_free(A(), again, size2);
     ze_tex_view_t v;
-    assert_int_equal(ze_asset_zenvmap_read(bytes, size, &v, &err), ZE_OK);
+    assert_int_equal(ze__asset_zenvmap_read(bytes, size, &v, &err), ZE_OK);
     assert_int_equal(v.format, ZE_TEX_FORMAT_RGBA16F);
     assert_int_equal(v.mip_count, 3);
     assert_int_equal(v.mips[0].size, 4 * 2 * 8);
@@ -355,23 +356,23 @@ static void test_zenvmap_cook_and_reject(void **state)
     assert_int_equal(h, 0x3c00);
     uint8_t *copy = ze_alloc(A(), size, 16);
     for (size_t k = 0; k < size; k++)
-        assert_int_not_equal(ze_asset_zenvmap_read(bytes, k, &v, &err), ZE_OK);
+        assert_int_not_equal(ze__asset_zenvmap_read(bytes, k, &v, &err), ZE_OK);
     for (size_t k = 0; k < size; k++) {
         memcpy(copy, bytes, size);
         copy[k] ^= 0x10;
-        assert_int_not_equal(ze_asset_zenvmap_read(copy, size, &v, &err), ZE_OK);
+        assert_int_not_equal(ze__asset_zenvmap_read(copy, size, &v, &err), ZE_OK);
     }
     memcpy(copy, bytes, size);
     copy[8] = 7;
     fix_checksum(copy, size);
-    assert_int_equal(ze_asset_zenvmap_read(copy, size, &v, &err), ZE_ERR_UNSUPPORTED);
+    assert_int_equal(ze__asset_zenvmap_read(copy, size, &v, &err), ZE_ERR_UNSUPPORTED);
     /* a negative texel, checksum right */
     memcpy(copy, bytes, size);
     copy[v.mips[0].data - bytes + 1] |= 0x80;
     fix_checksum(copy, size);
-    assert_int_equal(ze_asset_zenvmap_read(copy, size, &v, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_zenvmap_read(copy, size, &v, &err), ZE_ERR_PARSE);
     assert_non_null(strstr(err.message, "negative"));
-    assert_int_equal(ze_asset_zetex_read(bytes, size, &v, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_zetex_read(bytes, size, &v, &err), ZE_ERR_PARSE);
     ze_free(A(), copy, size);
     ze_free(A(), bytes, size);
 }
@@ -418,10 +419,12 @@ static void cook_twice(const char *src, const char *tag, ze_cook_result_t *r)
     char o1[256], o2[256];
     snprintf(o1, sizeof o1, "%s/%s-1", g_tmp, tag);
     snprintf(o2, sizeof o2, "%s/%s-2", g_tmp, tag);
-    ze_cook_desc_t d1 = {.source = src, .out_dir = o1}, d2 = {.source = src, .out_dir = o2};
+    ze_diag_capture_t diag = {0};
+    ze_cook_desc_t d1 = {.source = src, .out_dir = o1, .diag = ze_diag_capture_sink(&diag)},
+                   d2 = {.source = src, .out_dir = o2};
     ze_cook_result_t r2;
     if (ze_asset_cook(&d1, r) != ZE_OK)
-        fail_msg("%s: %s", src, r->error.message);
+        fail_msg("%s: %s", src, diag.last);
     assert_int_equal(ze_asset_cook(&d2, &r2), ZE_OK);
     assert_int_equal(r->artifact_count, r2.artifact_count);
     for (uint32_t i = 0; i < r->artifact_count; i++) {
@@ -437,14 +440,14 @@ static void cook_twice(const char *src, const char *tag, ze_cook_result_t *r)
         ze_tex_view_t tv;
         ze_zemesh_view_t mv;
         ze_zematerial_t mat;
-        ze_asset_error_t err;
+        ze__asset_error_t err;
         ze_result rr = ZE_OK;
         if (len > 6 && strcmp(name + len - 6, ".zetex") == 0)
-            rr = ze_asset_zetex_read(a, n1, &tv, &err);
+            rr = ze__asset_zetex_read(a, n1, &tv, &err);
         else if (len > 8 && strcmp(name + len - 8, ".zenvmap") == 0)
-            rr = ze_asset_zenvmap_read(a, n1, &tv, &err);
+            rr = ze__asset_zenvmap_read(a, n1, &tv, &err);
         else if (len > 7 && strcmp(name + len - 7, ".zemesh") == 0) {
-            rr = ze_asset_zemesh_read(a, n1, &mv, &err);
+            rr = ze__asset_zemesh_read(a, n1, &mv, &err);
             /* meshoptimizer's fetch order: vertices numbered by first use */
             uint32_t next = 0;
             for (uint32_t k = 0; rr == ZE_OK && k < mv.index_count; k++) {
@@ -457,7 +460,7 @@ static void cook_twice(const char *src, const char *tag, ze_cook_result_t *r)
         } else if (r->sub_asset_types[i] == ZE_ASSET_TYPE_SCENE)
             rr = ZE_OK; /* scene files: test_cook_scene */
         else
-            rr = ze_asset_zematerial_read(a, n1, &mat, &err);
+            rr = ze__asset_zematerial_read(a, n1, &mat, &err);
         if (rr != ZE_OK)
             fail_msg("%s: %s", p1, err.message);
         ze_free(A(), a, n1 + 1);
@@ -472,9 +475,9 @@ static void artifact_view(const char *tag, const char *name, bool envmap, ze_tex
     char p[600];
     snprintf(p, sizeof p, "%s/%s-1/%s", g_tmp, tag, name);
     *bytes = read_all(p, size);
-    ze_asset_error_t err;
-    ze_result r = envmap ? ze_asset_zenvmap_read(*bytes, *size, v, &err)
-                         : ze_asset_zetex_read(*bytes, *size, v, &err);
+    ze__asset_error_t err;
+    ze_result r = envmap ? ze__asset_zenvmap_read(*bytes, *size, v, &err)
+                         : ze__asset_zetex_read(*bytes, *size, v, &err);
     assert_int_equal(r, ZE_OK);
 }
 
@@ -587,11 +590,19 @@ static void test_cook_invalid_image_leaves_nothing(void **state)
     assert_non_null(f);
     fputs("not a png", f);
     fclose(f);
-    ze_cook_desc_t d = {.source = src, .out_dir = out};
+    /* The import's failure reaches the desc's sink once: the module, the
+       source and the reason; the caller gets the code. */
+    ze_diag_capture_t diag = {0};
+    ze_cook_desc_t d = {.source = src, .out_dir = out, .diag = ze_diag_capture_sink(&diag)};
     ze_cook_result_t r;
     assert_int_equal(ze_asset_cook(&d, &r), ZE_ERR_PARSE);
     assert_string_equal(r.importer, "image");
-    assert_non_null(strstr(r.error.message, "signature"));
+    assert_int_equal(diag.count, 1);
+    assert_int_equal(diag.errors, 1);
+    assert_int_equal(diag.last_code, ZE_ERR_PARSE);
+    if (strncmp(diag.last, "cook: ", 6) != 0 || !strstr(diag.last, "fake.png: ") ||
+        !strstr(diag.last, "signature"))
+        fail_msg("sink text: '%s'", diag.last);
     assert_int_equal(r.artifact_count, 0);
     ze_asset_cook_result_release(&r);
     struct stat st;
@@ -604,7 +615,7 @@ static void test_cook_invalid_image_leaves_nothing(void **state)
     d.source = src;
     assert_int_equal(ze_asset_cook(&d, &r), ZE_ERR_PARSE);
     assert_string_equal(r.importer, "hdr");
-    assert_non_null(strstr(r.error.message, "truncated"));
+    assert_non_null(strstr(diag.last_message, "truncated"));
     ze_asset_cook_result_release(&r);
     assert_int_not_equal(stat(out, &st), 0);
     snprintf(src, sizeof src, "%s/garbage.obj", g_tmp);
@@ -615,7 +626,8 @@ static void test_cook_invalid_image_leaves_nothing(void **state)
     d.source = src;
     assert_int_not_equal(ze_asset_cook(&d, &r), ZE_OK);
     assert_string_equal(r.importer, "assimp");
-    assert_true(r.error.message[0] != 0);
+    assert_int_equal(diag.count, 3);
+    assert_true(diag.last_message[0] != 0);
     ze_asset_cook_result_release(&r);
     assert_int_not_equal(stat(out, &st), 0);
 }

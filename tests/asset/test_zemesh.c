@@ -20,6 +20,7 @@
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 #define ASSETS ZE_TESTDATA_DIR "/assets"
 
@@ -88,8 +89,8 @@ static const char *two_prims(void)
 static ze_model_t *import(const char *json)
 {
     ze_model_t *m = NULL;
-    ze_asset_error_t err;
-    ze_result r = ze_asset_import_gltf_memory(json, strlen(json), NULL, &m, &err);
+    ze__asset_error_t err;
+    ze_result r = ze__asset_import_gltf_memory(json, strlen(json), NULL, &m, &err);
     if (r != ZE_OK)
         fail_msg("%s", err.message);
     return m;
@@ -120,8 +121,8 @@ static void test_zemesh_round_trip(void **state)
     size_t size;
     write_mesh(m, &bytes, &size);
     ze_zemesh_view_t v;
-    ze_asset_error_t err;
-    assert_int_equal(ze_asset_zemesh_read(bytes, size, &v, &err), ZE_OK);
+    ze__asset_error_t err;
+    assert_int_equal(ze__asset_zemesh_read(bytes, size, &v, &err), ZE_OK);
     assert_int_equal(v.uuid.bytes[0], 0xab);
     uint32_t want = ZE_VATTR_BIT(ZE_VATTR_POSITION) | ZE_VATTR_BIT(ZE_VATTR_NORMAL) |
                     ZE_VATTR_BIT(ZE_VATTR_TEXCOORD0) | ZE_VATTR_BIT(ZE_VATTR_COLOR0);
@@ -191,7 +192,7 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 static ze_result read_copy(const uint8_t *src, size_t size, void (*edit)(uint8_t *, size_t),
-                           ze_asset_error_t *err)
+                           ze__asset_error_t *err)
 {
     ze_allocator_t a = ze_mem_system_allocator();
     uint8_t *b = ze_alloc(a, size ? size : 1, 16);
@@ -201,7 +202,7 @@ static ze_result read_copy(const uint8_t *src, size_t size, void (*edit)(uint8_t
         reseal(b, size);
     }
     ze_zemesh_view_t v;
-    ze_result r = ze_asset_zemesh_read(b, size, &v, err);
+    ze_result r = ze__asset_zemesh_read(b, size, &v, err);
     ze_free(a, b, size ? size : 1);
     return r;
 }
@@ -255,7 +256,7 @@ static void test_zemesh_rejections(void **state)
     size_t size;
     write_mesh(m, &bytes, &size);
     ze_asset_model_destroy(m);
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     for (size_t cut = 0; cut < size; cut++)
         assert_int_not_equal(read_copy(bytes, cut, NULL, &err), ZE_OK);
     ze_allocator_t a = ze_mem_system_allocator();
@@ -264,7 +265,7 @@ static void test_zemesh_rejections(void **state)
     for (size_t i = 0; i < size; i++) {
         memcpy(b, bytes, size);
         b[i] ^= 0x10;
-        assert_int_not_equal(ze_asset_zemesh_read(b, size, &v, &err), ZE_OK);
+        assert_int_not_equal(ze__asset_zemesh_read(b, size, &v, &err), ZE_OK);
     }
     ze_free(a, b, size);
     assert_int_equal(read_copy(bytes, size, e_version, &err), ZE_ERR_UNSUPPORTED);
@@ -287,7 +288,7 @@ static void test_zemesh_rejections(void **state)
     b = ze_alloc(a, size, 16);
     memcpy(b, bytes, size);
     b[size - 1] ^= 1;
-    assert_int_equal(ze_asset_zemesh_read(b, size, &v, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__asset_zemesh_read(b, size, &v, &err), ZE_ERR_PARSE);
     assert_non_null(strstr(err.message, "checksum"));
     /* Views need 4-byte alignment. */
     if (size >= ZE_MIB(1)) { /* bounds the copy below for the optimizer too */
@@ -296,7 +297,7 @@ static void test_zemesh_rejections(void **state)
     }
     uint8_t *odd = ze_alloc(a, size + 1, 16);
     memcpy(odd + 1, bytes, size);
-    assert_int_equal(ze_asset_zemesh_read(odd + 1, size, &v, &err), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze__asset_zemesh_read(odd + 1, size, &v, &err), ZE_ERR_INVALID_ARG);
     ze_free(a, odd, size + 1);
     ze_free(a, b, size);
     ze_free(a, bytes, size);
@@ -317,8 +318,8 @@ static void test_zematerial(void **state)
     memcpy(text, raw, size);
     text[size] = 0;
     ze_zematerial_t mat;
-    ze_asset_error_t err;
-    assert_int_equal(ze_asset_zematerial_read(text, size, &mat, &err), ZE_OK);
+    ze__asset_error_t err;
+    assert_int_equal(ze__asset_zematerial_read(text, size, &mat, &err), ZE_OK);
     assert_memory_equal(mat.uuid.bytes, id.bytes, 16);
     assert_string_equal(mat.name, "textured");
     assert_int_equal(mat.alpha_mode, ZE_ALPHA_BLEND);
@@ -337,7 +338,7 @@ static void test_zematerial(void **state)
     /* Every truncation inside the object is rejected. */
     const char *close = strrchr(text, '}');
     for (size_t cut = 0; cut < (size_t)(close - text); cut++)
-        assert_int_not_equal(ze_asset_zematerial_read(text, cut, &mat, &err), ZE_OK);
+        assert_int_not_equal(ze__asset_zematerial_read(text, cut, &mat, &err), ZE_OK);
     struct {
         const char *from, *to;
         ze_result r;
@@ -359,7 +360,7 @@ static void test_zematerial(void **state)
         int n = snprintf(buf, sizeof buf, "%.*s%s%.*s", (int)(at - text), text, edits[i].to,
                          (int)(size - (size_t)(at - text) - strlen(edits[i].from)),
                          at + strlen(edits[i].from));
-        assert_int_equal(ze_asset_zematerial_read(buf, (size_t)n, &mat, &err), edits[i].r);
+        assert_int_equal(ze__asset_zematerial_read(buf, (size_t)n, &mat, &err), edits[i].r);
         assert_true(err.message[0] != 0);
     }
     ze_free(a, raw, size);
@@ -447,8 +448,8 @@ static void test_cook_deterministic_and_atomic(void **state)
         if (r1.sub_asset_types[i] == ZE_ASSET_TYPE_SCENE)
             continue;
         ze_zemesh_view_t v;
-        ze_asset_error_t err;
-        assert_int_equal(ze_asset_zemesh_read(a, n1, &v, &err), ZE_OK);
+        ze__asset_error_t err;
+        assert_int_equal(ze__asset_zemesh_read(a, n1, &v, &err), ZE_OK);
     }
     char names[16][128];
     assert_int_equal(list_dir(out1, names, 16), 4); /* no temporaries left */
@@ -458,7 +459,7 @@ static void test_cook_deterministic_and_atomic(void **state)
     char p[800];
     snprintf(p, sizeof p, "%s/%s", out1, r1.artifacts[0]);
     size_t n = read_all(p, a, sizeof a);
-    assert_int_equal(ze_asset_zemesh_read(a, n, &v, NULL), ZE_OK);
+    assert_int_equal(ze__asset_zemesh_read(a, n, &v, NULL), ZE_OK);
     assert_memory_equal(v.uuid.bytes, want.bytes, 16);
     ze_asset_cook_result_release(&r1);
     ze_asset_cook_result_release(&r2);
@@ -466,11 +467,16 @@ static void test_cook_deterministic_and_atomic(void **state)
     /* A failing import writes nothing, not even the folder. */
     char out3[600];
     snprintf(out3, sizeof out3, "%s/d", root);
+    ze_diag_capture_t diag3 = {0};
     ze_cook_desc_t d3 = {.source = ASSETS "/gltf-invalid/mesh_data/index_buffer_oob.gltf",
-                         .out_dir = out3};
+                         .out_dir = out3,
+                         .diag = ze_diag_capture_sink(&diag3)};
     ze_cook_result_t r3;
     assert_int_not_equal(ze_asset_cook(&d3, &r3), ZE_OK);
-    assert_non_null(strstr(r3.error.message, "/meshes/0/primitives/0/indices"));
+    /* reported once, naming the source and the JSON pointer */
+    assert_int_equal(diag3.count, 1);
+    assert_non_null(strstr(diag3.last, "index_buffer_oob.gltf: "));
+    assert_non_null(strstr(diag3.last_message, "/meshes/0/primitives/0/indices"));
     assert_int_equal(r3.artifact_count, 0);
     ze_asset_cook_result_release(&r3);
     assert_int_not_equal(stat(out3, &st), 0);

@@ -431,6 +431,53 @@ static void test_trace_zones_json(void **state)
     ZE_ZONE_END();
 }
 
+/* The diagnostics sink: a capture keeps the first and last reports as
+ * "module: subject: message" with their codes; the default sink is the
+ * log; ze_diag returns the code. */
+static void test_diag_sink(void **state)
+{
+    (void)state;
+    ze_diag_capture_t c = {0};
+    ze_diag_sink_t sink = ze_diag_capture_sink(&c);
+    assert_int_equal(ze_diag(&sink, ZE_LOG_WARN, ZE_OK, "vfs", "/a.txt", "first %d", 1), ZE_OK);
+    assert_int_equal(ze_diag(&sink, ZE_LOG_ERROR, ZE_ERR_PARSE, "ecs", "", "second"), ZE_ERR_PARSE);
+    assert_int_equal(c.count, 2);
+    assert_int_equal(c.errors, 1);
+    assert_string_equal(c.first, "vfs: /a.txt: first 1");
+    assert_int_equal(c.first_code, ZE_OK);
+    assert_string_equal(c.last, "ecs: second");
+    assert_string_equal(c.last_message, "second");
+    assert_int_equal(c.last_code, ZE_ERR_PARSE);
+    /* below min_level: counted, not kept */
+    ze_diag_capture_t q = {.min_level = ZE_LOG_ERROR};
+    ze_diag_sink_t qs = ze_diag_capture_sink(&q);
+    ze_diag(&qs, ZE_LOG_WARN, ZE_OK, "m", "s", "ignored");
+    assert_int_equal(q.count, 1);
+    assert_string_equal(q.last, "");
+    /* pass_on: the capture forwards to another sink */
+    ze_diag_capture_t outer = {.forward = sink, .pass_on = true};
+    ze_diag_sink_t os = ze_diag_capture_sink(&outer);
+    ze_diag(&os, ZE_LOG_ERROR, ZE_ERR_IO, "asset", "x.gltf", "import failed");
+    assert_int_equal(outer.count, 1);
+    assert_int_equal(c.count, 3);
+    assert_string_equal(c.last, "asset: x.gltf: import failed");
+    /* the default sink ({0} or NULL) is the log, at the report's level */
+    uint64_t errors = ze_log_count(ZE_LOG_ERROR);
+    ze_diag(NULL, ZE_LOG_ERROR, ZE_ERR_IO, "test", "", "to the log");
+    ze_diag(&(ze_diag_sink_t){0}, ZE_LOG_ERROR, ZE_ERR_IO, "test", "", "to the log too");
+    assert_int_equal(ze_log_count(ZE_LOG_ERROR), errors + 2);
+    /* a long message is cut, marked */
+    char big[2000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    ze_diag(&sink, ZE_LOG_ERROR, ZE_ERR_LIMIT, "m", "", "%s", big);
+    assert_true(strlen(c.last_message) < ZE_LOG_MESSAGE_MAX);
+    assert_non_null(strstr(c.last_message, "..."));
+    /* new result codes have distinct names */
+    assert_string_equal(ze_result_str(ZE_ERR_PATH_ESCAPE), "path escapes its root");
+    assert_string_equal(ze_result_str(ZE_ERR_IS_DIR), "is a directory");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_array),
         cmocka_unit_test(test_hashmap_against_model),
         cmocka_unit_test(test_trace_zones_json),
+        cmocka_unit_test(test_diag_sink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,7 +70,7 @@ static void test_fields_registered_in_one_line(void **state)
     ze_world_t *w2 = ze_world_create(k, &(ze_world_desc_t){.name = "b"});
     ze_scene_report_t rep;
     assert_int_equal(ze_scene_load_json(w2, (const char *)out.data, out.size, &rep), ZE_OK);
-    assert_int_equal(rep.count, 0);
+    assert_int_equal(rep.problems, 0);
     assert_int_equal(rep.entities, 1);
     ze_query_t q = ze_query_create(w2, &(ze_query_desc_t){.with = ZE_MASK(Health)});
     ze_iter_t it = ze_query_iter(w2, q);

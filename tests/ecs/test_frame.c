@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "zengine/ecs.h"
+#include "ecs/ecs_internal.h"
 
 typedef struct Position {
     float x, y;
@@ -243,12 +244,12 @@ static void test_conflict_reported_and_group_skipped(void **state)
         &(ze_system_desc_t){.name = "w2", .fn = count_fn, .user = &c, .writes = ZE_MASK(Position)});
     assert_int_equal(ze_kernel_frame(f->k, 0.01), ZE_ERR_CONFLICT);
     assert_int_equal(c.runs[ZE_GROUP_FIXED_SIMULATION], 0);
-    assert_non_null(strstr(ze_world_plan_error(f->w, ZE_GROUP_FIXED_SIMULATION), "w1"));
-    assert_non_null(strstr(ze_world_plan_error(f->w, ZE_GROUP_FIXED_SIMULATION), "w2"));
+    assert_non_null(strstr(ze__world_plan_error(f->w, ZE_GROUP_FIXED_SIMULATION), "w1"));
+    assert_non_null(strstr(ze__world_plan_error(f->w, ZE_GROUP_FIXED_SIMULATION), "w2"));
     ze_system_order(f->w, w1, w2);
     assert_int_equal(ze_kernel_frame(f->k, 0.01), ZE_OK);
     assert_int_equal(c.runs[ZE_GROUP_FIXED_SIMULATION], 2);
-    assert_string_equal(ze_world_plan_error(f->w, ZE_GROUP_FIXED_SIMULATION), "");
+    assert_string_equal(ze__world_plan_error(f->w, ZE_GROUP_FIXED_SIMULATION), "");
 }
 
 /* ------------------------------------------------------ write policy */

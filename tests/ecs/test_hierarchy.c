@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "zengine/ecs.h"
+#include "ecs/ecs_internal.h"
 
 #define PI_2 1.57079632679f
 

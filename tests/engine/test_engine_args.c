@@ -17,7 +17,8 @@ typedef struct parsed_t {
     ze_run_desc_t run;
     ze_log_level level;
     bool level_set;
-    char err[160];
+    char err[ZE_LOG_MESSAGE_MAX]; /* what the sink received */
+    uint32_t reports;
 } parsed_t;
 
 /* argv from a NULL-terminated list (argv[0] = "run"). */
@@ -32,7 +33,11 @@ static parsed_t parse(const char *const *args)
     parsed_t p;
     memset(&p, 0, sizeof p);
     p.level = ZE_LOG_INFO;
-    p.r = ze_run_parse_args(argc, argv, &p.run, &p.level, &p.level_set, p.err);
+    ze_diag_capture_t diag = {0};
+    ze_diag_sink_t sink = ze_diag_capture_sink(&diag);
+    p.r = ze_run_parse_args(argc, argv, &p.run, &p.level, &p.level_set, &sink);
+    snprintf(p.err, sizeof p.err, "%s", diag.last_message);
+    p.reports = diag.count;
     return p;
 }
 
@@ -41,6 +46,7 @@ static parsed_t parse(const char *const *args)
 static void expect_error(parsed_t p, const char *fragment)
 {
     assert_int_equal(p.r, ZE_ERR_INVALID_ARG);
+    assert_int_equal(p.reports, 1);
     if (!strstr(p.err, fragment))
         fail_msg("error '%s' lacks '%s'", p.err, fragment);
     assert_null(strchr(p.err, '\n')); /* one line */

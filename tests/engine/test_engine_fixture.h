@@ -166,7 +166,7 @@ static inline bool fx_project_make(fx_project_t *p)
     m.uuid = p->source;
     snprintf(m.importer, sizeof m.importer, "gltf");
     ze_vfs_buffer_t text = {0};
-    ok = ok && ze_vfs_meta_format(&m, (ze_allocator_t){0}, &text) == ZE_VFS_OK;
+    ok = ok && ze_vfs_meta_format(&m, (ze_allocator_t){0}, &text) == ZE_OK;
     snprintf(path, sizeof path, "%s/models/crate.gltf.meta", p->root);
     ok = ok && fx_write(path, text.data, text.size);
     ze_vfs_buffer_free(&text);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "zengine/engine.h"
+#include "engine/engine_internal.h"
 
 static ze_allocator_t sys(void)
 {
@@ -22,8 +23,8 @@ static ze_allocator_t sys(void)
 static void expect_error(const char *text, uint32_t line, const char *needle)
 {
     ze_input_replay_t *r = (ze_input_replay_t *)1;
-    ze_input_replay_error_t err;
-    ze_result res = ze_input_replay_parse(text, strlen(text), sys(), &r, &err);
+    ze__input_replay_error_t err;
+    ze_result res = ze__input_replay_parse(text, strlen(text), sys(), &r, &err);
     if (res != ZE_ERR_PARSE || err.line != line || !strstr(err.message, needle))
         print_error("input %s -> %d line %u '%s'\n", text, res, err.line, err.message);
     assert_int_equal(res, ZE_ERR_PARSE);
@@ -38,8 +39,8 @@ static void expect_error(const char *text, uint32_t line, const char *needle)
 static ze_input_replay_t *parse_ok(const char *text)
 {
     ze_input_replay_t *r = NULL;
-    ze_input_replay_error_t err;
-    ze_result res = ze_input_replay_parse(text, strlen(text), (ze_allocator_t){0}, &r, &err);
+    ze__input_replay_error_t err;
+    ze_result res = ze__input_replay_parse(text, strlen(text), (ze_allocator_t){0}, &r, &err);
     if (res != ZE_OK)
         print_error("%s\n", err.message);
     assert_int_equal(res, ZE_OK);
@@ -189,8 +190,8 @@ static void test_replay_parse_errors(void **state)
     /* A NUL byte is garbage, not the end of the text. */
     const char nul[] = "0 quit\n1 qu\0it\n";
     ze_input_replay_t *r = NULL;
-    ze_input_replay_error_t err;
-    assert_int_equal(ze_input_replay_parse(nul, sizeof nul - 1, sys(), &r, &err), ZE_ERR_PARSE);
+    ze__input_replay_error_t err;
+    assert_int_equal(ze__input_replay_parse(nul, sizeof nul - 1, sys(), &r, &err), ZE_ERR_PARSE);
     assert_int_equal(err.line, 2);
 
     /* Lines: 256 bytes pass, 257 fail (the newline is not counted). */
@@ -199,13 +200,13 @@ static void test_replay_parse_errors(void **state)
     memcpy(line, "0 quit", 6);
     line[256] = '\n';
     r = NULL;
-    assert_int_equal(ze_input_replay_parse(line, 257, sys(), &r, &err), ZE_OK);
+    assert_int_equal(ze__input_replay_parse(line, 257, sys(), &r, &err), ZE_OK);
     assert_int_equal(ze_input_replay_event_count(r), 1);
     ze_input_replay_destroy(r);
     memset(line, ' ', sizeof line);
     memcpy(line, "# comment\n0 quit", 16);
     line[10 + 257] = '\n';
-    assert_int_equal(ze_input_replay_parse(line, 10 + 258, sys(), &r, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__input_replay_parse(line, 10 + 258, sys(), &r, &err), ZE_ERR_PARSE);
     assert_int_equal(err.line, 2);
     assert_non_null(strstr(err.message, "longer than 256"));
 
@@ -213,14 +214,15 @@ static void test_replay_parse_errors(void **state)
     char garbage[200];
     memset(garbage, 'Q', sizeof garbage);
     memcpy(garbage, "0 key ", 6);
-    assert_int_equal(ze_input_replay_parse(garbage, sizeof garbage, sys(), &r, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__input_replay_parse(garbage, sizeof garbage, sys(), &r, &err),
+                     ZE_ERR_PARSE);
     assert_true(strlen(err.message) < sizeof err.message);
     assert_non_null(strstr(err.message, "unknown key 'QQQQ"));
     assert_non_null(strstr(err.message, "...'"));
 
     /* Arguments. */
-    assert_int_equal(ze_input_replay_parse(NULL, 5, sys(), &r, &err), ZE_ERR_INVALID_ARG);
-    assert_int_equal(ze_input_replay_parse("", 0, sys(), NULL, &err), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze__input_replay_parse(NULL, 5, sys(), &r, &err), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze__input_replay_parse("", 0, sys(), NULL, &err), ZE_ERR_INVALID_ARG);
 }
 
 static void test_replay_event_limit(void **state)
@@ -235,11 +237,11 @@ static void test_replay_event_limit(void **state)
         len += 7;
     }
     ze_input_replay_t *r = NULL;
-    ze_input_replay_error_t err;
-    assert_int_equal(ze_input_replay_parse(text, len - 7, sys(), &r, &err), ZE_OK);
+    ze__input_replay_error_t err;
+    assert_int_equal(ze__input_replay_parse(text, len - 7, sys(), &r, &err), ZE_OK);
     assert_int_equal(ze_input_replay_event_count(r), limit);
     ze_input_replay_destroy(r);
-    assert_int_equal(ze_input_replay_parse(text, len, sys(), &r, &err), ZE_ERR_PARSE);
+    assert_int_equal(ze__input_replay_parse(text, len, sys(), &r, &err), ZE_ERR_PARSE);
     assert_int_equal(err.line, limit + 1);
     assert_non_null(strstr(err.message, "more than 1000000 events"));
 }

@@ -16,6 +16,7 @@
 #include "zengine/asset.h"
 #include "zengine/mem.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 typedef struct png_pixels_t {
     uint32_t width, height;
@@ -36,15 +37,15 @@ static inline bool png_pixels_load(const char *path, png_pixels_t *out)
     }
     size_t n = fread(file, 1, sizeof file, f);
     fclose(f);
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     ze_image_desc_t desc = {.alloc = ze_mem_system_allocator(), .linear = true};
-    if (ze_asset_zetex_cook(file, n, (ze_uuid_t){{1}}, &desc, &out->bytes_, &out->size_, &err) !=
+    if (ze__asset_zetex_cook(file, n, (ze_uuid_t){{1}}, &desc, &out->bytes_, &out->size_, &err) !=
         ZE_OK) {
         fprintf(stderr, "png_pixels: %s: %s\n", path, err.message);
         return false;
     }
     ze_tex_view_t v;
-    if (ze_asset_zetex_read(out->bytes_, out->size_, &v, &err) != ZE_OK) {
+    if (ze__asset_zetex_read(out->bytes_, out->size_, &v, &err) != ZE_OK) {
         fprintf(stderr, "png_pixels: %s: %s\n", path, err.message);
         ze_free(ze_mem_system_allocator(), out->bytes_, out->size_);
         out->bytes_ = NULL;

@@ -18,6 +18,7 @@
 
 #include "zengine/asset.h"
 #include "zengine/cook.h"
+#include "cook/cook_internal.h"
 
 enum { SPHERE_SEG = 64, SPHERE_RINGS = 32 };
 
@@ -120,9 +121,9 @@ static inline bool sphere_assets(ze_allocator_t alloc, bool uv, ze_uuid_t mesh_u
     size_t len = 0, cap = 0;
     char *json = sphere_gltf(alloc, uv, &len, &cap);
     ze_model_t *model = NULL;
-    ze_asset_error_t err;
+    ze__asset_error_t err;
     ze_result r =
-        ze_asset_import_gltf_memory(json, len, &(ze_gltf_desc_t){.alloc = alloc}, &model, &err);
+        ze__asset_import_gltf_memory(json, len, &(ze_gltf_desc_t){.alloc = alloc}, &model, &err);
     ze_free(alloc, json, cap);
     if (r != ZE_OK) {
         fprintf(stderr, "sphere glTF: %s\n", err.message);
@@ -138,7 +139,7 @@ static inline bool sphere_assets(ze_allocator_t alloc, bool uv, ze_uuid_t mesh_u
     material->generation = 1;
     if (ok &&
         ze_asset_zematerial_write(model, 0, material_uuid, NULL, alloc, &mtext, &msize) == ZE_OK) {
-        ok = ze_asset_zematerial_read(mtext, msize, &material->as.material, &err) == ZE_OK;
+        ok = ze__asset_zematerial_read(mtext, msize, &material->as.material, &err) == ZE_OK;
         ze_free(alloc, mtext, msize);
     } else {
         ok = false;
@@ -149,7 +150,7 @@ static inline bool sphere_assets(ze_allocator_t alloc, bool uv, ze_uuid_t mesh_u
     mesh->type = ZE_ASSET_TYPE_MESH;
     mesh->generation = 1;
     if (ok)
-        ok = ze_asset_zemesh_read(*bytes, *size, &mesh->as.mesh, &err) == ZE_OK;
+        ok = ze__asset_zemesh_read(*bytes, *size, &mesh->as.mesh, &err) == ZE_OK;
     if (!ok)
         fprintf(stderr, "sphere: cooking failed\n");
     return ok;

@@ -65,9 +65,9 @@ static void expect_spirv(ze_vfs_t *vfs, const char *name)
     char path[ZE_PATH_CAPACITY];
     snprintf(path, sizeof path, "/ZodiacEngine/shaders/%s", name);
     ze_vfs_buffer_t b;
-    ze_vfs_error e = ze_vfs_read_file(vfs, path, (ze_allocator_t){0}, &b);
+    ze_result e = ze_vfs_read_file(vfs, path, (ze_allocator_t){0}, &b);
     if (e)
-        fail_msg("read %s: %s", path, ze_vfs_error_str(e));
+        fail_msg("read %s: %s", path, ze_result_str(e));
     if (b.size < 20 || b.size % 4 != 0)
         fail_msg("%s: %zu bytes is not a SPIR-V module", path, b.size);
     uint32_t magic;
@@ -117,19 +117,19 @@ static void test_beside_the_executable(void **state)
     unsetenv("ZENGINE_ASSET_ROOT");
     ze_vfs_t *vfs = open_vfs(w);
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_stat(vfs, "/ZodiacEngine/shaders", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_stat(vfs, "/ZodiacEngine/shaders", &st), ZE_OK);
     assert_true(st.is_dir);
     assert_true(st.read_only);
     /* The mount is the build's folder, found from /proc/self/exe. */
     char host[PATH_MAX], want[PATH_MAX], got[PATH_MAX];
-    assert_int_equal(ze_vfs_host_path(vfs, "/ZodiacEngine/shaders", host, sizeof host), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_host_path(vfs, "/ZodiacEngine/shaders", host, sizeof host), ZE_OK);
     assert_non_null(realpath(host, got));
     assert_non_null(realpath(ZE_TEST_ENGINE_ASSET_DIR "/shaders", want));
     assert_string_equal(got, want);
 
     uint32_t built = expect_built_shaders(vfs);
     listing_t l = {vfs, 0};
-    assert_int_equal(ze_vfs_list(vfs, "/ZodiacEngine/shaders", on_entry, &l), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_list(vfs, "/ZodiacEngine/shaders", on_entry, &l), ZE_OK);
     assert_true(l.spv >= built); /* stale outputs of removed shaders may linger */
     print_message("%u shaders built, %u .spv in /ZodiacEngine/shaders\n", built, l.spv);
     if (built == 0)
@@ -166,7 +166,7 @@ static void test_font(void **state)
     ze_vfs_buffer_t b;
     assert_int_equal(
         ze_vfs_read_file(vfs, "/ZodiacEngine/fonts/DejaVuSans.ttf", (ze_allocator_t){0}, &b),
-        ZE_VFS_OK);
+        ZE_OK);
     assert_true(b.size > 12);
     static const uint8_t sfnt[4] = {0, 1, 0, 0}; /* TrueType outlines */
     assert_memory_equal(b.data, sfnt, 4);

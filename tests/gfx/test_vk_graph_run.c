@@ -37,11 +37,13 @@ static void test_args(void **state)
     (void)state;
     char *argv[] = {"run", "--project", "p.json", "--dump-graph", "g.json", NULL};
     ze_run_desc_t run;
-    char err[160];
-    assert_int_equal(ze_run_parse_args(5, argv, &run, NULL, NULL, err), ZE_OK);
+    ze_diag_capture_t diag = {0};
+    ze_diag_sink_t sink = ze_diag_capture_sink(&diag);
+    assert_int_equal(ze_run_parse_args(5, argv, &run, NULL, NULL, &sink), ZE_OK);
     assert_string_equal(run.dump_graph, "g.json");
     char *bad[] = {"run", "--project", "p.json", "--dump-graph", NULL};
-    assert_int_equal(ze_run_parse_args(4, bad, &run, NULL, NULL, err), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_run_parse_args(4, bad, &run, NULL, NULL, &sink), ZE_ERR_INVALID_ARG);
+    assert_non_null(strstr(diag.last, "--dump-graph needs a value"));
 }
 
 static const char *str(json_t *o, const char *key)

@@ -26,6 +26,7 @@
 #include "zengine/cook.h"
 
 #include "sphere_gltf.h"
+#include "cook/cook_internal.h"
 
 enum { W = 256, H = 256 };
 
@@ -249,15 +250,15 @@ static void compare_reference(fixture_t *f, const uint8_t *px, const char *name)
     fclose(fp);
     uint8_t *bytes = NULL;
     size_t size = 0;
-    ze_asset_error_t err;
-    ze_result r = ze_asset_zetex_cook(png, n, uuid_n(99),
-                                      &(ze_image_desc_t){.alloc = f->alloc, .linear = true}, &bytes,
-                                      &size, &err);
+    ze__asset_error_t err;
+    ze_result r = ze__asset_zetex_cook(png, n, uuid_n(99),
+                                       &(ze_image_desc_t){.alloc = f->alloc, .linear = true},
+                                       &bytes, &size, &err);
     ze_free(f->alloc, png, cap);
     if (r != ZE_OK)
         fail_msg("%s: %s", path, err.message);
     ze_tex_view_t v;
-    assert_int_equal(ze_asset_zetex_read(bytes, size, &v, &err), ZE_OK);
+    assert_int_equal(ze__asset_zetex_read(bytes, size, &v, &err), ZE_OK);
     assert_int_equal(v.width, W);
     assert_int_equal(v.height, H);
     uint32_t bad = 0;

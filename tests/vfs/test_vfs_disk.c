@@ -64,6 +64,7 @@ typedef struct world_t {
     /* crash hook */
     int hook_mode; /* 0 none, 1 fail in-process, 2 SIGKILL */
     int hook_calls;
+    ze_diag_capture_t diag; /* the VFS's sink */
 } world_t;
 
 static bool write_hook(void *user, const char *path, uint64_t written, uint64_t size)
@@ -126,10 +127,10 @@ static int setup(void **state)
                        .no_engine_mount = true,
                        .project_root = w->root,
                        .disable_cache = true,
-                       .write_hook = write_hook,
-                       .write_hook_user = w};
+                       .diag = ze_diag_capture_sink(&w->diag)};
     if (ze_vfs_create(&d, &w->vfs) != ZE_OK)
         return -1;
+    ze__vfs_set_write_hook(w->vfs, write_hook, w);
     *state = w;
     return 0;
 }
@@ -145,10 +146,10 @@ static int teardown(void **state)
     return 0;
 }
 
-static ze_vfs_error read_err(ze_vfs_t *vfs, const char *path)
+static ze_result read_err(ze_vfs_t *vfs, const char *path)
 {
     ze_vfs_buffer_t b;
-    ze_vfs_error e = ze_vfs_read_file(vfs, path, (ze_allocator_t){0}, &b);
+    ze_result e = ze_vfs_read_file(vfs, path, (ze_allocator_t){0}, &b);
     if (!e)
         ze_vfs_buffer_free(&b);
     return e;
@@ -157,19 +158,19 @@ static ze_vfs_error read_err(ze_vfs_t *vfs, const char *path)
 static void expect_read(ze_vfs_t *vfs, const char *path, const char *want)
 {
     ze_vfs_buffer_t b;
-    ze_vfs_error e = ze_vfs_read_file(vfs, path, (ze_allocator_t){0}, &b);
+    ze_result e = ze_vfs_read_file(vfs, path, (ze_allocator_t){0}, &b);
     if (e)
-        fail_msg("read '%s': %s", path, ze_vfs_error_str(e));
+        fail_msg("read '%s': %s", path, ze_result_str(e));
     assert_string_equal((const char *)b.data, want);
     ze_vfs_buffer_free(&b);
 }
 
-#define EXPECT_ERR(call, want)                                                     \
-    do {                                                                           \
-        ze_vfs_error got_ = (call);                                                \
-        if (got_ != (want))                                                        \
-            fail_msg("%s: got '%s', expected '%s'", #call, ze_vfs_error_str(got_), \
-                     ze_vfs_error_str(want));                                      \
+#define EXPECT_ERR(call, want)                                                  \
+    do {                                                                        \
+        ze_result got_ = (call);                                                \
+        if (got_ != (want))                                                     \
+            fail_msg("%s: got '%s', expected '%s'", #call, ze_result_str(got_), \
+                     ze_result_str(want));                                      \
     } while (0)
 
 typedef struct names_t {
@@ -188,35 +189,46 @@ static void check_confinement(world_t *w)
 {
     ze_vfs_t *vfs = w->vfs;
     /* `..` never reaches a backend: the path itself is refused. */
-    EXPECT_ERR(read_err(vfs, "/../outside/secret.txt"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(read_err(vfs, "/inner/../../outside/secret.txt"), ZE_VFS_ERR_ESCAPE);
+    /* A failing read is reported to the VFS's sink, once, with the
+       operation, the path and the reason; the caller gets the code. */
+    uint32_t reports = w->diag.count;
+    EXPECT_ERR(read_err(vfs, "/../outside/secret.txt"), ZE_ERR_PATH_ESCAPE);
+    assert_int_equal(w->diag.count, reports + 1);
+    assert_int_equal(w->diag.last_code, ZE_ERR_PATH_ESCAPE);
+    if (!strstr(w->diag.last, "vfs: ") || !strstr(w->diag.last, "read: path escapes its root"))
+        fail_msg("sink text: '%s'", w->diag.last);
+    /* routine outcomes are only returned */
+    EXPECT_ERR(read_err(vfs, "/no_such_file.txt"), ZE_ERR_NOT_FOUND);
+    assert_int_equal(w->diag.count, reports + 1);
+    EXPECT_ERR(read_err(vfs, "/../outside/secret.txt"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(read_err(vfs, "/inner/../../outside/secret.txt"), ZE_ERR_PATH_ESCAPE);
     /* Absolute host paths are VFS paths under the root, not host paths. */
     char abs[256];
     snprintf(abs, sizeof abs, "%s", w->secret);
-    EXPECT_ERR(read_err(vfs, abs), ZE_VFS_ERR_NOT_FOUND);
-    EXPECT_ERR(read_err(vfs, "/etc/passwd"), ZE_VFS_ERR_NOT_FOUND);
+    EXPECT_ERR(read_err(vfs, abs), ZE_ERR_NOT_FOUND);
+    EXPECT_ERR(read_err(vfs, "/etc/passwd"), ZE_ERR_NOT_FOUND);
     /* Links that leave the root, at the end or in the middle of a path. */
-    EXPECT_ERR(read_err(vfs, "/link_out"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(read_err(vfs, "/abs_link"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(read_err(vfs, "/dir_link/secret.txt"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(read_err(vfs, "/etc_link/passwd"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(read_err(vfs, "/sub/up2/outside/secret.txt"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(read_err(vfs, "/sub/chain/secret.txt"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(read_err(vfs, "/loop"), ZE_VFS_ERR_LOOP);
+    EXPECT_ERR(read_err(vfs, "/link_out"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(read_err(vfs, "/abs_link"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(read_err(vfs, "/dir_link/secret.txt"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(read_err(vfs, "/etc_link/passwd"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(read_err(vfs, "/sub/up2/outside/secret.txt"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(read_err(vfs, "/sub/chain/secret.txt"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(read_err(vfs, "/loop"), ZE_ERR_LOOP);
     ze_vfs_stat_t st;
-    EXPECT_ERR(ze_vfs_stat(vfs, "/link_out", &st), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(ze_vfs_stat(vfs, "/dir_link", &st), ZE_VFS_ERR_ESCAPE);
+    EXPECT_ERR(ze_vfs_stat(vfs, "/link_out", &st), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(ze_vfs_stat(vfs, "/dir_link", &st), ZE_ERR_PATH_ESCAPE);
     ze_vfs_file_t *f;
-    EXPECT_ERR(ze_vfs_open(vfs, "/dir_link/secret.txt", &f), ZE_VFS_ERR_ESCAPE);
+    EXPECT_ERR(ze_vfs_open(vfs, "/dir_link/secret.txt", &f), ZE_ERR_PATH_ESCAPE);
     names_t n = {{0}};
-    EXPECT_ERR(ze_vfs_list(vfs, "/dir_link", collect, &n), ZE_VFS_ERR_ESCAPE);
+    EXPECT_ERR(ze_vfs_list(vfs, "/dir_link", collect, &n), ZE_ERR_PATH_ESCAPE);
     /* Writes through links out of the root. */
-    EXPECT_ERR(ze_vfs_write_file(vfs, "/dir_link/planted.txt", "x", 1), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(ze_vfs_write_file(vfs, "/sub/up2/outside/planted.txt", "x", 1), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(ze_vfs_mkdir(vfs, "/dir_link/newdir"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(ze_vfs_mkdirs(vfs, "/etc_link/zengine"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(ze_vfs_delete(vfs, "/dir_link/secret.txt"), ZE_VFS_ERR_ESCAPE);
-    EXPECT_ERR(ze_vfs_rename(vfs, "/inner/real.txt", "/dir_link/stolen.txt"), ZE_VFS_ERR_ESCAPE);
+    EXPECT_ERR(ze_vfs_write_file(vfs, "/dir_link/planted.txt", "x", 1), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(ze_vfs_write_file(vfs, "/sub/up2/outside/planted.txt", "x", 1), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(ze_vfs_mkdir(vfs, "/dir_link/newdir"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(ze_vfs_mkdirs(vfs, "/etc_link/zengine"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(ze_vfs_delete(vfs, "/dir_link/secret.txt"), ZE_ERR_PATH_ESCAPE);
+    EXPECT_ERR(ze_vfs_rename(vfs, "/inner/real.txt", "/dir_link/stolen.txt"), ZE_ERR_PATH_ESCAPE);
     char p[256];
     pathf(p, sizeof p, w->outside, "planted.txt");
     assert_int_equal(access(p, F_OK), -1);
@@ -229,20 +241,20 @@ static void check_confinement(world_t *w)
     expect_read(vfs, "/inner_link/real.txt", "inside");
     expect_read(vfs, "/file_link", "inside");
     expect_read(vfs, "/sub/up/inner/real.txt", "inside");
-    assert_int_equal(ze_vfs_write_file(vfs, "/inner_link/via_link.txt", "ok", 2), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(vfs, "/inner_link/via_link.txt", "ok", 2), ZE_OK);
     expect_read(vfs, "/inner/via_link.txt", "ok");
-    assert_int_equal(ze_vfs_delete(vfs, "/inner/via_link.txt"), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_delete(vfs, "/inner/via_link.txt"), ZE_OK);
     /* Listings leave out links whose target is outside. */
     memset(&n, 0, sizeof n);
-    assert_int_equal(ze_vfs_list(vfs, "/", collect, &n), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_list(vfs, "/", collect, &n), ZE_OK);
     assert_string_equal(n.all, "cache file_link inner inner_link sub ");
     memset(&n, 0, sizeof n);
-    assert_int_equal(ze_vfs_list(vfs, "/sub", collect, &n), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_list(vfs, "/sub", collect, &n), ZE_OK);
     assert_string_equal(n.all, "up ");
     /* Writing over a link replaces the link, never its target. */
     char before[64];
     host_read(w->secret, before, sizeof before);
-    assert_int_equal(ze_vfs_write_file(vfs, "/abs_link", "replaced", 8), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(vfs, "/abs_link", "replaced", 8), ZE_OK);
     char after[64];
     host_read(w->secret, after, sizeof after);
     assert_string_equal(before, after);
@@ -270,19 +282,19 @@ static void test_walk_matches_openat2_on_plain_paths(void **state)
 {
     world_t *w = *state;
     ze__vfs_force_walk(w->vfs, true);
-    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/a/b/c"), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/a/b/c/f.txt", "walked", 6), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/a/b/c"), ZE_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/a/b/c/f.txt", "walked", 6), ZE_OK);
     expect_read(w->vfs, "/a/b/c/f.txt", "walked");
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_stat(w->vfs, "/a/b", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_stat(w->vfs, "/a/b", &st), ZE_OK);
     assert_true(st.is_dir);
-    assert_int_equal(ze_vfs_stat(w->vfs, "/", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_stat(w->vfs, "/", &st), ZE_OK);
     assert_true(st.is_dir);
-    EXPECT_ERR(ze_vfs_stat(w->vfs, "/a/b/c/f.txt/x", &st), ZE_VFS_ERR_NOT_DIR);
-    EXPECT_ERR(ze_vfs_stat(w->vfs, "/a/nope/x", &st), ZE_VFS_ERR_NOT_FOUND);
+    EXPECT_ERR(ze_vfs_stat(w->vfs, "/a/b/c/f.txt/x", &st), ZE_ERR_NOT_DIR);
+    EXPECT_ERR(ze_vfs_stat(w->vfs, "/a/nope/x", &st), ZE_ERR_NOT_FOUND);
     ze__vfs_force_walk(w->vfs, false);
     expect_read(w->vfs, "/a/b/c/f.txt", "walked");
-    EXPECT_ERR(ze_vfs_stat(w->vfs, "/a/b/c/f.txt/x", &st), ZE_VFS_ERR_NOT_DIR);
+    EXPECT_ERR(ze_vfs_stat(w->vfs, "/a/b/c/f.txt/x", &st), ZE_ERR_NOT_DIR);
 }
 
 static uint32_t count_temp_files(const char *dir)
@@ -300,19 +312,19 @@ static uint32_t count_temp_files(const char *dir)
 static void expect_listing_without_temps(world_t *w)
 {
     names_t n = {{0}};
-    assert_int_equal(ze_vfs_list(w->vfs, "/inner", collect, &n), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_list(w->vfs, "/inner", collect, &n), ZE_OK);
     assert_string_equal(n.all, "real.txt save.dat ");
 }
 
 static void test_atomic_write_replaces(void **state)
 {
     world_t *w = *state;
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "version 1", 9), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "version 1", 9), ZE_OK);
     expect_read(w->vfs, "/inner/save.dat", "version 1");
     char p[256];
     pathf(p, sizeof p, w->root, "inner/save.dat");
     chmod(p, 0600);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "version 22", 10), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "version 22", 10), ZE_OK);
     expect_read(w->vfs, "/inner/save.dat", "version 22");
     struct stat st;
     assert_int_equal(stat(p, &st), 0);
@@ -326,12 +338,12 @@ static void test_atomic_write_replaces(void **state)
 static void test_crash_mid_write_in_process(void **state)
 {
     world_t *w = *state;
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "the old content", 15),
-                     ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "the old content", 15), ZE_OK);
     w->hook_mode = 1;
     char big[8192];
     memset(big, 'N', sizeof big);
-    EXPECT_ERR(ze_vfs_write_file(w->vfs, "/inner/save.dat", big, sizeof big), ZE_VFS_ERR_FAULT);
+    EXPECT_ERR(ze_vfs_write_file(w->vfs, "/inner/save.dat", big, sizeof big),
+               ZE_ERR_FAULT_INJECTED);
     w->hook_mode = 0;
     expect_read(w->vfs, "/inner/save.dat", "the old content");
     char dir[256];
@@ -339,15 +351,14 @@ static void test_crash_mid_write_in_process(void **state)
     assert_int_equal(count_temp_files(dir), 1); /* the dead write's litter... */
     expect_listing_without_temps(w);            /* ...is never listed */
     /* A later write succeeds; the litter does not get in its way. */
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "new", 3), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "new", 3), ZE_OK);
     expect_read(w->vfs, "/inner/save.dat", "new");
 }
 
 static void test_crash_mid_write_killed_child(void **state)
 {
     world_t *w = *state;
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "survives the crash", 18),
-                     ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/inner/save.dat", "survives the crash", 18), ZE_OK);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -376,10 +387,10 @@ static void test_special_files(void **state)
     pathf(p, sizeof p, w->root, "pipe");
     assert_int_equal(mkfifo(p, 0644), 0);
     /* Reading a FIFO must not hang (nobody writes to it). */
-    EXPECT_ERR(read_err(w->vfs, "/pipe"), ZE_VFS_ERR_UNSUPPORTED);
+    EXPECT_ERR(read_err(w->vfs, "/pipe"), ZE_ERR_UNSUPPORTED);
     ze_vfs_file_t *f;
-    EXPECT_ERR(ze_vfs_open(w->vfs, "/pipe", &f), ZE_VFS_ERR_UNSUPPORTED);
-    EXPECT_ERR(read_err(w->vfs, "/inner"), ZE_VFS_ERR_IS_DIR);
+    EXPECT_ERR(ze_vfs_open(w->vfs, "/pipe", &f), ZE_ERR_UNSUPPORTED);
+    EXPECT_ERR(read_err(w->vfs, "/inner"), ZE_ERR_IS_DIR);
 }
 
 int main(void)

@@ -109,7 +109,7 @@ static ze_vfs_mount_id_t mount_disk(world_t *w, const char *point, const char *h
                              .host_root = host,
                              .priority = prio,
                              .read_only = ro};
-    assert_int_equal(ze_vfs_mount(w->vfs, &d, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mount(w->vfs, &d, &id), ZE_OK);
     assert_true(id.id != 0);
     return id;
 }
@@ -117,9 +117,9 @@ static ze_vfs_mount_id_t mount_disk(world_t *w, const char *point, const char *h
 static void expect_content(ze_vfs_t *vfs, const char *path, const char *want)
 {
     ze_vfs_buffer_t b;
-    ze_vfs_error e = ze_vfs_read_file(vfs, path, (ze_allocator_t){0}, &b);
+    ze_result e = ze_vfs_read_file(vfs, path, (ze_allocator_t){0}, &b);
     if (e)
-        fail_msg("read '%s': %s", path, ze_vfs_error_str(e));
+        fail_msg("read '%s': %s", path, ze_result_str(e));
     assert_int_equal(b.size, strlen(want));
     assert_string_equal((const char *)b.data, want); /* NUL-terminated */
     ze_vfs_buffer_free(&b);
@@ -139,11 +139,11 @@ static void test_priority_and_fall_through(void **state)
     expect_content(w->vfs, "/data/only_b.txt", "only b"); /* falls through */
     ze_vfs_buffer_t b;
     assert_int_equal(ze_vfs_read_file(w->vfs, "/data/none", (ze_allocator_t){0}, &b),
-                     ZE_VFS_ERR_NOT_FOUND);
+                     ZE_ERR_NOT_FOUND);
     assert_int_equal(ze_vfs_read_file(w->vfs, "/elsewhere/x", (ze_allocator_t){0}, &b),
-                     ZE_VFS_ERR_NOT_FOUND);
+                     ZE_ERR_NOT_FOUND);
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_stat(w->vfs, "/data/only_b.txt", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_stat(w->vfs, "/data/only_b.txt", &st), ZE_OK);
     assert_int_equal(st.size, 6);
     assert_false(st.is_dir);
     assert_int_equal(st.mount.id, low.id);
@@ -156,9 +156,9 @@ static void test_priority_and_fall_through(void **state)
     assert_string_equal(info[0].host_root, w->a);
     assert_int_equal(info[1].priority, 1);
     /* Unmounting the high one exposes the low one. */
-    assert_int_equal(ze_vfs_unmount(w->vfs, info[0].id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_unmount(w->vfs, info[0].id), ZE_OK);
     expect_content(w->vfs, "/data/both.txt", "from b");
-    assert_int_equal(ze_vfs_unmount(w->vfs, info[0].id), ZE_VFS_ERR_NOT_FOUND); /* stale */
+    assert_int_equal(ze_vfs_unmount(w->vfs, info[0].id), ZE_ERR_NOT_FOUND); /* stale */
 }
 
 static void test_equal_priority_prefers_deeper_then_newer(void **state)
@@ -183,21 +183,21 @@ static void test_writes_go_to_highest_writable(void **state)
     world_t *w = *state;
     mount_disk(w, "/", w->a, 10, true); /* read-only, highest */
     mount_disk(w, "/", w->b, 0, false);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/new.txt", "hello", 5), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/new.txt", "hello", 5), ZE_OK);
     assert_true(host_exists(w->b, "new.txt"));
     assert_false(host_exists(w->a, "new.txt"));
     expect_content(w->vfs, "/new.txt", "hello");
     /* A file only on the read-only mount cannot be deleted or renamed. */
     host_write(w->a, "ro.txt", "ro");
-    assert_int_equal(ze_vfs_delete(w->vfs, "/ro.txt"), ZE_VFS_ERR_READ_ONLY);
-    assert_int_equal(ze_vfs_rename(w->vfs, "/ro.txt", "/moved.txt"), ZE_VFS_ERR_READ_ONLY);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/ro.txt"), ZE_ERR_READ_ONLY);
+    assert_int_equal(ze_vfs_rename(w->vfs, "/ro.txt", "/moved.txt"), ZE_ERR_READ_ONLY);
     assert_true(host_exists(w->a, "ro.txt"));
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_stat(w->vfs, "/ro.txt", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_stat(w->vfs, "/ro.txt", &st), ZE_OK);
     assert_true(st.read_only);
     /* Overwriting a file that the read-only mount shadows writes below it,
      * and the read still sees the shadowing copy. */
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/ro.txt", "rw", 2), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/ro.txt", "rw", 2), ZE_OK);
     expect_content(w->vfs, "/ro.txt", "ro");
     assert_true(host_exists(w->b, "ro.txt"));
 }
@@ -206,13 +206,13 @@ static void test_read_only_only(void **state)
 {
     world_t *w = *state;
     mount_disk(w, "/", w->a, 0, true);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/x", "1", 1), ZE_VFS_ERR_READ_ONLY);
-    assert_int_equal(ze_vfs_mkdir(w->vfs, "/d"), ZE_VFS_ERR_READ_ONLY);
-    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/d/e"), ZE_VFS_ERR_READ_ONLY);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/x", "1", 1), ZE_ERR_READ_ONLY);
+    assert_int_equal(ze_vfs_mkdir(w->vfs, "/d"), ZE_ERR_READ_ONLY);
+    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/d/e"), ZE_ERR_READ_ONLY);
     assert_false(host_exists(w->a, "x"));
     assert_false(host_exists(w->a, "d"));
     /* And no mount at all for a path. */
-    assert_int_equal(ze_vfs_unmount(w->vfs, (ze_vfs_mount_id_t){0}), ZE_VFS_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_unmount(w->vfs, (ze_vfs_mount_id_t){0}), ZE_ERR_NOT_FOUND);
 }
 
 static void test_opaque_mount(void **state)
@@ -222,11 +222,11 @@ static void test_opaque_mount(void **state)
     host_write(w->a, "gen/under_root.txt", "project");
     mount_disk(w, "/", w->a, 0, false);
     ze_vfs_mount_desc_t d = {.point = "/gen", .backend = ZE_VFS_BACKEND_MEMORY, .opaque = true};
-    assert_int_equal(ze_vfs_mount(w->vfs, &d, NULL), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mount(w->vfs, &d, NULL), ZE_OK);
     ze_vfs_buffer_t b;
     assert_int_equal(ze_vfs_read_file(w->vfs, "/gen/under_root.txt", (ze_allocator_t){0}, &b),
-                     ZE_VFS_ERR_NOT_FOUND); /* never falls through to "/" */
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/gen/out.bin", "abc", 3), ZE_VFS_OK);
+                     ZE_ERR_NOT_FOUND); /* never falls through to "/" */
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/gen/out.bin", "abc", 3), ZE_OK);
     assert_false(host_exists(w->a, "gen/out.bin"));
     expect_content(w->vfs, "/gen/out.bin", "abc");
 }
@@ -259,9 +259,9 @@ static void test_listing_merges_mounts(void **state)
     mount_disk(w, "/", w->a, 1, false);
     mount_disk(w, "/", w->b, 0, false);
     ze_vfs_mount_desc_t d = {.point = "/virtual/deep", .backend = ZE_VFS_BACKEND_MEMORY};
-    assert_int_equal(ze_vfs_mount(w->vfs, &d, NULL), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mount(w->vfs, &d, NULL), ZE_OK);
     names_t n = {0};
-    assert_int_equal(ze_vfs_list(w->vfs, "/", collect_names, &n), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_list(w->vfs, "/", collect_names, &n), ZE_OK);
     /* Sorted, deduplicated, with mount points (cache, virtual) as dirs. */
     const char *want[] = {"a.txt", "b.txt", "c.txt", "cache", "dir", "virtual"};
     assert_int_equal(n.n, ZE_COUNTOF(want));
@@ -269,15 +269,15 @@ static void test_listing_merges_mounts(void **state)
         assert_string_equal(n.names[i], want[i]);
     assert_true(n.dirs[3] && n.dirs[4] && n.dirs[5]);
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_stat(w->vfs, "/virtual", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_stat(w->vfs, "/virtual", &st), ZE_OK);
     assert_true(st.is_dir);
     names_t v = {0};
-    assert_int_equal(ze_vfs_list(w->vfs, "/virtual", collect_names, &v), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_list(w->vfs, "/virtual", collect_names, &v), ZE_OK);
     assert_int_equal(v.n, 1);
     assert_string_equal(v.names[0], "deep");
     names_t none = {0};
-    assert_int_equal(ze_vfs_list(w->vfs, "/nope", collect_names, &none), ZE_VFS_ERR_NOT_FOUND);
-    assert_int_equal(ze_vfs_list(w->vfs, "/a.txt", collect_names, &none), ZE_VFS_ERR_NOT_DIR);
+    assert_int_equal(ze_vfs_list(w->vfs, "/nope", collect_names, &none), ZE_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_list(w->vfs, "/a.txt", collect_names, &none), ZE_ERR_NOT_DIR);
 }
 
 static void test_memory_backend(void **state)
@@ -285,45 +285,45 @@ static void test_memory_backend(void **state)
     world_t *w = *state;
     ze_vfs_mount_desc_t d = {.point = "/mem"};
     ze_vfs_mount_id_t id;
-    assert_int_equal(ze_vfs_mount(w->vfs, &d, &id), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt", "x", 1), ZE_VFS_ERR_NOT_FOUND);
-    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/mem/a/b/c"), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/mem/a/b/c"), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_mkdir(w->vfs, "/mem/a"), ZE_VFS_ERR_EXISTS);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt", "first", 5), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt", "second!", 7), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mount(w->vfs, &d, &id), ZE_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt", "x", 1), ZE_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/mem/a/b/c"), ZE_OK);
+    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/mem/a/b/c"), ZE_OK);
+    assert_int_equal(ze_vfs_mkdir(w->vfs, "/mem/a"), ZE_ERR_EXISTS);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt", "first", 5), ZE_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt", "second!", 7), ZE_OK);
     expect_content(w->vfs, "/mem/a/x.txt", "second!");
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt/y", "no", 2), ZE_VFS_ERR_NOT_DIR);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a", "no", 2), ZE_VFS_ERR_IS_DIR);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/empty", NULL, 0), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt/y", "no", 2), ZE_ERR_NOT_DIR);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a", "no", 2), ZE_ERR_IS_DIR);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/empty", NULL, 0), ZE_OK);
     expect_content(w->vfs, "/mem/empty", "");
     /* An open file keeps the content it opened. */
     ze_vfs_file_t *f;
-    assert_int_equal(ze_vfs_open(w->vfs, "/mem/a/x.txt", &f), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt", "third", 5), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_open(w->vfs, "/mem/a/x.txt", &f), ZE_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/a/x.txt", "third", 5), ZE_OK);
     char buf[16] = {0};
     size_t got;
-    assert_int_equal(ze_vfs_file_read(f, buf, sizeof buf, &got), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_file_read(f, buf, sizeof buf, &got), ZE_OK);
     assert_int_equal(got, 7);
     assert_memory_equal(buf, "second!", 7);
     ze_vfs_file_close(f);
     /* Delete, rename, directories. */
-    assert_int_equal(ze_vfs_delete(w->vfs, "/mem/a"), ZE_VFS_ERR_NOT_EMPTY);
-    assert_int_equal(ze_vfs_rename(w->vfs, "/mem/a", "/mem/z"), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/mem/a"), ZE_ERR_NOT_EMPTY);
+    assert_int_equal(ze_vfs_rename(w->vfs, "/mem/a", "/mem/z"), ZE_OK);
     expect_content(w->vfs, "/mem/z/x.txt", "third");
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_stat(w->vfs, "/mem/z/b/c", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_stat(w->vfs, "/mem/z/b/c", &st), ZE_OK);
     assert_true(st.is_dir);
-    assert_int_equal(ze_vfs_stat(w->vfs, "/mem/a/x.txt", &st), ZE_VFS_ERR_NOT_FOUND);
-    assert_int_equal(ze_vfs_delete(w->vfs, "/mem/z/x.txt"), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_delete(w->vfs, "/mem/z/x.txt"), ZE_VFS_ERR_NOT_FOUND);
-    assert_int_equal(ze_vfs_delete(w->vfs, "/mem/z/b/c"), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_stat(w->vfs, "/mem/a/x.txt", &st), ZE_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/mem/z/x.txt"), ZE_OK);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/mem/z/x.txt"), ZE_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/mem/z/b/c"), ZE_OK);
     names_t n = {0};
-    assert_int_equal(ze_vfs_list(w->vfs, "/mem", collect_names, &n), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_list(w->vfs, "/mem", collect_names, &n), ZE_OK);
     assert_int_equal(n.n, 2);
     assert_string_equal(n.names[0], "empty");
     assert_string_equal(n.names[1], "z");
-    assert_int_equal(ze_vfs_unmount(w->vfs, id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_unmount(w->vfs, id), ZE_OK);
 }
 
 static void test_streamed_read_and_seek(void **state)
@@ -333,33 +333,33 @@ static void test_streamed_read_and_seek(void **state)
     for (size_t i = 0; i < sizeof big; i++)
         big[i] = (char)('a' + i % 26);
     mount_disk(w, "/", w->a, 0, false);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/big.bin", big, sizeof big), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/big.bin", big, sizeof big), ZE_OK);
     ze_vfs_file_t *f;
-    assert_int_equal(ze_vfs_open(w->vfs, "/big.bin", &f), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_open(w->vfs, "/big.bin", &f), ZE_OK);
     assert_int_equal(ze_vfs_file_size(f), sizeof big);
     char buf[4096];
     size_t got, total = 0;
     do {
-        assert_int_equal(ze_vfs_file_read(f, buf, 3000, &got), ZE_VFS_OK);
+        assert_int_equal(ze_vfs_file_read(f, buf, 3000, &got), ZE_OK);
         assert_memory_equal(buf, big + total, got);
         total += got;
     } while (got);
     assert_int_equal(total, sizeof big);
-    assert_int_equal(ze_vfs_file_seek(f, -26, ZE_VFS_SEEK_END), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_file_seek(f, -26, ZE_VFS_SEEK_END), ZE_OK);
     assert_int_equal(ze_vfs_file_tell(f), sizeof big - 26);
-    assert_int_equal(ze_vfs_file_read(f, buf, sizeof buf, &got), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_file_read(f, buf, sizeof buf, &got), ZE_OK);
     assert_int_equal(got, 26);
-    assert_int_equal(ze_vfs_file_seek(f, 52, ZE_VFS_SEEK_SET), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_file_seek(f, 1, ZE_VFS_SEEK_CUR), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_file_read(f, buf, 2, &got), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_file_seek(f, 52, ZE_VFS_SEEK_SET), ZE_OK);
+    assert_int_equal(ze_vfs_file_seek(f, 1, ZE_VFS_SEEK_CUR), ZE_OK);
+    assert_int_equal(ze_vfs_file_read(f, buf, 2, &got), ZE_OK);
     assert_memory_equal(buf, "bc", 2);
-    assert_int_equal(ze_vfs_file_seek(f, -1000000, ZE_VFS_SEEK_CUR), ZE_VFS_ERR_INVALID);
-    assert_int_equal(ze_vfs_file_seek(f, 20000, ZE_VFS_SEEK_SET), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_file_read(f, buf, 10, &got), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_file_seek(f, -1000000, ZE_VFS_SEEK_CUR), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_vfs_file_seek(f, 20000, ZE_VFS_SEEK_SET), ZE_OK);
+    assert_int_equal(ze_vfs_file_read(f, buf, 10, &got), ZE_OK);
     assert_int_equal(got, 0);
     ze_vfs_file_close(f);
-    assert_int_equal(ze_vfs_open(w->vfs, "/", &f), ZE_VFS_ERR_IS_DIR);
-    assert_int_equal(ze_vfs_open(w->vfs, "/missing", &f), ZE_VFS_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_open(w->vfs, "/", &f), ZE_ERR_IS_DIR);
+    assert_int_equal(ze_vfs_open(w->vfs, "/missing", &f), ZE_ERR_NOT_FOUND);
     assert_null(f);
 }
 
@@ -367,32 +367,32 @@ static void test_disk_directories_and_rename(void **state)
 {
     world_t *w = *state;
     mount_disk(w, "/", w->a, 0, false);
-    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/x/y/z"), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/x/y/z"), ZE_OK);
     assert_true(host_exists(w->a, "x/y/z"));
-    assert_int_equal(ze_vfs_mkdir(w->vfs, "/x"), ZE_VFS_ERR_EXISTS);
-    assert_int_equal(ze_vfs_mkdir(w->vfs, "/q/r"), ZE_VFS_ERR_NOT_FOUND);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/x/y/f.txt", "f", 1), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/x/y/f.txt/sub"), ZE_VFS_ERR_NOT_DIR);
-    assert_int_equal(ze_vfs_delete(w->vfs, "/x/y"), ZE_VFS_ERR_NOT_EMPTY);
-    assert_int_equal(ze_vfs_rename(w->vfs, "/x/y/f.txt", "/x/g.txt"), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mkdir(w->vfs, "/x"), ZE_ERR_EXISTS);
+    assert_int_equal(ze_vfs_mkdir(w->vfs, "/q/r"), ZE_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/x/y/f.txt", "f", 1), ZE_OK);
+    assert_int_equal(ze_vfs_mkdirs(w->vfs, "/x/y/f.txt/sub"), ZE_ERR_NOT_DIR);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/x/y"), ZE_ERR_NOT_EMPTY);
+    assert_int_equal(ze_vfs_rename(w->vfs, "/x/y/f.txt", "/x/g.txt"), ZE_OK);
     expect_content(w->vfs, "/x/g.txt", "f");
-    assert_int_equal(ze_vfs_rename(w->vfs, "/x/nothing", "/x/h"), ZE_VFS_ERR_NOT_FOUND);
-    assert_int_equal(ze_vfs_delete(w->vfs, "/x/y/z"), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_delete(w->vfs, "/x/y"), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_rename(w->vfs, "/x/nothing", "/x/h"), ZE_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/x/y/z"), ZE_OK);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/x/y"), ZE_OK);
     assert_false(host_exists(w->a, "x/y"));
     /* Across mounts is refused. */
     ze_vfs_mount_desc_t d = {.point = "/mem"};
-    assert_int_equal(ze_vfs_mount(w->vfs, &d, NULL), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_rename(w->vfs, "/x/g.txt", "/mem/g.txt"), ZE_VFS_ERR_CROSS_MOUNT);
-    assert_int_equal(ze_vfs_rename(w->vfs, "/x/g.txt", "/cache/g.txt"), ZE_VFS_ERR_CROSS_MOUNT);
+    assert_int_equal(ze_vfs_mount(w->vfs, &d, NULL), ZE_OK);
+    assert_int_equal(ze_vfs_rename(w->vfs, "/x/g.txt", "/mem/g.txt"), ZE_ERR_CROSS_MOUNT);
+    assert_int_equal(ze_vfs_rename(w->vfs, "/x/g.txt", "/cache/g.txt"), ZE_ERR_CROSS_MOUNT);
     char host[512];
-    assert_int_equal(ze_vfs_host_path(w->vfs, "/x/g.txt", host, sizeof host), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_host_path(w->vfs, "/x/g.txt", host, sizeof host), ZE_OK);
     char want[512];
     snprintf(want, sizeof want, "%s/x/g.txt", w->a);
     assert_string_equal(host, want);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/m", "m", 1), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_host_path(w->vfs, "/mem/m", host, sizeof host), ZE_VFS_ERR_UNSUPPORTED);
-    assert_int_equal(ze_vfs_host_path(w->vfs, "/x/g.txt", host, 8), ZE_VFS_ERR_TOO_LONG);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/mem/m", "m", 1), ZE_OK);
+    assert_int_equal(ze_vfs_host_path(w->vfs, "/mem/m", host, sizeof host), ZE_ERR_UNSUPPORTED);
+    assert_int_equal(ze_vfs_host_path(w->vfs, "/x/g.txt", host, 8), ZE_ERR_TOO_LONG);
 }
 
 static void test_bad_paths_rejected_by_operations(void **state)
@@ -402,17 +402,17 @@ static void test_bad_paths_rejected_by_operations(void **state)
     ze_vfs_stat_t st;
     ze_vfs_buffer_t b;
     uint64_t warns = ze_log_count(ZE_LOG_WARN);
-    assert_int_equal(ze_vfs_stat(w->vfs, "/../x", &st), ZE_VFS_ERR_ESCAPE);
+    assert_int_equal(ze_vfs_stat(w->vfs, "/../x", &st), ZE_ERR_PATH_ESCAPE);
     assert_true(ze_log_count(ZE_LOG_WARN) > warns); /* said why */
-    assert_int_equal(ze_vfs_read_file(w->vfs, NULL, (ze_allocator_t){0}, &b), ZE_VFS_ERR_INVALID);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "", "x", 1), ZE_VFS_ERR_INVALID);
+    assert_int_equal(ze_vfs_read_file(w->vfs, NULL, (ze_allocator_t){0}, &b), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "", "x", 1), ZE_ERR_INVALID_ARG);
     char longp[700];
     memset(longp, 'a', sizeof longp - 1);
     longp[0] = '/';
     longp[sizeof longp - 1] = '\0';
-    assert_int_equal(ze_vfs_write_file(w->vfs, longp, "x", 1), ZE_VFS_ERR_TOO_LONG);
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/", "x", 1), ZE_VFS_ERR_IS_DIR);
-    assert_int_equal(ze_vfs_delete(w->vfs, "/"), ZE_VFS_ERR_ACCESS);
+    assert_int_equal(ze_vfs_write_file(w->vfs, longp, "x", 1), ZE_ERR_TOO_LONG);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/", "x", 1), ZE_ERR_IS_DIR);
+    assert_int_equal(ze_vfs_delete(w->vfs, "/"), ZE_ERR_DENIED);
 }
 
 /* ------------------------------------------------------ standard mounts */
@@ -428,8 +428,8 @@ static void test_standard_mounts(void **state)
     expect_content(vfs, "/ZodiacEngine/engine.txt", "engine asset");
     expect_content(vfs, "/game.txt", "game asset");
     /* Engine assets are read-only; the project overrides them (priority). */
-    assert_int_equal(ze_vfs_mkdirs(vfs, "/ZodiacEngine"), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_write_file(vfs, "/ZodiacEngine/engine.txt", "override", 8), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mkdirs(vfs, "/ZodiacEngine"), ZE_OK);
+    assert_int_equal(ze_vfs_write_file(vfs, "/ZodiacEngine/engine.txt", "override", 8), ZE_OK);
     expect_content(vfs, "/ZodiacEngine/engine.txt", "override");
     assert_true(host_exists(w->a, "ZodiacEngine/engine.txt"));
     char eng[256];
@@ -442,8 +442,8 @@ static void test_standard_mounts(void **state)
     /* /cache is <project>/.zengine/, writable, opaque. */
     assert_true(ze_vfs_cache_enabled(vfs));
     assert_true(host_exists(w->a, ".zengine"));
-    assert_int_equal(ze_vfs_mkdirs(vfs, "/cache/pso"), ZE_VFS_OK);
-    assert_int_equal(ze_vfs_write_file(vfs, "/cache/pso/blob.bin", "pso", 3), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mkdirs(vfs, "/cache/pso"), ZE_OK);
+    assert_int_equal(ze_vfs_write_file(vfs, "/cache/pso/blob.bin", "pso", 3), ZE_OK);
     assert_true(host_exists(w->a, ".zengine/pso/blob.bin"));
     ze_vfs_mount_info_t info[8];
     uint32_t n = ze_vfs_mount_list(vfs, info, 8);
@@ -474,7 +474,7 @@ static void test_engine_root_from_environment(void **state)
     assert_int_equal(ze_vfs_create(&(ze_vfs_desc_t){.mem = w->mm}, &vfs), ZE_OK);
     assert_true(ze_log_count(ZE_LOG_WARN) > warns);
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_stat(vfs, "/ZodiacEngine", &st), ZE_VFS_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_stat(vfs, "/ZodiacEngine", &st), ZE_ERR_NOT_FOUND);
     ze_vfs_destroy(vfs);
     vfs = (ze_vfs_t *)1;
     assert_int_equal(
@@ -498,17 +498,17 @@ static void test_cache_disabled_when_read_only(void **state)
     assert_int_equal(ze_vfs_create(&d, &vfs), ZE_OK);
     assert_false(ze_vfs_cache_enabled(vfs));
     assert_false(host_exists(w->a, ".zengine"));
-    assert_int_equal(ze_vfs_write_file(vfs, "/cache/x", "x", 1), ZE_VFS_ERR_READ_ONLY);
-    assert_int_equal(ze_vfs_write_file(vfs, "/x", "x", 1), ZE_VFS_ERR_READ_ONLY);
+    assert_int_equal(ze_vfs_write_file(vfs, "/cache/x", "x", 1), ZE_ERR_READ_ONLY);
+    assert_int_equal(ze_vfs_write_file(vfs, "/x", "x", 1), ZE_ERR_READ_ONLY);
     assert_false(host_exists(w->a, "cache"));
     ze_vfs_destroy(vfs);
     d.project_read_only = false;
     d.disable_cache = true;
     assert_int_equal(ze_vfs_create(&d, &vfs), ZE_OK);
     assert_false(ze_vfs_cache_enabled(vfs));
-    assert_int_equal(ze_vfs_write_file(vfs, "/cache/x", "x", 1), ZE_VFS_ERR_READ_ONLY);
+    assert_int_equal(ze_vfs_write_file(vfs, "/cache/x", "x", 1), ZE_ERR_READ_ONLY);
     assert_false(host_exists(w->a, "cache"));
-    assert_int_equal(ze_vfs_write_file(vfs, "/x", "x", 1), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(vfs, "/x", "x", 1), ZE_OK);
     ze_vfs_destroy(vfs);
 }
 
@@ -521,11 +521,11 @@ static void test_alloc_budget_reported(void **state)
     ze_vfs_buffer_t b;
     assert_int_equal(
         ze_vfs_read_file(w->vfs, "/f", ze_mem_owner_allocator(w->mm, ZE_MEM_OWNER_GAME), &b),
-        ZE_VFS_ERR_NO_MEMORY);
+        ZE_ERR_OUT_OF_MEMORY);
     ze_mem_fault_fail_owner(w->mm, ZE_MEM_OWNER_GAME, false);
     assert_int_equal(
         ze_vfs_read_file(w->vfs, "/f", ze_mem_owner_allocator(w->mm, ZE_MEM_OWNER_GAME), &b),
-        ZE_VFS_OK);
+        ZE_OK);
     assert_int_equal(b.size, 10);
     ze_vfs_buffer_free(&b);
     assert_null(b.data);

@@ -14,20 +14,20 @@
 static void expect_norm(const char *in, const char *want)
 {
     ze_path_t p;
-    ze_vfs_error e = ze_path_make(in, &p);
-    if (e != ZE_VFS_OK)
-        fail_msg("'%s': %s, expected '%s'", in, ze_vfs_error_str(e), want);
+    ze_result e = ze_path_make(in, &p);
+    if (e != ZE_OK)
+        fail_msg("'%s': %s, expected '%s'", in, ze_result_str(e), want);
     assert_string_equal(p.str, want);
     assert_int_equal(p.len, strlen(want));
 }
 
-static void expect_err(const char *in, ze_vfs_error want)
+static void expect_err(const char *in, ze_result want)
 {
     ze_path_t p;
     memset(&p, 0x5a, sizeof p);
-    ze_vfs_error e = ze_path_make(in, &p);
+    ze_result e = ze_path_make(in, &p);
     if (e != want)
-        fail_msg("'%s': got %s, expected %s", in, ze_vfs_error_str(e), ze_vfs_error_str(want));
+        fail_msg("'%s': got %s, expected %s", in, ze_result_str(e), ze_result_str(want));
     assert_int_equal((unsigned char)p.str[0], 0x5a); /* untouched on error */
 }
 
@@ -58,15 +58,15 @@ static void test_dotdot_resolved(void **state)
 static void test_dotdot_above_root_is_an_error(void **state)
 {
     (void)state;
-    expect_err("..", ZE_VFS_ERR_ESCAPE);
-    expect_err("/..", ZE_VFS_ERR_ESCAPE);
-    expect_err("/../a", ZE_VFS_ERR_ESCAPE);
-    expect_err("/a/../..", ZE_VFS_ERR_ESCAPE);
-    expect_err("/a/../../b", ZE_VFS_ERR_ESCAPE);
-    expect_err("a/b/../../../etc/passwd", ZE_VFS_ERR_ESCAPE);
-    expect_err("\\..\\..\\windows", ZE_VFS_ERR_ESCAPE);
+    expect_err("..", ZE_ERR_PATH_ESCAPE);
+    expect_err("/..", ZE_ERR_PATH_ESCAPE);
+    expect_err("/../a", ZE_ERR_PATH_ESCAPE);
+    expect_err("/a/../..", ZE_ERR_PATH_ESCAPE);
+    expect_err("/a/../../b", ZE_ERR_PATH_ESCAPE);
+    expect_err("a/b/../../../etc/passwd", ZE_ERR_PATH_ESCAPE);
+    expect_err("\\..\\..\\windows", ZE_ERR_PATH_ESCAPE);
     /* Climbing out and back in is still out: the walk is left to right. */
-    expect_err("/../a/..", ZE_VFS_ERR_ESCAPE);
+    expect_err("/../a/..", ZE_ERR_PATH_ESCAPE);
 }
 
 static void test_slashes_folded(void **state)
@@ -88,15 +88,15 @@ static void test_nul_and_empty_rejected(void **state)
 {
     (void)state;
     ze_path_t p;
-    assert_int_equal(ze_path_from("/a\0b", 4, &p), ZE_VFS_ERR_INVALID);
-    assert_int_equal(ze_path_from("\0", 1, &p), ZE_VFS_ERR_INVALID);
-    assert_int_equal(ze_path_from("/ab", 3, &p), ZE_VFS_OK);
+    assert_int_equal(ze_path_from("/a\0b", 4, &p), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_path_from("\0", 1, &p), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_path_from("/ab", 3, &p), ZE_OK);
     assert_string_equal(p.str, "/ab");
-    assert_int_equal(ze_path_from("/abc", 2, &p), ZE_VFS_OK); /* only len bytes */
+    assert_int_equal(ze_path_from("/abc", 2, &p), ZE_OK); /* only len bytes */
     assert_string_equal(p.str, "/a");
-    expect_err("", ZE_VFS_ERR_INVALID);
-    assert_int_equal(ze_path_from("x", 0, &p), ZE_VFS_ERR_INVALID);
-    assert_int_equal(ze_path_make(NULL, &p), ZE_VFS_ERR_INVALID);
+    expect_err("", ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_path_from("x", 0, &p), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_path_make(NULL, &p), ZE_ERR_INVALID_ARG);
 }
 
 static void test_length_limits(void **state)
@@ -111,18 +111,18 @@ static void test_length_limits(void **state)
     buf[256] = '/';
     memset(buf + 257, 'b', 254);
     assert_int_equal(strlen(buf), ZE_PATH_MAX_LEN);
-    assert_int_equal(ze_path_make(buf, &p), ZE_VFS_OK);
+    assert_int_equal(ze_path_make(buf, &p), ZE_OK);
     assert_int_equal(p.len, ZE_PATH_MAX_LEN);
     assert_int_equal(p.str[ZE_PATH_MAX_LEN], '\0');
     buf[511] = 'b'; /* one more */
-    expect_err(buf, ZE_VFS_ERR_TOO_LONG);
+    expect_err(buf, ZE_ERR_TOO_LONG);
     /* A component over ZE_PATH_NAME_MAX. */
     memset(buf, 0, sizeof buf);
     buf[0] = '/';
     memset(buf + 1, 'n', ZE_PATH_NAME_MAX);
-    assert_int_equal(ze_path_make(buf, &p), ZE_VFS_OK);
+    assert_int_equal(ze_path_make(buf, &p), ZE_OK);
     buf[1 + ZE_PATH_NAME_MAX] = 'n';
-    expect_err(buf, ZE_VFS_ERR_TOO_LONG);
+    expect_err(buf, ZE_ERR_TOO_LONG);
     /* The input may be long; only the result counts. */
     memset(buf, 0, sizeof buf);
     size_t n = 0;
@@ -145,26 +145,26 @@ static void test_join(void **state)
 {
     (void)state;
     ze_path_t base, out;
-    assert_int_equal(ze_path_make("/assets/models", &base), ZE_VFS_OK);
-    assert_int_equal(ze_path_join(&base, "hero.gltf", &out), ZE_VFS_OK);
+    assert_int_equal(ze_path_make("/assets/models", &base), ZE_OK);
+    assert_int_equal(ze_path_join(&base, "hero.gltf", &out), ZE_OK);
     assert_string_equal(out.str, "/assets/models/hero.gltf");
-    assert_int_equal(ze_path_join(&base, "../textures/./a.png", &out), ZE_VFS_OK);
+    assert_int_equal(ze_path_join(&base, "../textures/./a.png", &out), ZE_OK);
     assert_string_equal(out.str, "/assets/textures/a.png");
-    assert_int_equal(ze_path_join(&base, "/x", &out), ZE_VFS_OK); /* still below base */
+    assert_int_equal(ze_path_join(&base, "/x", &out), ZE_OK); /* still below base */
     assert_string_equal(out.str, "/assets/models/x");
-    assert_int_equal(ze_path_join(&base, "", &out), ZE_VFS_OK);
+    assert_int_equal(ze_path_join(&base, "", &out), ZE_OK);
     assert_string_equal(out.str, "/assets/models");
-    assert_int_equal(ze_path_join(&base, "../../..", &out), ZE_VFS_ERR_ESCAPE);
-    assert_int_equal(ze_path_join(&base, "../..", &out), ZE_VFS_OK);
+    assert_int_equal(ze_path_join(&base, "../../..", &out), ZE_ERR_PATH_ESCAPE);
+    assert_int_equal(ze_path_join(&base, "../..", &out), ZE_OK);
     assert_string_equal(out.str, "/");
     /* out may be base. */
-    assert_int_equal(ze_path_join(&base, "a\\b", &base), ZE_VFS_OK);
+    assert_int_equal(ze_path_join(&base, "a\\b", &base), ZE_OK);
     assert_string_equal(base.str, "/assets/models/a/b");
     ze_path_t root = ze_path_root();
-    assert_int_equal(ze_path_join(&root, "x/y", &out), ZE_VFS_OK);
+    assert_int_equal(ze_path_join(&root, "x/y", &out), ZE_OK);
     assert_string_equal(out.str, "/x/y");
     ze_path_t none = {0};
-    assert_int_equal(ze_path_join(&none, "x", &out), ZE_VFS_ERR_INVALID);
+    assert_int_equal(ze_path_join(&none, "x", &out), ZE_ERR_INVALID_ARG);
 }
 
 static void expect_part(ze_path_part_t part, const char *want)
@@ -177,7 +177,7 @@ static void test_parts(void **state)
 {
     (void)state;
     ze_path_t p;
-    assert_int_equal(ze_path_make("/a/b.tar.gz", &p), ZE_VFS_OK);
+    assert_int_equal(ze_path_make("/a/b.tar.gz", &p), ZE_OK);
     expect_part(ze_path_name(&p), "b.tar.gz");
     expect_part(ze_path_extension(&p), ".gz");
     expect_part(ze_path_stem(&p), "b.tar");
@@ -189,40 +189,40 @@ static void test_parts(void **state)
     parent = ze_path_parent(&parent);
     assert_string_equal(parent.str, "/");
 
-    assert_int_equal(ze_path_make("/dir/.gitignore", &p), ZE_VFS_OK);
+    assert_int_equal(ze_path_make("/dir/.gitignore", &p), ZE_OK);
     expect_part(ze_path_extension(&p), "");
     expect_part(ze_path_stem(&p), ".gitignore");
-    assert_int_equal(ze_path_make("/dir/README", &p), ZE_VFS_OK);
+    assert_int_equal(ze_path_make("/dir/README", &p), ZE_OK);
     expect_part(ze_path_extension(&p), "");
     expect_part(ze_path_stem(&p), "README");
-    assert_int_equal(ze_path_make("/dir/file.", &p), ZE_VFS_OK);
+    assert_int_equal(ze_path_make("/dir/file.", &p), ZE_OK);
     expect_part(ze_path_extension(&p), ".");
     expect_part(ze_path_stem(&p), "file");
-    assert_int_equal(ze_path_make("/v1.2/x", &p), ZE_VFS_OK); /* dots in dirs do not count */
+    assert_int_equal(ze_path_make("/v1.2/x", &p), ZE_OK); /* dots in dirs do not count */
     expect_part(ze_path_extension(&p), "");
     ze_path_t root = ze_path_root();
     expect_part(ze_path_name(&root), "");
     expect_part(ze_path_extension(&root), "");
 
     ze_path_t meta;
-    assert_int_equal(ze_path_make("/t/tex.png", &p), ZE_VFS_OK);
-    assert_int_equal(ze_path_add_suffix(&p, ".meta", &meta), ZE_VFS_OK);
+    assert_int_equal(ze_path_make("/t/tex.png", &p), ZE_OK);
+    assert_int_equal(ze_path_add_suffix(&p, ".meta", &meta), ZE_OK);
     assert_string_equal(meta.str, "/t/tex.png.meta");
     expect_part(ze_path_extension(&meta), ".meta");
     expect_part(ze_path_stem(&meta), "tex.png");
-    assert_int_equal(ze_path_add_suffix(&root, ".meta", &meta), ZE_VFS_ERR_INVALID);
-    assert_int_equal(ze_path_add_suffix(&p, "/x", &meta), ZE_VFS_ERR_INVALID);
-    assert_int_equal(ze_path_add_suffix(&p, "", &meta), ZE_VFS_ERR_INVALID);
+    assert_int_equal(ze_path_add_suffix(&root, ".meta", &meta), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_path_add_suffix(&p, "/x", &meta), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_path_add_suffix(&p, "", &meta), ZE_ERR_INVALID_ARG);
 }
 
 static void test_within_compare_hash(void **state)
 {
     (void)state;
     ze_path_t a, ab, abc, b, root = ze_path_root();
-    assert_int_equal(ze_path_make("/a", &a), ZE_VFS_OK);
-    assert_int_equal(ze_path_make("/ab", &ab), ZE_VFS_OK);
-    assert_int_equal(ze_path_make("/a/bc", &abc), ZE_VFS_OK);
-    assert_int_equal(ze_path_make("/b", &b), ZE_VFS_OK);
+    assert_int_equal(ze_path_make("/a", &a), ZE_OK);
+    assert_int_equal(ze_path_make("/ab", &ab), ZE_OK);
+    assert_int_equal(ze_path_make("/a/bc", &abc), ZE_OK);
+    assert_int_equal(ze_path_make("/b", &b), ZE_OK);
     assert_true(ze_path_is_within(&abc, &a));
     assert_true(ze_path_is_within(&a, &a));
     assert_false(ze_path_is_within(&ab, &a)); /* component-wise */
@@ -233,7 +233,7 @@ static void test_within_compare_hash(void **state)
     assert_true(ze_path_compare(&b, &a) > 0);
     assert_int_equal(ze_path_compare(&a, &a), 0);
     ze_path_t a2;
-    assert_int_equal(ze_path_make("\\a\\", &a2), ZE_VFS_OK);
+    assert_int_equal(ze_path_make("\\a\\", &a2), ZE_OK);
     assert_true(ze_path_eq(&a, &a2));
     assert_false(ze_path_eq(&a, &ab));
     assert_true(ze_path_hash(&a) == ze_path_hash(&a2)); /* spellings of one path */
@@ -243,16 +243,15 @@ static void test_within_compare_hash(void **state)
 static void test_error_strings(void **state)
 {
     (void)state;
-    for (int e = 0; e < ZE_VFS_ERROR_COUNT; e++) {
-        assert_non_null(ze_vfs_error_str((ze_vfs_error)e));
-        assert_true(strlen(ze_vfs_error_str((ze_vfs_error)e)) > 1);
+    /* Path and file failures are ze_result codes with their own names. */
+    for (int e = 0; e < ZE_RESULT_COUNT; e++) {
+        assert_non_null(ze_result_str((ze_result)e));
+        assert_true(strlen(ze_result_str((ze_result)e)) > 1);
+        assert_string_not_equal(ze_result_str((ze_result)e), "unknown result");
+        for (int f = 0; f < e; f++)
+            assert_string_not_equal(ze_result_str((ze_result)e), ze_result_str((ze_result)f));
     }
-    assert_int_equal(ze_vfs_error_result(ZE_VFS_OK), ZE_OK);
-    assert_int_equal(ze_vfs_error_result(ZE_VFS_ERR_NOT_FOUND), ZE_ERR_NOT_FOUND);
-    assert_int_equal(ze_vfs_error_result(ZE_VFS_ERR_ESCAPE), ZE_ERR_DENIED);
-    assert_int_equal(ze_vfs_error_result(ZE_VFS_ERR_EXISTS), ZE_ERR_EXISTS);
-    assert_int_equal(ze_vfs_error_result(ZE_VFS_ERR_IO), ZE_ERR_IO);
-    assert_string_equal(ze_vfs_error_str(ZE_VFS_ERR_ESCAPE), "path escapes its root");
+    assert_string_equal(ze_result_str(ZE_ERR_PATH_ESCAPE), "path escapes its root");
 }
 
 int main(void)

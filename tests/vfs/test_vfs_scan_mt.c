@@ -147,12 +147,12 @@ static void check_full_scan(world_t *w, ze_vfs_t *vfs)
     assert_int_equal(w->entries, DIRS * FILES_PER_DIR + DIRS + 1);
     assert_int_equal(ze_vfs_cache_count(vfs), DIRS * FILES_PER_DIR + DIRS + 1);
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_cache_get(vfs, "/dir03/file04.bin", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_cache_get(vfs, "/dir03/file04.bin", &st), ZE_OK);
     assert_int_equal(st.size, 7);
     assert_false(st.is_dir);
-    assert_int_equal(ze_vfs_cache_get(vfs, "/dir03", &st), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_cache_get(vfs, "/dir03", &st), ZE_OK);
     assert_true(st.is_dir);
-    assert_int_equal(ze_vfs_cache_get(vfs, "/.hidden/skipped.txt", &st), ZE_VFS_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_cache_get(vfs, "/.hidden/skipped.txt", &st), ZE_ERR_NOT_FOUND);
     uint32_t n = 0;
     ze_vfs_cache_foreach(vfs, "/dir07", false, count_cb, &n);
     assert_int_equal(n, FILES_PER_DIR);
@@ -170,7 +170,7 @@ static void test_scan_on_jobs(void **state)
     ze_vfs_t *vfs = make_vfs(w, w->jobs, NULL);
     ze_vfs_scan_id_t id;
     ze_vfs_scan_desc_t sd = {.on_entry = on_entry, .on_done = on_done, .user = w};
-    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_OK);
     /* Results arrive only on this thread, through tick. */
     while (!ze_vfs_scan_done(vfs, id)) {
         ze_vfs_tick(vfs);
@@ -184,17 +184,17 @@ static void test_scan_on_jobs(void **state)
         assert_int_equal(unlink(p), 0);
     }
     w->done_calls = 0;
-    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_OK);
     ze_vfs_scan_wait(vfs, id);
     assert_int_equal(w->done_calls, 1);
     assert_int_equal(w->stats.removed, 5);
     assert_int_equal(ze_vfs_cache_count(vfs), DIRS * FILES_PER_DIR + DIRS + 1 - 5);
     ze_vfs_stat_t st;
-    assert_int_equal(ze_vfs_cache_get(vfs, "/dir01/file00.bin", &st), ZE_VFS_ERR_NOT_FOUND);
+    assert_int_equal(ze_vfs_cache_get(vfs, "/dir01/file00.bin", &st), ZE_ERR_NOT_FOUND);
     /* A scan of a subtree only touches that subtree. */
     w->done_calls = 0;
     sd.root = "/dir02";
-    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_OK);
     ze_vfs_scan_wait(vfs, id);
     assert_int_equal(w->stats.files, FILES_PER_DIR);
     assert_int_equal(w->stats.removed, 0);
@@ -202,7 +202,7 @@ static void test_scan_on_jobs(void **state)
     /* A missing root is an error in the stats, not a hang. */
     w->done_calls = 0;
     sd.root = "/nope";
-    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_OK);
     ze_vfs_scan_wait(vfs, id);
     assert_int_equal(w->done_calls, 1);
     assert_int_equal(w->stats.errors, 1);
@@ -221,7 +221,7 @@ static void test_scan_with_full_scheduler(void **state)
     ze_vfs_t *vfs = make_vfs(w, w->jobs, sched);
     ze_vfs_scan_id_t id;
     ze_vfs_scan_desc_t sd = {.on_entry = on_entry, .on_done = on_done, .user = w};
-    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_OK);
     /* First nothing drains the ring, so it fills (an event, not a race
        between the workers and this thread); then the application's frames
        drain it and the overflow until the scan is done. */
@@ -245,7 +245,7 @@ static void test_scan_inline_without_jobs(void **state)
     ze_vfs_t *vfs = make_vfs(w, NULL, NULL);
     ze_vfs_scan_id_t id;
     ze_vfs_scan_desc_t sd = {.on_entry = on_entry, .on_done = on_done, .user = w};
-    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_scan_start(vfs, &sd, &id), ZE_OK);
     assert_int_equal(w->done_calls, 0); /* results still wait for the owner's tick */
     ze_vfs_tick(vfs);
     assert_true(ze_vfs_scan_done(vfs, id));
@@ -259,7 +259,7 @@ static void test_destroy_during_scan(void **state)
     for (int i = 0; i < 20; i++) {
         ze_vfs_t *vfs = make_vfs(w, w->jobs, NULL);
         ze_vfs_scan_desc_t sd = {.on_entry = on_entry, .on_done = on_done, .user = w};
-        assert_int_equal(ze_vfs_scan_start(vfs, &sd, NULL), ZE_VFS_OK);
+        assert_int_equal(ze_vfs_scan_start(vfs, &sd, NULL), ZE_OK);
         if (i % 2)
             ze_vfs_tick(vfs);
         ze_vfs_destroy(vfs); /* waits for the jobs, frees every batch */
@@ -306,11 +306,11 @@ static void test_memory_events_from_threads(void **state)
     ze_vfs_desc_t d = {.mem = w->mm, .no_engine_mount = true, .debounce_ms = 20};
     assert_int_equal(ze_vfs_create(&d, &vfs), ZE_OK);
     ze_vfs_mount_desc_t md = {.point = "/mem", .watch = true};
-    assert_int_equal(ze_vfs_mount(vfs, &md, NULL), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mount(vfs, &md, NULL), ZE_OK);
     ev_count c = {.main_thread = pthread_self()};
     atomic_init(&c.created, 0);
     atomic_init(&c.wrong_thread, false);
-    assert_int_equal(ze_vfs_subscribe(vfs, count_events, &c, NULL), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_subscribe(vfs, count_events, &c, NULL), ZE_OK);
     pthread_t th[4];
     writer_ctx ctx[4];
     for (int i = 0; i < 4; i++) {
@@ -347,7 +347,7 @@ static void *reader_main(void *arg)
     race_ctx *c = arg;
     while (!atomic_load(&c->stop)) {
         ze_vfs_buffer_t b;
-        if (ze_vfs_read_file(c->vfs, c->path, (ze_allocator_t){0}, &b) != ZE_VFS_OK)
+        if (ze_vfs_read_file(c->vfs, c->path, (ze_allocator_t){0}, &b) != ZE_OK)
             continue;
         bool ok = b.size == VERSION_SIZE;
         for (size_t i = 1; ok && i < b.size; i++)
@@ -365,7 +365,7 @@ static void race(ze_vfs_t *vfs, const char *path, int writes)
     static char va[VERSION_SIZE], vb[VERSION_SIZE];
     memset(va, 'A', sizeof va);
     memset(vb, 'B', sizeof vb);
-    assert_int_equal(ze_vfs_write_file(vfs, path, va, sizeof va), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(vfs, path, va, sizeof va), ZE_OK);
     race_ctx c = {.vfs = vfs, .path = path};
     atomic_init(&c.stop, false);
     atomic_init(&c.torn, 0);
@@ -374,7 +374,7 @@ static void race(ze_vfs_t *vfs, const char *path, int writes)
     for (int i = 0; i < 2; i++)
         pthread_create(&th[i], NULL, reader_main, &c);
     for (int i = 0; i < writes; i++)
-        assert_int_equal(ze_vfs_write_file(vfs, path, i % 2 ? va : vb, VERSION_SIZE), ZE_VFS_OK);
+        assert_int_equal(ze_vfs_write_file(vfs, path, i % 2 ? va : vb, VERSION_SIZE), ZE_OK);
     while (atomic_load(&c.reads) < 20)
         ze_time_sleep_ns(100000);
     atomic_store(&c.stop, true);
@@ -388,7 +388,7 @@ static void test_readers_never_see_a_torn_write(void **state)
     world_t *w = *state;
     ze_vfs_t *vfs = make_vfs(w, w->jobs, NULL);
     ze_vfs_mount_desc_t md = {.point = "/mem"};
-    assert_int_equal(ze_vfs_mount(vfs, &md, NULL), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mount(vfs, &md, NULL), ZE_OK);
     race(vfs, "/mem/state.bin", 2000);
     race(vfs, "/dir00/state.bin", 100); /* disk: each write fsyncs */
     ze_vfs_destroy(vfs);

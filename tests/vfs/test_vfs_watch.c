@@ -133,7 +133,7 @@ static int setup(void **state)
                        .debounce_ms = DEBOUNCE_MS};
     if (ze_vfs_create(&d, &w->vfs) != ZE_OK)
         return -1;
-    if (ze_vfs_subscribe(w->vfs, on_event, w, &w->sub) != ZE_VFS_OK)
+    if (ze_vfs_subscribe(w->vfs, on_event, w, &w->sub) != ZE_OK)
         return -1;
     *state = w;
     return 0;
@@ -378,19 +378,19 @@ static void test_directory_burst_is_rescanned(void **state)
 static void test_atomic_writes_through_the_vfs(void **state)
 {
     world_t *w = *state;
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/existing/save.json", "{}", 2), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/existing/save.json", "{}", 2), ZE_OK);
     settle(w, 1);
     expect_count(w, 1);
     expect_event(w, ZE_VFS_EVENT_CREATED, "/existing/save.json");
     w->count = 0;
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/existing/save.json", "{\"a\":1}", 7), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/existing/save.json", "{\"a\":1}", 7), ZE_OK);
     settle(w, 1);
     expect_count(w, 1);
     expect_event(w, ZE_VFS_EVENT_MODIFIED, "/existing/save.json");
     /* The cache (hidden .zengine/) is not watched. */
     w->count = 0;
     assert_true(ze_vfs_cache_enabled(w->vfs));
-    assert_int_equal(ze_vfs_write_file(w->vfs, "/cache/x.bin", "x", 1), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_write_file(w->vfs, "/cache/x.bin", "x", 1), ZE_OK);
     settle(w, 0);
     expect_count(w, 0);
 }
@@ -403,7 +403,7 @@ static void test_sidecar_follows_external_rename(void **state)
     ze_vfs_meta_init(&m, (ze_allocator_t){0});
     m.uuid = ze_uuid_v4();
     snprintf(m.importer, sizeof m.importer, "texture");
-    assert_int_equal(ze_vfs_meta_write(w->vfs, "/existing/tex.png", &m), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_meta_write(w->vfs, "/existing/tex.png", &m), ZE_OK);
     settle(w, 2);
     w->count = 0;
     host_rename(w, "existing/tex.png", "existing/deeper/renamed.png");
@@ -411,8 +411,7 @@ static void test_sidecar_follows_external_rename(void **state)
     expect_event(w, ZE_VFS_EVENT_RENAMED, "/existing/deeper/renamed.png");
     ze_vfs_meta_t got;
     ze_vfs_meta_init(&got, (ze_allocator_t){0});
-    assert_int_equal(ze_vfs_meta_read(w->vfs, "/existing/deeper/renamed.png", &got, NULL),
-                     ZE_VFS_OK);
+    assert_int_equal(ze_vfs_meta_read(w->vfs, "/existing/deeper/renamed.png", &got), ZE_OK);
     assert_true(ze_uuid_eq(got.uuid, m.uuid));
     assert_false(ze_vfs_exists(w->vfs, "/existing/tex.png.meta"));
     /* The sidecar's own move is reported in a later batch. */
@@ -492,12 +491,12 @@ static void test_watches_released(void **state)
     assert_int_equal(ze_vfs_create(&d, &vfs), ZE_OK);
     ze_vfs_mount_id_t id;
     ze_vfs_mount_desc_t md = {.point = "/w", .host_root = w->root, .watch = true};
-    assert_int_equal(ze_vfs_mount(vfs, &md, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mount(vfs, &md, &id), ZE_OK);
     assert_true(ze_vfs_watch_count(vfs) >= 3);
     assert_int_equal(count_inotify_fds(), before + 1);
-    assert_int_equal(ze_vfs_unmount(vfs, id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_unmount(vfs, id), ZE_OK);
     assert_int_equal(ze_vfs_watch_count(vfs), 0);
-    assert_int_equal(ze_vfs_mount(vfs, &md, &id), ZE_VFS_OK);
+    assert_int_equal(ze_vfs_mount(vfs, &md, &id), ZE_OK);
     assert_true(ze_vfs_watch_count(vfs) >= 3);
     ze_vfs_destroy(vfs);
     assert_int_equal(count_inotify_fds(), before);
@@ -513,9 +512,9 @@ static void test_unsubscribe(void **state)
     expect_count(w, 0);
     ze_vfs_subscription_t subs[ZE_VFS_MAX_SUBSCRIBERS];
     for (int i = 0; i < ZE_VFS_MAX_SUBSCRIBERS; i++)
-        assert_int_equal(ze_vfs_subscribe(w->vfs, on_event, w, &subs[i]), ZE_VFS_OK);
+        assert_int_equal(ze_vfs_subscribe(w->vfs, on_event, w, &subs[i]), ZE_OK);
     ze_vfs_subscription_t extra;
-    assert_int_equal(ze_vfs_subscribe(w->vfs, on_event, w, &extra), ZE_VFS_ERR_LIMIT);
+    assert_int_equal(ze_vfs_subscribe(w->vfs, on_event, w, &extra), ZE_ERR_LIMIT);
     for (int i = 0; i < ZE_VFS_MAX_SUBSCRIBERS; i++)
         ze_vfs_unsubscribe(w->vfs, subs[i]);
 }
