@@ -245,9 +245,6 @@ typedef struct ze_run_desc_t {
     const char *backend;             /* NULL = "null" until the Vulkan backend exists */
     const char *memory_profile;      /* NULL = the project's, else default */
     double max_fps;                  /* frame-rate cap; 0 = 60 without a virtual clock, none with */
-    const char *fail_stage;          /* tests: this init stage fails (ZE_ERR_FAULT_INJECTED) */
-    uint32_t backend_frame_delay_us; /* tests: a slow null backend */
-    uint64_t backend_lose_device_at; /* tests: simulated device loss at this frame */
     ze_import_mode import_mode;      /* child processes (default) or in-process */
     ze_cook_fn in_process_cook;      /* in-process: ze_asset_cook (link zengine::cook) */
     const char *cooker;              /* NULL: zengine beside the program */

@@ -240,9 +240,9 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
     if (!run || !run->project || !run->project[0])
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s",
                        "no project file given (--project FILE)");
-    else if (run->fail_stage && !known_stage(run->fail_stage))
+    else if (ctx->fail_stage && !known_stage(ctx->fail_stage))
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "fail_stage '%s' is not an engine stage",
-                       run->fail_stage);
+                       ctx->fail_stage);
     else if (run->fixed_dt < 0.0 || run->fixed_dt != run->fixed_dt || run->fixed_dt > 1.0)
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "fixed_dt must be in (0, 1] seconds");
     else if (run->max_fps < 0.0 || run->max_fps != run->max_fps)

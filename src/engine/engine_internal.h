@@ -75,6 +75,11 @@ typedef struct ze__run_ctx_t {
     /* The process entry point: route jansson's allocations into the
        ThirdParty owner for the run (third_party.c). */
     bool route_third_party;
+    /* Lifecycle tests: this init stage fails (ZE_ERR_FAULT_INJECTED); a
+       slow null backend; a simulated device loss at this backend frame. */
+    const char *fail_stage;
+    uint32_t backend_frame_delay_us;
+    uint64_t backend_lose_device_at;
 } ze__run_ctx_t;
 
 /* third_party.c: jansson's hooks into the ThirdParty owner of `mm`, and

@@ -2,7 +2,7 @@
  * exists (docs/engine.md, "Lifecycle"). Each stage has an init that either
  * completes or cleans up after itself, and a fini. The engine counts the
  * completed stages; a failure unwinds exactly those, in reverse, and the run
- * reports the stage's name. `run.fail_stage` makes a named stage fail with
+ * reports the stage's name. The run context's `fail_stage` makes a named stage fail with
  * ZE_ERR_FAULT_INJECTED before its init runs (lifecycle tests). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +50,8 @@ static ze_result render_device_init(ze_engine_t *e)
         .height = e->window.height,
         .title = e->window.title,
         .vsync = e->window.vsync,
-        .frame_delay_us = e->run.backend_frame_delay_us,
-        .lose_device_at_frame = e->run.backend_lose_device_at,
+        .frame_delay_us = e->ctx.backend_frame_delay_us,
+        .lose_device_at_frame = e->ctx.backend_lose_device_at,
         .native_window = e->native_window,
     };
     ze_result r = ze_render_backend_create(name, &d, &e->backend);
@@ -527,7 +527,7 @@ ze_result ze__stages_init(ze_engine_t *e)
         const ze__stage_t *s = &g_stages[i];
         ze_result r;
         rep->error[0] = 0;
-        if (e->run.fail_stage && strcmp(e->run.fail_stage, s->name) == 0) {
+        if (e->ctx.fail_stage && strcmp(e->ctx.fail_stage, s->name) == 0) {
             r = ZE_ERR_FAULT_INJECTED;
             ze__engine_fail(e, r, "fault injected");
         } else {

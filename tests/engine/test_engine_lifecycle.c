@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "test_engine_fixture.h"
+#include "engine/engine_internal.h"
 
 enum { H_INITIALIZING, H_WINDOW, H_INITIALIZED, H_UPDATE, H_UI, H_CLOSING, H_CLOSED, H_COUNT };
 
@@ -169,9 +170,9 @@ static void test_fault_at_each_stage(void **state)
         ze_run_desc_t run = fx_run(&g_project);
         run.frames = 3;
         run.fixed_dt = 1.0 / 60.0;
-        run.fail_stage = stage;
+        ze__run_ctx_t ctx = {.fail_stage = stage};
         ze_run_report_t rep;
-        ze_result res = ze_app_run(&app, &run, &rep);
+        ze_result res = ze__app_run_with(&app, &run, &rep, &ctx);
         assert_int_equal(res, ZE_ERR_FAULT_INJECTED);
         assert_int_equal(rep.result, ZE_ERR_FAULT_INJECTED);
         assert_string_equal(rep.failed_stage, stage);
@@ -221,8 +222,8 @@ static void test_bad_requests(void **state)
     assert_int_equal(r.calls[H_CLOSED], 1);
 
     run = fx_run(&g_project);
-    run.fail_stage = "no_such_stage";
-    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_ERR_INVALID_ARG);
+    ze__run_ctx_t bad_stage = {.fail_stage = "no_such_stage"};
+    assert_int_equal(ze__app_run_with(&app, &run, &rep, &bad_stage), ZE_ERR_INVALID_ARG);
     assert_non_null(strstr(rep.error, "no_such_stage"));
 
     run = fx_run(&g_project);

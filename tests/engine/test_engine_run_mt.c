@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "test_engine_fixture.h"
+#include "engine/engine_internal.h"
 
 /* ------------------------------------------------------- a moving game */
 
@@ -169,10 +170,10 @@ static void test_slow_backend_drops_states(void **state)
     run.frames = 120;
     run.fixed_dt = 1.0 / 60.0; /* a virtual clock... */
     run.max_fps = 250;         /* ...paced at 4 ms per iteration */
-    run.backend_frame_delay_us = 20000;
+    ze__run_ctx_t ctx = {.backend_frame_delay_us = 20000};
     uint64_t t0 = ze_time_now_ns();
     ze_run_report_t rep;
-    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
+    assert_int_equal(ze__app_run_with(&app, &run, &rep, &ctx), ZE_OK);
     double wall_ms = (double)(ze_time_now_ns() - t0) / 1e6;
     assert_int_equal(rep.frames, 120);
     assert_true(rep.frames_rendered < rep.frames);
@@ -196,10 +197,10 @@ static void test_device_lost(void **state)
     ze_run_desc_t run = fx_run(&g_project);
     run.frames = 0; /* until closed: only the lost device ends it */
     run.max_fps = 200;
-    run.backend_lose_device_at = 5;
+    ze__run_ctx_t ctx = {.backend_lose_device_at = 5};
     uint64_t t0 = ze_time_now_ns();
     ze_run_report_t rep;
-    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_ERR_IO);
+    assert_int_equal(ze__app_run_with(&app, &run, &rep, &ctx), ZE_ERR_IO);
     double wall_s = (double)(ze_time_now_ns() - t0) / 1e9;
     assert_int_equal(rep.result, ZE_ERR_IO);
     assert_non_null(strstr(rep.error, "device lost"));

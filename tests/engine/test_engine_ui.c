@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "engine/test_engine_fixture.h"
+#include "engine/engine_internal.h"
 
 /* Where the test's widgets are: floating boxes at known positions, so a
  * script written before the run can aim at them. */
@@ -159,9 +160,9 @@ static void test_slow_backend_never_blocks(void **state)
     ze_run_desc_t run = fx_run(&g_project);
     run.frames = 40;
     run.fixed_dt = 1.0 / 60.0; /* no frame-rate cap: the main loop runs flat out */
-    run.backend_frame_delay_us = 20000;
+    ze__run_ctx_t ctx = {.backend_frame_delay_us = 20000}; /* a slow backend */
     ze_run_report_t rep;
-    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
+    assert_int_equal(ze__app_run_with(&app, &run, &rep, &ctx), ZE_OK);
     assert_int_equal(rep.frames, 40);
     assert_int_equal(p.ui_calls, 40);
     /* how many it missed depends on the machine: printed, not asserted */

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "engine/test_engine_fixture.h"
+#include "engine/engine_internal.h"
 
 static fx_project_t g_project;
 
@@ -74,9 +75,9 @@ static void test_device_lost(void **state)
     ze_run_desc_t run = fx_run(&g_project);
     run.backend = "vulkan";
     run.frames = 0; /* until closed: only the loss ends it */
-    run.backend_lose_device_at = 3;
+    ze__run_ctx_t ctx = {.backend_lose_device_at = 3};
     ze_run_report_t rep;
-    ze_result r = ze_app_run(NULL, &run, &rep);
+    ze_result r = ze__app_run_with(NULL, &run, &rep, &ctx);
     assert_int_not_equal(r, ZE_OK);
     print_message("result %s: %s (frames %llu, rendered %llu)\n", ze_result_str(r), rep.error,
                   (unsigned long long)rep.frames, (unsigned long long)rep.frames_rendered);
