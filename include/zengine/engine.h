@@ -237,18 +237,18 @@ typedef struct ze_run_desc_t {
        then imported and loaded before the first iteration (at most 30 s), so
        what reaches the backend is deterministic too */
     double fixed_dt;
-    const char *screenshot;          /* PNG of the last frame (backends with images) */
-    const char *dump_graph;          /* JSON of the compiled render graph after the last
-                                        frame (backends with a graph: Vulkan) */
-    const char *stats;               /* JSON written at exit */
-    const char *input_script;        /* replayed input (headless) */
-    const char *backend;             /* NULL = "null" until the Vulkan backend exists */
-    const char *memory_profile;      /* NULL = the project's, else default */
-    double max_fps;                  /* frame-rate cap; 0 = 60 without a virtual clock, none with */
-    ze_import_mode import_mode;      /* child processes (default) or in-process */
-    ze_cook_fn in_process_cook;      /* in-process: ze_asset_cook (link zengine::cook) */
-    const char *cooker;              /* NULL: zengine beside the program */
-    bool no_cache;                   /* run without /cache (read-only project) */
+    const char *screenshot;     /* PNG of the last frame (backends with images) */
+    const char *dump_graph;     /* JSON of the compiled render graph after the last
+                                   frame (backends with a graph: Vulkan) */
+    const char *stats;          /* JSON written at exit */
+    const char *input_script;   /* replayed input (headless) */
+    const char *backend;        /* NULL = "null" until the Vulkan backend exists */
+    const char *memory_profile; /* NULL = the project's, else default */
+    double max_fps;             /* frame-rate cap; 0 = 60 without a virtual clock, none with */
+    ze_import_mode import_mode; /* child processes (default) or in-process */
+    ze_cook_fn in_process_cook; /* in-process: ze_asset_cook (link zengine::cook) */
+    const char *cooker;         /* NULL: zengine beside the program */
+    bool no_cache;              /* run without /cache (read-only project) */
 } ze_run_desc_t;
 
 enum { ZE_ENGINE_MAX_STAGES = 24 };
