@@ -249,6 +249,7 @@ typedef struct ze_run_desc_t {
     ze_cook_fn in_process_cook; /* in-process: ze_asset_cook (link zengine::cook) */
     const char *cooker;         /* NULL: zengine beside the program */
     bool no_cache;              /* run without /cache (read-only project) */
+    bool strict;                /* --strict: a reported warning fails the run too */
 } ze_run_desc_t;
 
 enum { ZE_ENGINE_MAX_STAGES = 24 };
@@ -265,7 +266,13 @@ typedef struct ze_run_report_t {
     uint64_t sim_steps;
     double avg_frame_ms, p99_frame_ms; /* main-loop iteration wall time */
     uint32_t instances, lights;        /* in the last published snapshot */
-    double allocations_per_frame;      /* heap allocations per iteration, steady state */
+    /* What the run reported (every module, through the app's sink). A run
+       fails (result != ZE_OK, "ok": false) when an error was reported, when
+       an asset reference never resolved or its import or load failed, or
+       with --strict when a warning was reported. */
+    uint32_t warnings, errors;
+    uint32_t unresolved_assets, failed_assets;
+    double allocations_per_frame; /* heap allocations per iteration, steady state */
     /* the ThirdParty owner's peak (jansson, routed by ze_app_main) and the C
        library heap in use at the end of the run: what GLFW, the Vulkan
        loader and driver and other libraries without hooks hold, outside
@@ -292,6 +299,7 @@ typedef struct ze_run_report_t {
  *   zengine run --project FILE [--headless] [--frames N] [--fixed-dt S]
  *     [--screenshot PNG] [--dump-graph JSON] [--stats JSON] [--log-level L]
  *     [--memory-profile P] [--input FILE] [--backend NAME] [--max-fps F]
+ *     [--strict]
  * (`--projectConfigFile` = `--project`; `--launchEditor` is refused with a
  * clear error until the editor exists). argv[0] is the program or "run".
  * Errors: ZE_ERR_INVALID_ARG with a one-line reason reported to `diag`

@@ -8,10 +8,12 @@
  * into a fresh folder /cache/artifacts/<source uuid>/<sequence>/, so the
  * artifacts in use are never overwritten under a reader; the folder of the
  * previous import is deleted once the new one is recorded. */
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -391,6 +393,13 @@ ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_u
         ze_vfs_meta_free(&m);
         m.uuid = u;
         fresh = true;
+    } else if (ve != ZE_OK && ve != ZE_ERR_NOT_FOUND && ve != ZE_ERR_PARSE &&
+               ve != ZE_ERR_UNSUPPORTED) {
+        /* Memory, I/O: the sidecar may be fine. A new uuid would break
+           every reference to the file for good; fail this registration. */
+        ze_vfs_meta_free(&m);
+        return ze_diag(&ic->desc.diag, ZE_LOG_ERROR, ve, "asset", p.str,
+                       "sidecar not read (%s); the source is not registered", ze_result_str(ve));
     } else if (ve != ZE_OK) {
         if (ve != ZE_ERR_NOT_FOUND)
             ze_diag(&ic->desc.diag, ZE_LOG_WARN, ve, "asset", p.str,
@@ -786,6 +795,15 @@ static ze_result start_import(ze_import_coordinator_t *ic, ze_uuid_t u)
             cook_job(im);
         ze__astore_release(&o.store);
         return ZE_OK;
+    } else if (strchr(ic->cooker, '/') && access(ic->cooker, X_OK) != 0) {
+        /* say which setting fixes it, not only that exec failed */
+        char why[PATH_MAX + 200];
+        snprintf(why, sizeof why,
+                 "no usable cooker: '%s' (%s); set ZENGINE_COOKER or the run's cooker path, or "
+                 "install the zengine program beside the game",
+                 ic->cooker, strerror(errno));
+        remove_running(ic, im);
+        outcome_fail(&o, "%s", why);
     } else {
         const char *argv[] = {ic->cooker, "cook",       im->host_source,
                               "--out",    im->host_out, "--json",

@@ -9,12 +9,14 @@
  * on_initialized, the start scene, render thread, main loop, render thread
  * joined, on_closing, stages unwound, job system and memory manager gone,
  * on_closed. */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/engine_internal.h"
 
@@ -144,6 +146,64 @@ static ze_result fail_early(const ze_app_desc_t *app, ze_run_report_t *rep, ze_r
     return ze_diag(&app->diag, ZE_LOG_ERROR, r, "engine", "run", "%s", rep->error);
 }
 
+/* A run that did not do what was asked fails, naming why: an error was
+ * reported, an asset reference never resolved or failed, or (--strict) a
+ * warning was reported. */
+static ze_result judge_run(ze_engine_t *e, ze_result r)
+{
+    ze_run_report_t *rep = e->report;
+    uint32_t unresolved = 0, failed = 0;
+    if (e->assets && !ze__scene_check_assets(e, &unresolved, &failed))
+        ze_diag(&e->diag, ZE_LOG_WARN, ZE_OK, "engine", "run",
+                "the run ended with imports or loads in flight: their assets were not checked");
+    rep->unresolved_assets = unresolved;
+    rep->failed_assets = failed;
+    const ze_diag_capture_t *errs = &e->diag_capture, *all = &e->warn_capture;
+    rep->errors = errs->errors;
+    rep->warnings = all->count - all->errors + e->early_warnings;
+    if (r != ZE_OK)
+        return r;
+    if (unresolved || failed) {
+        snprintf(rep->error, sizeof rep->error,
+                 "%u asset reference(s) never resolved, %u failed to import or load", unresolved,
+                 failed);
+        r = unresolved ? ZE_ERR_NOT_FOUND : ZE_ERR_IO;
+    } else if (errs->errors) {
+        snprintf(rep->error, sizeof rep->error, "%u error(s) reported; the first: %.200s",
+                 errs->errors, errs->first);
+        r = errs->first_code != ZE_OK ? errs->first_code : ZE_ERR_INTERNAL;
+    } else if (e->run.strict && rep->warnings) {
+        snprintf(rep->error, sizeof rep->error,
+                 "--strict: %u warning(s) reported; the first: %.200s", rep->warnings,
+                 all->first[0] ? all->first : "(in the project file)");
+        r = ZE_ERR_DENIED;
+    }
+    return r;
+}
+
+/* An output file of the run (--stats, --screenshot, --dump-graph) must be
+ * writable where it is asked for: checked before anything starts, with the
+ * system's reason. */
+static bool output_writable(const char *flag, const char *path, char *why, size_t cap)
+{
+    if (!path)
+        return true;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    if (access(dir, W_OK) == 0)
+        return true;
+    snprintf(why, cap, "%s %.200s: cannot write into '%.200s': %s", flag, path, dir,
+             strerror(errno));
+    return false;
+}
+
 /* The profiler, when ZENGINE_TRACE names a capture file. */
 static void trace_begin(const ze__run_ctx_t *ctx, ze_mem_t *mm)
 {
@@ -219,6 +279,8 @@ static ze_result engine_run(ze_engine_t *e)
                      (unsigned long long)atomic_load(&e->frames_rendered) + 1);
         }
     }
+    if (initialized)
+        r = judge_run(e, r);
     if (initialized && app->on_closing)
         app->on_closing(e, user);
     if (r != ZE_OK && rep->error[0])
@@ -247,16 +309,23 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "fixed_dt must be in (0, 1] seconds");
     else if (run->max_fps < 0.0 || run->max_fps != run->max_fps)
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "max_fps must be 0 or positive");
+    char why[600];
+    if (r == ZE_OK && (!output_writable("--stats", run->stats, why, sizeof why) ||
+                       !output_writable("--screenshot", run->screenshot, why, sizeof why) ||
+                       !output_writable("--dump-graph", run->dump_graph, why, sizeof why)))
+        r = fail_early(app, rep, ZE_ERR_IO, "%s", why);
 
     /* The project before the memory manager: it may choose the profile. */
     ze_project_t *project = NULL;
     ze_project_t local_project;
+    uint32_t project_warnings = 0;
     if (r == ZE_OK) {
         project = &local_project;
         ze_diag_capture_t pdiag = {
             .forward = app->diag, .pass_on = true, .min_level = ZE_LOG_ERROR};
         ze_diag_sink_t psink = ze_diag_capture_sink(&pdiag);
         r = ze_project_load(run->project, project, &psink);
+        project_warnings = pdiag.count - pdiag.errors;
         if (r != ZE_OK) {
             rep->result = r;
             snprintf(rep->error, sizeof rep->error, "project %.80s: %.160s", run->project,
@@ -311,7 +380,11 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         e->report = rep;
         e->diag_capture =
             (ze_diag_capture_t){.forward = app->diag, .pass_on = true, .min_level = ZE_LOG_ERROR};
-        e->diag = ze_diag_capture_sink(&e->diag_capture);
+        e->warn_capture = (ze_diag_capture_t){.forward = ze_diag_capture_sink(&e->diag_capture),
+                                              .pass_on = true,
+                                              .min_level = ZE_LOG_WARN};
+        e->diag = ze_diag_capture_sink(&e->warn_capture);
+        e->early_warnings = project_warnings;
         e->virtual_clock = run->fixed_dt > 0.0;
         atomic_init(&e->close_requested, false);
         atomic_init(&e->render_stop, false);
@@ -417,9 +490,12 @@ int ze_app_main(const ze_app_desc_t *app, int argc, char **argv)
     ze_result r = ze__app_run_with(app, &run, &report, &ctx);
     if (run.stats) {
         ze_result w = ze_run_report_write_json(&report, run.stats);
-        if (w != ZE_OK)
-            fprintf(stderr, "zengine: cannot write stats to %s (%s)\n", run.stats,
+        if (w != ZE_OK) {
+            ze_diag(&app->diag, ZE_LOG_ERROR, w, "engine", run.stats, "stats not written: %s",
                     ze_result_str(w));
+            if (r == ZE_OK)
+                r = w;
+        }
     }
     /* (a failure was reported through the app's sink: the log) */
     ze_log_flush();

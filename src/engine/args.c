@@ -66,6 +66,7 @@ static const opt_t g_opts[] = {
     {"--log-level", OPT_STRING},  {"--memory-profile", OPT_STRING},
     {"--input", OPT_STRING},      {"--backend", OPT_STRING},
     {"--max-fps", OPT_STRING},    {"--launchEditor", OPT_FLAG},
+    {"--strict", OPT_FLAG},
 };
 
 ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_level *log_level,
@@ -111,6 +112,8 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
             out->project = val;
         } else if (strcmp(name, "--headless") == 0) {
             out->headless = true;
+        } else if (strcmp(name, "--strict") == 0) {
+            out->strict = true;
         } else if (strcmp(name, "--frames") == 0) {
             if (!parse_u64(val, &out->frames))
                 return usage_error(diag, "--frames: '%.60s' is not a whole number of frames", val);

@@ -37,21 +37,22 @@ typedef struct ze__stage_t {
     void (*fini)(ze_engine_t *e);
 } ze__stage_t;
 
-/* A render-instance binding: which entity holds render-instance id `i`
+/* A render proxy: which entity holds render-instance id `i`
  * (scene.c). */
-typedef struct ze__binding_t {
+typedef struct ze__render_proxy_t {
     ze_entity_t entity;
     ze_uuid_t mesh, material; /* referenced in the resource table */
     uint64_t stamp;           /* reconciliation pass that last saw it */
     bool live;
-} ze__binding_t;
+} ze__render_proxy_t;
 
 /* A uuid the scene needs in the asset manager (scene.c). */
 typedef struct ze__resource_t {
     ze_uuid_t uuid;
-    uint32_t refs;       /* bindings and parent resources using it */
+    uint32_t refs;       /* proxies and parent resources using it */
     bool acquired;       /* holds one asset-manager reference */
     bool failed;         /* acquire refused for good (logged once) */
+    bool reported;       /* unresolved or failed: reported once */
     uint32_t generation; /* of the data whose children were last taken */
     uint32_t child_count;
     ze_uuid_t *children; /* materials of a mesh, textures of a material */
@@ -145,8 +146,8 @@ struct ze_engine_t {
        the main thread sends the atlas until then */
     atomic_uint_fast64_t ui_atlas_acked;
 
-    /* ---- scene binding and asset references (scene.c) */
-    ze_array_t bindings;    /* ze__binding_t, indexed by render-instance id */
+    /* ---- render proxies and asset references (scene.c) */
+    ze_array_t proxies;     /* ze__render_proxy_t, indexed by render-instance id */
     ze_array_t free_ids;    /* uint32_t */
     ze_hashmap_t resources; /* uuid -> ze__resource_t * */
     uint32_t unacquired;    /* resources waiting for the registry to know them */
@@ -158,8 +159,10 @@ struct ze_engine_t {
     char scene_error[240]; /* why the last ze_engine_load_scene failed */
     /* Every module's reports go through the capture (it keeps the last
        error's text for the run report) on to the app's sink. */
-    ze_diag_capture_t diag_capture;
-    ze_diag_sink_t diag;
+    ze_diag_capture_t diag_capture; /* errors: the first kept for the report */
+    ze_diag_capture_t warn_capture; /* warnings too (--strict); forwards to diag_capture */
+    ze_diag_sink_t diag;            /* into warn_capture */
+    uint32_t early_warnings;        /* reported before the engine existed (project file) */
 
     /* ---- main loop (loop.c) */
     bool virtual_clock;
@@ -237,6 +240,12 @@ void ze__scene_release_assets(ze_engine_t *e);
 void ze__scene_on_asset_ready(void *user, const ze_asset_data_t *data);
 /* After the manager's tick: children of loaded assets, backend retries. */
 void ze__scene_after_tick(ze_engine_t *e);
+/* The scene's asset references once nothing imports or loads any more:
+ * each one no source provides (unresolved) or whose import or load failed
+ * is reported once at ERROR, naming an entity that uses it. Counts go to
+ * *unresolved and *failed. Returns false (nothing checked) while imports
+ * or loads are in flight. */
+bool ze__scene_check_assets(ze_engine_t *e, uint32_t *unresolved, uint32_t *failed);
 
 /* report.c */
 void ze__report_fill(ze_engine_t *e);

@@ -54,8 +54,8 @@ static void *render_main(void *arg)
                 scene->frame >= e->shot_from_frame) {
                 ze_result sr = ze_render_backend_screenshot(e->backend, e->shot_path);
                 if (sr != ZE_OK)
-                    ZE_LOG_WARN(ZE__ENGINE_LOG, "screenshot %s: %s", e->shot_path,
-                                ze_result_str(sr));
+                    ze_diag(&e->diag, ZE_LOG_ERROR, sr, "engine", e->shot_path,
+                            "screenshot not written: %s", ze_result_str(sr));
                 atomic_store_explicit(&e->shot_pending, false, memory_order_release);
                 atomic_fetch_add_explicit(&e->shots_done, 1, memory_order_release);
             }
@@ -68,9 +68,14 @@ static void *render_main(void *arg)
     if (e->run.screenshot && !atomic_load(&e->device_lost)) {
         ze_result r = rendered_seq ? ze_render_backend_screenshot(e->backend, e->run.screenshot)
                                    : ZE_ERR_STATE;
-        /* the backend logs its own failures (null: "no images") */
+        /* a run asked for a picture and got none: an error (the null
+           backend has no images: ZE_ERR_UNSUPPORTED, its own warning) */
         if (r == ZE_ERR_STATE)
-            ZE_LOG_WARN(ZE__ENGINE_LOG, "screenshot %s: nothing was rendered", e->run.screenshot);
+            ze_diag(&e->diag, ZE_LOG_ERROR, r, "engine", e->run.screenshot,
+                    "screenshot not written: nothing was rendered");
+        else if (r != ZE_OK && r != ZE_ERR_UNSUPPORTED)
+            ze_diag(&e->diag, ZE_LOG_ERROR, r, "engine", e->run.screenshot,
+                    "screenshot not written: %s", ze_result_str(r));
     }
     /* the graph the last frame ran (the backend logs its own failures) */
     if (e->run.dump_graph && !atomic_load(&e->device_lost))

@@ -120,6 +120,10 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
         bad |= json_array_append_new(stages, json_string(r->stages[i]));
     bad |= put(o, "result", json_string(ze_result_str(r->result)));
     bad |= put(o, "ok", json_boolean(r->result == ZE_OK));
+    bad |= put(o, "warnings", json_integer(r->warnings));
+    bad |= put(o, "errors", json_integer(r->errors));
+    bad |= put(o, "unresolved_assets", json_integer(r->unresolved_assets));
+    bad |= put(o, "failed_assets", json_integer(r->failed_assets));
     bad |= put(o, "error", json_string(r->error));
     bad |= put(o, "failed_stage", json_string(r->failed_stage));
     bad |= put(o, "stages_completed", json_integer(r->stages_completed));

@@ -1,4 +1,4 @@
-/* Scenes, render-instance bindings and the assets they need (main thread).
+/* Scenes, render proxies and the assets they need (main thread).
  *
  * Binding rule: every Mesh component has a render-instance id, stable while
  * its entity keeps the component. Ids are assigned by a reconciliation pass
@@ -6,9 +6,9 @@
  * iteration before the snapshot is built, so entities created or destroyed
  * by any means (scene load, game code, commands) are covered: a Mesh whose
  * id is unset, unknown, or bound to another entity (a copied component)
- * gets a fresh id from the free list; a binding the pass did not see (its
+ * gets a fresh id from the free list; a proxy the pass did not see (its
  * entity lost the Mesh or died) is released and its id reused. The pass
- * costs one walk over the Mesh components and one over the bindings.
+ * costs one walk over the Mesh components and one over the proxies.
  *
  * Asset references: each distinct mesh uuid (and Material override) in use
  * holds one reference in the AssetManager, taken when the first instance
@@ -210,11 +210,76 @@ void ze__scene_release_assets(ze_engine_t *e)
     ze_array_clear(&e->backend_retry);
 }
 
-/* ------------------------------------------------------------- bindings */
+/* An entity of the scene that references `u` as its mesh or material, and
+ * how many do: for the report. */
+static ze_entity_t user_of(ze_engine_t *e, ze_uuid_t u, uint32_t *count)
+{
+    ze_entity_t first = {0};
+    *count = 0;
+    for (uint32_t id = 0; id < e->proxies.count; id++) {
+        const ze__render_proxy_t *p = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, id);
+        if (p->live && (ze_uuid_eq(p->mesh, u) || ze_uuid_eq(p->material, u)) && !(*count)++)
+            first = p->entity;
+    }
+    return first;
+}
+
+bool ze__scene_check_assets(ze_engine_t *e, uint32_t *unresolved, uint32_t *failed)
+{
+    *unresolved = 0;
+    *failed = 0;
+    if (!e->assets || !e->imports || !ze_import_coordinator_idle(e->imports) ||
+        ze_asset_manager_stats(e->assets).pending > 0)
+        return false;
+    uint32_t cursor = 0;
+    const void *k;
+    void *v;
+    while (ze_hashmap_next(&e->resources, &cursor, &k, &v)) {
+        ze__resource_t *r = *(ze__resource_t **)v;
+        ze_asset_info_t info;
+        bool known = ze_asset_registry_get(e->registry, r->uuid, &info);
+        bool is_failed = r->failed || (known && info.state == ZE_ASSET_STATE_FAILED);
+        bool is_unresolved = !r->acquired && !r->failed && !known;
+        if (!is_failed && !is_unresolved)
+            continue;
+        if (is_failed)
+            (*failed)++;
+        else
+            (*unresolved)++;
+        if (r->reported)
+            continue;
+        r->reported = true;
+        char us[ZE_UUID_STRING_LEN + 1];
+        ze_uuid_format(r->uuid, us);
+        uint32_t n = 0;
+        ze_entity_t ent = user_of(e, r->uuid, &n);
+        const ze_name_t *name = n ? ze_get(e->world, ent, ze_name_t) : NULL;
+        char who[200];
+        if (n == 1)
+            snprintf(who, sizeof who, "entity '%.64s'", name ? name->value : "(unnamed)");
+        else if (n > 1)
+            snprintf(who, sizeof who, "entity '%.64s' and %u more",
+                     name ? name->value : "(unnamed)", n - 1);
+        else
+            snprintf(who, sizeof who, "a loaded mesh or material");
+        if (is_unresolved)
+            ze_diag(&e->diag, ZE_LOG_ERROR, ZE_ERR_NOT_FOUND, "engine", us,
+                    "asset referenced by %s is provided by no imported source (is its model in an "
+                    "asset folder of project.json, with its .meta?)",
+                    who);
+        else
+            ze_diag(&e->diag, ZE_LOG_ERROR, ZE_ERR_IO, "engine", known ? info.path : us,
+                    "asset used by %s failed: %s", who,
+                    known && info.reason && info.reason[0] ? info.reason : "(see above)");
+    }
+    return true;
+}
+
+/* -------------------------------------------------------- render proxies */
 
 ze_result ze__scene_init(ze_engine_t *e)
 {
-    ZE_ARRAY_INIT(&e->bindings, e->alloc, ze__binding_t);
+    ZE_ARRAY_INIT(&e->proxies, e->alloc, ze__render_proxy_t);
     ZE_ARRAY_INIT(&e->free_ids, e->alloc, uint32_t);
     ZE_ARRAY_INIT(&e->ready, e->alloc, ze_uuid_t);
     ZE_ARRAY_INIT(&e->backend_retry, e->alloc, ze_uuid_t);
@@ -247,7 +312,7 @@ void ze__scene_fini(ze_engine_t *e)
         ze_free(e->alloc, r, sizeof *r);
     }
     ze_hashmap_free(&e->resources);
-    ze_array_free(&e->bindings);
+    ze_array_free(&e->proxies);
     ze_array_free(&e->free_ids);
     ze_array_free(&e->ready);
     ze_array_free(&e->backend_retry);
@@ -258,14 +323,14 @@ static ze_result bind_new(ze_engine_t *e, ze_entity_t ent, uint32_t *id)
 {
     uint32_t i;
     if (!ze_array_pop(&e->free_ids, &i)) {
-        if (e->bindings.count == ZE_RENDER_INSTANCE_NONE - 1)
+        if (e->proxies.count == ZE_RENDER_INSTANCE_NONE - 1)
             return ZE_ERR_LIMIT;
-        i = e->bindings.count;
-        ze_result r = ze_array_push(&e->bindings, NULL);
+        i = e->proxies.count;
+        ze_result r = ze_array_push(&e->proxies, NULL);
         if (r != ZE_OK)
             return r;
     }
-    ze__binding_t *b = &ZE_ARRAY_AT(&e->bindings, ze__binding_t, i);
+    ze__render_proxy_t *b = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, i);
     memset(b, 0, sizeof *b);
     b->entity = ent;
     b->live = true;
@@ -285,8 +350,8 @@ ze_result ze__scene_reconcile(ze_engine_t *e)
         for (uint32_t i = 0; i < it.count; i++) {
             ze_entity_t ent = ze_iter_entity(&it, i);
             uint32_t id = m[i].render_instance;
-            ze__binding_t *b =
-                id < e->bindings.count ? &ZE_ARRAY_AT(&e->bindings, ze__binding_t, id) : NULL;
+            ze__render_proxy_t *b =
+                id < e->proxies.count ? &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, id) : NULL;
             if (!b || !b->live || b->stamp == stamp || !ze_entity_eq(b->entity, ent)) {
                 ze_result r = bind_new(e, ent, &id);
                 if (r != ZE_OK) {
@@ -296,7 +361,7 @@ ze_result ze__scene_reconcile(ze_engine_t *e)
                     continue;
                 }
                 m[i].render_instance = id;
-                b = &ZE_ARRAY_AT(&e->bindings, ze__binding_t, id);
+                b = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, id);
             }
             b->stamp = stamp;
             ze_uuid_t want_mat = mat ? mat[i].material : (ze_uuid_t){{0}};
@@ -313,8 +378,8 @@ ze_result ze__scene_reconcile(ze_engine_t *e)
         }
     }
     /* Bindings the walk did not reach: their Mesh is gone. */
-    for (uint32_t id = 0; id < e->bindings.count; id++) {
-        ze__binding_t *b = &ZE_ARRAY_AT(&e->bindings, ze__binding_t, id);
+    for (uint32_t id = 0; id < e->proxies.count; id++) {
+        ze__render_proxy_t *b = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, id);
         if (!b->live || b->stamp == stamp)
             continue;
         res_unref(e, b->mesh);

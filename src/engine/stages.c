@@ -301,7 +301,7 @@ static ze_result ecs_init(ze_engine_t *e)
         }
     }
     if (r == ZE_OK && (r = ze__scene_init(e)) != ZE_OK)
-        ze__engine_fail(e, r, "render-instance binding: %s", ze_result_str(r));
+        ze__engine_fail(e, r, "render proxies: %s", ze_result_str(r));
     if (r != ZE_OK) {
         ze_kernel_destroy(e->kernel);
         e->kernel = NULL;

@@ -75,7 +75,10 @@ static void test_every_init_allocation_fails_cleanly(void **state)
         before_stages += rep.failed_stage[0] == '\0';
     }
     /* the process is still able to run the engine */
-    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
+    ze_result again = ze_app_run(&app, &run, &rep);
+    if (again != ZE_OK)
+        print_error("the run after the sweep: %s: %s\n", ze_result_str(again), rep.error);
+    assert_int_equal(again, ZE_OK);
     assert_int_equal(rep.stages_completed, full_stages);
     double s = (double)(ze_time_now_ns() - t0) / 1e9;
     print_message("fault sweep: N = 1..%llu (the allocations of initialization): %llu runs failed "
