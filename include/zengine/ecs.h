@@ -684,8 +684,12 @@ ze_world_t *ze_kernel_world_at(const ze_kernel_t *k, uint32_t i);
  * LateFrame(dt, alpha), over every world in creation order. The kernel's
  * accumulator is the engine's only one: it adds dt, runs at most
  * max_substeps steps, then clamps what is left below one step and reports
- * the time it dropped (no spiral of death); alpha = leftover / fixed_dt.
- * A negative or non-finite dt is refused (ZE_ERR_INVALID_ARG, nothing runs). */
+ * the time it dropped (no spiral of death); alpha = leftover / fixed_dt,
+ * always in [0, 1). Time is counted exactly in a unit that makes the step
+ * whole (1/60 s = 50,000,000 thirds of a nanosecond), so frames adding up to
+ * whole steps run exactly those steps, with no drift and alpha 0.
+ * A negative, non-finite or above 1e6 s dt is refused (ZE_ERR_INVALID_ARG,
+ * nothing runs). */
 typedef struct ze_frame_stats_t {
     uint64_t frame;         /* frames begun so far */
     uint32_t substeps;      /* fixed steps of the last frame */
@@ -697,14 +701,16 @@ typedef struct ze_frame_stats_t {
 
 ze_result ze_kernel_frame(ze_kernel_t *k, double dt);
 ze_frame_stats_t ze_kernel_frame_stats(const ze_kernel_t *k);
-/* ZE_ERR_INVALID_ARG when fixed_dt <= 0 (or not finite) or max_substeps 0. */
+/* ZE_ERR_INVALID_ARG when fixed_dt <= 0, above 1e6 s or not finite, or
+ * max_substeps 0. */
 ze_result ze_kernel_set_fixed_step(ze_kernel_t *k, double fixed_dt, uint32_t max_substeps);
 double ze_kernel_fixed_dt(const ze_kernel_t *k);
 /* The phases one by one (ze_kernel_frame calls these). */
 ze_result ze_kernel_begin_frame(ze_kernel_t *k, double dt);
 ze_result ze_kernel_fixed_step(ze_kernel_t *k);
 ze_result ze_kernel_late_frame(ze_kernel_t *k, double dt, float alpha);
-/* Per-world phases (what the kernel runs for each world). */
+/* Per-world phases (what the kernel runs for each world). fixed_step
+ * refuses a fixed_dt <= 0 or not finite (ZE_ERR_INVALID_ARG, nothing runs). */
 ze_result ze_world_begin_frame(ze_world_t *w, double dt);
 ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt);
 ze_result ze_world_late_frame(ze_world_t *w, double dt, float alpha);

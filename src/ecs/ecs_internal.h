@@ -76,7 +76,12 @@ struct ze_kernel_t {
     ze_services_t services;
     double fixed_dt;
     uint32_t max_substeps;
-    int64_t accumulator_ns;
+    /* The fixed-step accumulator (kernel.c): time in units of 1/step_den
+     * ns, chosen so that one step is a whole step_units. */
+    int64_t accumulator;      /* units; may sit up to the slack below 0 */
+    double accumulator_carry; /* the fraction of a unit rounding left, [-0.5, 0.5] */
+    int64_t step_units;
+    int64_t step_den;
     ze_frame_stats_t stats;
     ze_component_formatter_t formatters[ZE_MAX_COMPONENTS];
     ze__migrations_t *migrations;
@@ -221,6 +226,20 @@ static inline void ze__world_settle(ze_world_t *w)
     if (w->pend_count || w->pend_stuck)
         ze__pending_flush(w);
 }
+
+/* kernel.c: the fixed-step accumulator behind ze_kernel_frame. set_step
+ * takes a validated step (finite, > 0, at most ZE__FIXED_DT_MAX seconds);
+ * advance adds a frame's dt (finite, 0..ZE__FRAME_DT_MAX) and says how many
+ * steps to run, what it dropped beyond max_substeps, and alpha. */
+#define ZE__FIXED_DT_MAX 1e6 /* seconds: keeps every count of units in int64 */
+#define ZE__FRAME_DT_MAX 1e6
+typedef struct ze__fixed_advance_t {
+    uint32_t steps;
+    double dropped_seconds;
+    float alpha; /* [0, 1) */
+} ze__fixed_advance_t;
+void ze__fixed_clock_set_step(ze_kernel_t *k, double fixed_dt);
+ze__fixed_advance_t ze__fixed_clock_advance(ze_kernel_t *k, double dt);
 
 /* builtins.c */
 ze_result ze__builtins_register(ze_kernel_t *k);

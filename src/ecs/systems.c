@@ -1,6 +1,7 @@
 /* The framework's frame: eight system groups per world, each one WorldTick
- * DAG, run by BeginFrame / FixedStep / LateFrame; the kernel's fixed-step
- * accumulator; the per-group write policy and barriers.
+ * DAG, run by BeginFrame / FixedStep / LateFrame; the kernel's frame (its
+ * fixed-step accumulator is kernel.c's); the per-group write policy and
+ * barriers.
  *
  * Systems are kept per world in registration order. An add, remove or
  * order change marks its group dirty; the group's WorldTick is rebuilt at the
@@ -410,6 +411,11 @@ ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt)
 {
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
+    if (!isfinite(fixed_dt) || fixed_dt <= 0.0) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': fixed step of %g s refused (must be positive)",
+                     w->name, fixed_dt);
+        return ZE_ERR_INVALID_ARG;
+    }
     if (ze__world_gate(w) != ZE__GATE_NOW)
         return ZE_ERR_STATE;
     ze_transforms_snapshot(w); /* previous_position <- position, for interpolation */
@@ -437,15 +443,17 @@ ze_result ze_world_late_frame(ze_world_t *w, double dt, float alpha)
 
 ze_result ze_kernel_set_fixed_step(ze_kernel_t *k, double fixed_dt, uint32_t max_substeps)
 {
-    if (!k || !isfinite(fixed_dt) || fixed_dt <= 0.0 || max_substeps == 0) {
+    if (!k || !isfinite(fixed_dt) || fixed_dt <= 0.0 || fixed_dt > ZE__FIXED_DT_MAX ||
+        max_substeps == 0) {
         ZE_LOG_ERROR(ZE__LOG_CH,
                      "fixed step %g s with %u sub-steps refused: the step must be "
-                     "positive and at least one sub-step allowed",
-                     fixed_dt, max_substeps);
+                     "positive, at most %g s, and at least one sub-step allowed",
+                     fixed_dt, max_substeps, ZE__FIXED_DT_MAX);
         return ZE_ERR_INVALID_ARG;
     }
     k->fixed_dt = fixed_dt;
     k->max_substeps = max_substeps;
+    ze__fixed_clock_set_step(k, fixed_dt);
     return ZE_OK;
 }
 
@@ -492,36 +500,20 @@ ze_result ze_kernel_frame(ze_kernel_t *k, double dt)
 {
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(k, ZE_ERR_INVALID_ARG);
-    if (!isfinite(dt) || dt < 0.0 || dt > 1e6) {
+    if (!isfinite(dt) || dt < 0.0 || dt > ZE__FRAME_DT_MAX) {
         ZE_LOG_ERROR(ZE__LOG_CH, "kernel frame with dt = %g refused", dt);
         return ZE_ERR_INVALID_ARG;
     }
     ze_result first = ze_kernel_begin_frame(k, dt);
-    /* Whole nanoseconds: a double accumulator drifts (0.015 - 0.01 + 0.005
-     * comes out just below 0.01 and a step would be lost). */
-    int64_t step = (int64_t)llround(k->fixed_dt * 1e9);
-    if (step < 1)
-        step = 1;
-    k->accumulator_ns += (int64_t)llround(dt * 1e9);
-    uint32_t steps = 0;
-    while (k->accumulator_ns >= step && steps < k->max_substeps) {
+    /* The accumulator (kernel.c) counts exact units, so whole multiples of
+     * the step are whole steps and alpha stays below 1. */
+    ze__fixed_advance_t adv = ze__fixed_clock_advance(k, dt);
+    for (uint32_t i = 0; i < adv.steps; i++)
         keep_first(&first, ze_kernel_fixed_step(k));
-        k->accumulator_ns -= step;
-        steps++;
-    }
-    /* No spiral of death: what the sub-step limit left beyond one step is
-     * dropped (and reported), keeping the fraction of a step. */
-    int64_t dropped = 0;
-    if (k->accumulator_ns >= step) {
-        int64_t keep = k->accumulator_ns % step;
-        dropped = k->accumulator_ns - keep;
-        k->accumulator_ns = keep;
-    }
-    float alpha = (float)((double)k->accumulator_ns / (double)step);
-    k->stats.substeps = steps;
-    k->stats.alpha = alpha;
-    k->stats.dropped_seconds = (double)dropped * 1e-9;
-    k->stats.dropped_total += (double)dropped * 1e-9;
-    keep_first(&first, ze_kernel_late_frame(k, dt, alpha));
+    k->stats.substeps = adv.steps;
+    k->stats.alpha = adv.alpha;
+    k->stats.dropped_seconds = adv.dropped_seconds;
+    k->stats.dropped_total += adv.dropped_seconds;
+    keep_first(&first, ze_kernel_late_frame(k, dt, adv.alpha));
     return first;
 }

@@ -1,6 +1,8 @@
-/* The framework's frame: fixed-step accumulator (counts, clamp, alpha),
- * the eight groups and their write policy, system add/remove/enable timing,
- * init/shutdown order, validators and permissions, services, world lookup. */
+/* The framework's frame: fixed-step accumulator (counts, clamp, alpha,
+ * exact steps of 1/60 s, no drift, bad steps refused), the eight groups and
+ * their write policy (commands and direct calls), system add/remove/enable
+ * timing, init/shutdown order, validators and permissions, services, world
+ * lookup. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,6 +105,123 @@ static void test_fixed_step_counts_clamp_alpha(void **state)
     assert_int_equal(ze_kernel_set_fixed_step(f->k, -0.1, 5), ZE_ERR_INVALID_ARG);
     assert_null(ze_kernel_create(&(ze_kernel_desc_t){.fixed_dt = -1}));
     assert_true(ze_kernel_fixed_dt(f->k) == 0.01);
+}
+
+/* With a 1/60 s step (not a whole number of nanoseconds), whole multiples of
+ * the step are whole steps: no step lost or gained to rounding, nothing
+ * dropped that was not beyond max_substeps, alpha always in [0, 1). Each
+ * row is a sequence of frames on a fresh kernel; the expectations are for
+ * the last frame. */
+typedef struct step_case_t {
+    double dts[4];
+    uint32_t frames;
+    uint32_t steps;
+    double dropped;
+    float alpha;
+} step_case_t;
+
+static void test_fixed_step_exact_for_sixtieths(void **state)
+{
+    (void)state;
+    const double s = 1.0 / 60.0;
+    const step_case_t cases[] = {
+        {{s}, 1, 1, 0, 0},
+        {{2 * s}, 1, 2, 0, 0},
+        {{5 * s}, 1, 5, 0, 0},
+        {{0.5}, 1, 5, 0.5 - 5 * s, 0}, /* 30 steps due: 5 run, 25 dropped */
+        {{0.1}, 1, 5, s, 0},           /* 6 due */
+        {{6.5 * s}, 1, 5, s, 0.5f},    /* 6.5 due: the half step is kept */
+        {{s / 2, s / 2}, 2, 1, 0, 0},
+        {{s / 3, s / 3, s / 3}, 3, 1, 0, 0},
+        {{s / 4, s / 4, s / 4, s / 4}, 4, 1, 0, 0},
+        {{s / 2}, 1, 0, 0, 0.5f},
+        {{s - 1e-9}, 1, 0, 0, 1.0f}, /* just below a step: alpha just below 1 */
+        {{s - 1e-9, 1e-9}, 2, 1, 0, 0},
+    };
+    for (size_t i = 0; i < ZE_COUNTOF(cases); i++) {
+        const step_case_t *c = &cases[i];
+        ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){.fixed_dt = s, .max_substeps = 5});
+        assert_non_null(k);
+        ze_frame_stats_t st = {0};
+        for (uint32_t n = 0; n < c->frames; n++) {
+            assert_int_equal(ze_kernel_frame(k, c->dts[n]), ZE_OK);
+            st = ze_kernel_frame_stats(k);
+            assert_true(st.alpha >= 0.0f && st.alpha < 1.0f);
+        }
+        if (st.substeps != c->steps || fabs(st.dropped_seconds - c->dropped) > 1e-7 ||
+            fabsf(st.alpha - c->alpha) > 1e-6f) {
+            print_error("case %zu: %u steps, %.9f s dropped, alpha %.9f; want %u, %.9f, %.9f\n", i,
+                        st.substeps, st.dropped_seconds, (double)st.alpha, c->steps, c->dropped,
+                        (double)c->alpha);
+            fail();
+        }
+        ze_kernel_destroy(k);
+    }
+}
+
+/* Long runs: frames that add up to whole steps give exactly those steps,
+ * and every second of input is accounted for (run, dropped, or the
+ * fraction alpha stands for). */
+static void test_fixed_step_long_runs_do_not_drift(void **state)
+{
+    (void)state;
+    const double s = 1.0 / 60.0;
+    const struct {
+        double dt;
+        uint32_t frames;
+        uint64_t steps;
+    } runs[] = {{s / 2, 2000, 1000}, {s, 600, 600}, {s / 3, 3000, 1000}, {1.0 / 144.0, 1440, 600}};
+    for (size_t i = 0; i < ZE_COUNTOF(runs); i++) {
+        ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){.fixed_dt = s, .max_substeps = 5});
+        assert_non_null(k);
+        for (uint32_t n = 0; n < runs[i].frames; n++)
+            assert_int_equal(ze_kernel_frame(k, runs[i].dt), ZE_OK);
+        ze_frame_stats_t st = ze_kernel_frame_stats(k);
+        if (st.fixed_steps != runs[i].steps) {
+            print_error("run %zu: %llu steps, want %llu\n", i, (unsigned long long)st.fixed_steps,
+                        (unsigned long long)runs[i].steps);
+            fail();
+        }
+        assert_true(st.dropped_total == 0.0);
+        ze_kernel_destroy(k);
+    }
+    /* Irregular frames, some long enough to drop time. */
+    ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){.fixed_dt = s, .max_substeps = 3});
+    assert_non_null(k);
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 60);
+    double total = 0;
+    for (int n = 0; n < 5000; n++) {
+        double dt = ze_rng_below(&rng, 10) ? ze_rng_unit(&rng) * 0.04 : ze_rng_unit(&rng) * 0.3;
+        if (ze_rng_below(&rng, 4) == 0)
+            dt = s * (double)ze_rng_below(&rng, 8); /* whole steps, 0 included */
+        total += dt;
+        assert_int_equal(ze_kernel_frame(k, dt), ZE_OK);
+        ze_frame_stats_t st = ze_kernel_frame_stats(k);
+        assert_true(st.alpha >= 0.0f && st.alpha < 1.0f);
+        assert_true(st.substeps <= 3);
+        double accounted = (double)st.fixed_steps * s + st.dropped_total + (double)st.alpha * s;
+        if (fabs(accounted - total) > 1e-6) {
+            print_error("frame %d: %.9f s accounted for, %.9f s given\n", n, accounted, total);
+            fail();
+        }
+    }
+    ze_kernel_destroy(k);
+}
+
+static void test_world_fixed_step_refuses_bad_steps(void **state)
+{
+    fx_t *f = *state;
+    counter_t c = {0};
+    ze_system_add(f->w, &(ze_system_desc_t){.name = "sim", .fn = count_fn, .user = &c});
+    assert_int_equal(ze_world_begin_frame(f->w, 0.0), ZE_OK); /* plans the group */
+    const double bad[] = {0.0, -0.01, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < ZE_COUNTOF(bad); i++)
+        assert_int_equal(ze_world_fixed_step(f->w, bad[i]), ZE_ERR_INVALID_ARG);
+    assert_int_equal(c.runs[ZE_GROUP_FIXED_SIMULATION], 0);
+    assert_int_equal(ze_world_fixed_step(f->w, 0.01), ZE_OK);
+    assert_int_equal(c.runs[ZE_GROUP_FIXED_SIMULATION], 1);
+    assert_true(fabsf(c.last_dt - 0.01f) < 1e-7f);
 }
 
 /* ------------------------------------------------------ group order */
@@ -465,6 +584,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_fixed_step_counts_clamp_alpha, setup, teardown),
+        cmocka_unit_test(test_fixed_step_exact_for_sixtieths),
+        cmocka_unit_test(test_fixed_step_long_runs_do_not_drift),
+        cmocka_unit_test_setup_teardown(test_world_fixed_step_refuses_bad_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_groups_run_in_seed_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_remove_enable_take_effect_next_frame, setup,
                                         teardown),
