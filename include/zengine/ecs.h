@@ -803,7 +803,9 @@ typedef struct ze_binder_t {
  * ze_delta_mark_changed, and, once per group, for the components in the
  * write mask of each system that ran over an entity. ze_bindings_apply
  * (LateFrame runs it) delivers the frame's deltas coalesced per (entity,
- * component), binders in attach order, entities in order of first change. */
+ * component), binders in attach order, entities in order of first change,
+ * and one entity's components in order of first change too (so commands
+ * arrive in the order they were recorded, not by component id). */
 ze_binder_t ze_binder_attach_type(ze_world_t *w, ze_component_t c, ze_binder_fn fn, void *user);
 ze_binder_t ze_binder_attach_entity(ze_world_t *w, ze_entity_t e, ze_mask_t components,
                                     ze_binder_fn fn, void *user);
