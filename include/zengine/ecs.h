@@ -151,9 +151,12 @@ typedef struct ze_component_info_t {
 } ze_component_info_t;
 
 /* Register a component. Registering the same name again with the same size
- * and alignment returns the same id; with a different layout, or past
- * ZE_MAX_COMPONENTS, it fails: *out untouched, error logged, ZE_ERR_LIMIT /
- * ZE_ERR_CONFLICT returned. */
+ * and alignment returns the same id; with a different layout, past
+ * ZE_MAX_COMPONENTS, or above 1 MiB of size or 4096 of alignment, it fails:
+ * *out untouched, an error naming the limit logged, ZE_ERR_CONFLICT /
+ * ZE_ERR_LIMIT returned (ZE_ERR_INVALID_ARG for a name longer than
+ * ZE_COMPONENT_NAME_MAX - 1 or an alignment that is not a power of two
+ * dividing the size). */
 ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
                                 ze_component_t *out);
 ze_result ze_component_find(const ze_kernel_t *k, const char *name, ze_component_t *out);
@@ -256,7 +259,8 @@ void ze_ecs_forbid_thread(bool forbid);
 
 typedef struct ze_world_desc_t {
     const char *name;
-    uint32_t capacity;       /* entity slots (address space reserved); 0 = 1 Mi */
+    uint32_t capacity;       /* entity slots, exactly (address space reserved); 0 = 1 Mi;
+                                above ZE_MAX_WORLD_CAPACITY refused */
     uint32_t actor_capacity; /* 0 = 1024 */
     bool no_auto_groups;     /* see ze_query_create */
     const char *const *tags; /* optional, `tag_count` strings (copied) */
@@ -293,11 +297,15 @@ ze_mask_t ze_entity_mask(const ze_world_t *w, ze_entity_t e);
 /* --------------------------------------------------- component calls */
 
 /* Add (default value: ctor or zero) if absent; returns the component either
- * way, NULL when `e` is not alive or the call is refused. */
+ * way, NULL when `e` is not alive or the call is refused (or deferred by an
+ * open iteration). For a tag (size 0) it returns a non-NULL pointer to
+ * a shared read-only placeholder, the same for every tag and entity: it
+ * means "present" and has zero bytes behind it. */
 void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* Add or overwrite with a copy of *value. */
 ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const void *value);
-/* NULL when absent or `e` is not alive (never inserts). */
+/* NULL when absent or `e` is not alive (never inserts); NULL for tags,
+ * which have no data (ze_component_has tells presence). */
 void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c);
 bool ze_component_has(const ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* ZE_ERR_NOT_FOUND when absent (a no-op that says so) or `e` not alive. */

@@ -31,7 +31,7 @@ typedef struct ze__pool_t {
     uint32_t count; /* dense entries */
     ze_component_hooks_t hooks;
     bool has_hooks;
-    uint32_t page_count; /* entries of each page table (capacity / ZE__PAGE) */
+    uint32_t page_count; /* entries of each page table (capacity / ZE__PAGE, rounded up) */
     uint32_t **dense;    /* [page_count] -> u32[ZE__PAGE] entity indices */
     uint32_t page0_cap;  /* entries allocated in data page 0 (it grows) */
     ze_mask_t groups;    /* bit g: group g owns this pool */

@@ -156,6 +156,10 @@ ze_job_system_t *ze_kernel_jobs(const ze_kernel_t *k)
 
 /* ------------------------------------------------------------ registry */
 
+/* Limits on one component type's layout (ze_component_register). */
+#define ZE__COMPONENT_SIZE_MAX  (1u << 20)
+#define ZE__COMPONENT_ALIGN_MAX 4096u
+
 /* Default alignment: the largest power of two dividing the size, at most 16
  * (what a struct of that size can need). */
 static uint32_t default_align(size_t size)
@@ -192,10 +196,17 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
         *out = (ze_component_t){i};
         return ZE_OK;
     }
-    if (!ZE_IS_POW2(align) || align > 4096 || desc->size > (1u << 20) ||
-        (desc->size && desc->size % align)) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "component '%s': size %zu / alignment %u not supported",
-                     desc->name, desc->size, align);
+    if (desc->size > ZE__COMPONENT_SIZE_MAX || align > ZE__COMPONENT_ALIGN_MAX) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "component '%s': size %zu / alignment %u above the limit of %u bytes / %u",
+                     desc->name, desc->size, align, (unsigned)ZE__COMPONENT_SIZE_MAX,
+                     (unsigned)ZE__COMPONENT_ALIGN_MAX);
+        return ZE_ERR_LIMIT;
+    }
+    if (!ZE_IS_POW2(align) || (desc->size && desc->size % align)) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "component '%s': alignment %u must be a power of two dividing the size %zu",
+                     desc->name, align, desc->size);
         return ZE_ERR_INVALID_ARG;
     }
     if (k->component_count >= ZE_MAX_COMPONENTS) {

@@ -1030,7 +1030,7 @@ static ze_result apply(loader_t *L)
             uint8_t *dst = ze_component_add(w, e, c);
             if (!ze_component_has(w, e, c))
                 return ZE_ERR_OUT_OF_MEMORY;
-            if (dst)
+            if (dst && L->k->components[c.id].size)      /* a tag's add gives no data */
                 component_body(L, i, key, c.id, v, dst); /* validated: cannot fail */
             if (had)
                 ze_delta_mark_changed(w, e, c);

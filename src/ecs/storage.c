@@ -38,7 +38,9 @@ ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id)
     p->align = info->align;
     p->hooks = info->hooks;
     p->has_hooks = info->hooks.ctor || info->hooks.dtor || info->hooks.copy || info->hooks.move;
-    p->page_count = w->capacity >> ZE__PAGE_BITS;
+    /* The capacity is the world's exact slot count; the last page may be
+     * partly beyond it. */
+    p->page_count = (uint32_t)(((uint64_t)w->capacity + ZE__PAGE - 1) >> ZE__PAGE_BITS);
     size_t table = sizeof(void *) * p->page_count;
     p->sparse = ze_alloc(w->alloc, table, 16);
     p->dense = ze_alloc(w->alloc, table, 16);
@@ -83,6 +85,13 @@ void ze__pool_free(ze_world_t *w, ze__pool_t *p)
     ze_free(w->alloc, p->data, table);
     ze_free(w->alloc, p, sizeof *p);
 }
+
+/* What ze_component_add returns for a tag (a component of size 0): a
+ * pointer that says "present", not data. One shared placeholder for every
+ * tag and entity, read-only and never read by the library: there are zero
+ * bytes behind it to use. */
+static const _Alignas(16) uint8_t tag_placeholder[16];
+#define TAG_PRESENT ((void *)tag_placeholder)
 
 static inline bool valid_component(const ze_world_t *w, ze_component_t c)
 {
@@ -518,7 +527,7 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
     ze_mask_t m = w->mask[index];
     if (m & ((ze_mask_t)1 << c.id)) {
         const ze__pool_t *p = w->pools[c.id];
-        return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : NULL;
+        return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : TAG_PRESENT;
     }
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
@@ -533,9 +542,10 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
     if (!p)
         return NULL;
     if (insert_plain(w, p, index, m, NULL))
-        return p->size ? ze__pool_data(p, p->count - 1) : NULL;
+        return p->size ? ze__pool_data(p, p->count - 1) : TAG_PRESENT;
     bool ok;
-    return pool_insert(w, p, index, NULL, &ok);
+    void *data = pool_insert(w, p, index, NULL, &ok);
+    return ok && !p->size ? TAG_PRESENT : data;
 }
 
 /* A set over a value the entity has: a value write, not a structural

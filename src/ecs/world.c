@@ -29,7 +29,6 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
                      (unsigned)ZE_MAX_WORLD_CAPACITY);
         return NULL;
     }
-    cap = ZE_ALIGN_UP(cap, (uint32_t)ZE__PAGE);
     ze_world_t *w = ze_alloc(k->alloc, sizeof *w, _Alignof(ze_world_t));
     if (!w)
         return NULL;
@@ -453,8 +452,11 @@ ze_result ze_world_service_register(ze_world_t *w, const char *name, void *servi
         return ZE_ERR_STATE;
     }
     size_t len = strlen(name);
-    if (len >= ZE_COMPONENT_NAME_MAX)
+    if (len >= ZE_COMPONENT_NAME_MAX) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': service name '%.40s...' longer than %d characters",
+                     w->name, name, ZE_COMPONENT_NAME_MAX - 1);
         return ZE_ERR_INVALID_ARG;
+    }
     uint64_t key = ze_hash64(name, len, 0);
     service_entry_t *old = ze_hashmap_get(&w->services, &key);
     if (old && strcmp(old->name, name) != 0) {

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ecs/ecs_log_capture.h"
 #include "zengine/ecs.h"
 
 typedef struct Position {
@@ -573,7 +574,18 @@ static void test_services_and_world_lookup(void **state)
     assert_false(ze_world_started(a));
     ze_kernel_frame(k, 0.0);
     assert_true(ze_world_started(a));
+    static log_capture_t cap;
+    log_capture_begin(&cap);
     assert_int_equal(ze_world_service_register(a, "late", &audio), ZE_ERR_STATE);
+    assert_true(log_captured(&cap, "late", "sealed", NULL)); /* says why */
+    ze_world_t *fresh = ze_world_create(k, &(ze_world_desc_t){.name = "fresh", .capacity = 64});
+    char long_name[ZE_COMPONENT_NAME_MAX + 8];
+    memset(long_name, 's', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    assert_int_equal(ze_world_service_register(fresh, long_name, &audio), ZE_ERR_INVALID_ARG);
+    assert_true(log_captured(&cap, "63", "characters", NULL));
+    ze_world_destroy(fresh);
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
     ze_world_destroy(b);
     assert_null(ze_kernel_find_world(k, 2));
     assert_int_equal(ze_world_id(ze_kernel_world_at(k, 1)), 3); /* creation order kept */
