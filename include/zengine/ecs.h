@@ -731,12 +731,18 @@ const char *ze_system_group_name(ze_system_group group);
 
 /* Systems of the eight groups. An add or remove takes effect at the next
  * BeginFrame (the plan is cached until then). Write policy per group,
- * checked when the system is added and when its commands are flushed:
- * FrameInput and the Fixed groups may do anything; FrameSync and FrameView
- * may write values (a write mask is allowed) but their structural commands
- * are refused (ZE_ERR_DENIED, reported); FrameUI systems may declare no write
- * mask and their commands are applied at the next frame's FrameInput
- * barrier. A barrier after each group flushes its commands. */
+ * checked when the system is added, when its commands are flushed, and at
+ * each direct call it makes: FrameInput and the Fixed groups may do
+ * anything; FrameSync and FrameView may write values (a write mask is
+ * allowed) but their structural commands and direct structural calls
+ * (entity create/destroy, component add, set of an absent component,
+ * remove, actor create/destroy, world and scene loads) are refused
+ * (ZE_ERR_DENIED, NULL or a null entity; logged naming the system and
+ * group); FrameUI systems may declare no write mask, their direct writes
+ * (value sets too) are refused likewise, and their commands are applied at
+ * the next frame's FrameInput barrier. Writes through pointers (ze_get,
+ * query fields) are not checked. A barrier after each group flushes its
+ * commands. */
 ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc);
 ze_result ze_system_remove(ze_world_t *w, ze_system_t s);
 ze_result ze_system_enable(ze_world_t *w, ze_system_t s, bool enabled);

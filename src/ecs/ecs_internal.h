@@ -149,6 +149,12 @@ struct ze_world_t {
     ze__hooks_t *hooks;
     ze_validation_policy policy;
     ze_hashmap_t services; /* name hash -> {name, ptr} */
+    /* While a group's systems run (systems.c sets these around the run,
+     * on the world's thread, before any wave's jobs start): its write
+     * policy (ze__writes_t), which direct calls obey as commands do, and
+     * the group, for the report. */
+    uint8_t group_writes;
+    uint8_t running_group;
 };
 
 /* storage.c */
@@ -184,6 +190,26 @@ static inline ze__gate_t ze__world_gate(ze_world_t *w)
         return ZE__GATE_DEFER;
     return ZE__GATE_NOW;
 }
+/* The group write policy for direct calls. FrameSync and FrameView may
+ * write values only, FrameUI nothing (systems.c's table); commands are
+ * vetted at the group's barrier, direct calls here: every structural call
+ * (create, destroy, add, set of an absent component, remove, loads) and,
+ * under WRITES_NONE, a value set too, asks before it does anything. One
+ * byte compared when no such group runs. */
+typedef enum ze__writes_t {
+    ZE__WRITES_ANY = 0,
+    ZE__WRITES_VALUES, /* values of components the entity has */
+    ZE__WRITES_NONE,
+} ze__writes_t;
+static inline bool ze__write_denied(const ze_world_t *w, bool structural)
+{
+    return w->group_writes != ZE__WRITES_ANY && (structural || w->group_writes == ZE__WRITES_NONE);
+}
+/* systems.c: logs the refusal of `call` (printf format) naming the running
+ * system and its group; returns ZE_ERR_DENIED. */
+ze_result ze__write_refused(ze_world_t *w, const char *call, ...)
+    __attribute__((format(printf, 2, 3), cold));
+
 /* The render-thread guard (ze_ecs_forbid_thread, kernel.c): debug builds
  * assert at the public entry points that the calling thread is not one that
  * must stay out of the ECS. A thread-local load; nothing in release. */

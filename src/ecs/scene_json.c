@@ -1048,6 +1048,8 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     if (!w || (!json && len))
         return ZE_ERR_INVALID_ARG;
     loader_t L = {.w = w, .k = w->kernel, .rep = rep};
+    if (ze__write_denied(w, true))
+        return ze__write_refused(w, "ze_scene_load_json");
     if (ze__world_gate(w) != ZE__GATE_NOW)
         return FAIL(&L, ZE_ERR_STATE, "$: load during an iteration or parallel wave");
     json_error_t jerr;

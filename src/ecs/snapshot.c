@@ -840,6 +840,8 @@ ze_result ze_world_load(ze_world_t *w, const void *data, size_t size)
     ZE__ECS_THREAD_CHECK();
     if (!w || (!data && size))
         return ZE_ERR_INVALID_ARG;
+    if (ze__write_denied(w, true))
+        return ze__write_refused(w, "ze_world_load");
     if (ze__world_gate(w) != ZE__GATE_NOW) {
         ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': snapshot load during an iteration or parallel wave",
                      w->name);

@@ -529,6 +529,10 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
         const ze__pool_t *p = w->pools[c.id];
         return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : TAG_PRESENT;
     }
+    if (ze__write_denied(w, true)) {
+        ze__write_refused(w, "ze_component_add of '%s'", w->kernel->components[c.id].name);
+        return NULL;
+    }
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
         return NULL;
@@ -570,7 +574,7 @@ static ze_result set_existing(ze_world_t *w, uint32_t index, ze_component_t c, c
 }
 
 /* Everything but the plain insert (first use of a type, hooks, groups,
- * binders, new storage pages, iteration, waves, errors). */
+ * binders, new storage pages, iteration, waves, a group policy, errors). */
 __attribute__((noinline)) static ze_result set_slow(ze_world_t *w, ze_entity_t e, ze_component_t c,
                                                     const void *value)
 {
@@ -579,7 +583,10 @@ __attribute__((noinline)) static ze_result set_slow(ze_world_t *w, ze_entity_t e
     if (!ze__alive(w, e))
         return ZE_ERR_NOT_FOUND;
     uint32_t index = ze_entity_index(e);
-    if (w->mask[index] & ((ze_mask_t)1 << c.id))
+    bool has = (w->mask[index] & ((ze_mask_t)1 << c.id)) != 0;
+    if (ze__write_denied(w, !has))
+        return ze__write_refused(w, "ze_component_set of '%s'", w->kernel->components[c.id].name);
+    if (has)
         return set_existing(w, index, c, value);
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
@@ -603,8 +610,8 @@ ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const
     /* A pool exists only for a registered type. */
     ze__pool_t *p = c.id < ZE_MAX_COMPONENTS ? w->pools[c.id] : NULL;
     uint32_t index = ze_entity_index(e);
-    if (!p || !value || !ze__alive(w, e))
-        return set_slow(w, e, c, value);
+    if (!p || !value || !ze__alive(w, e) || w->group_writes)
+        return set_slow(w, e, c, value); /* set_slow applies the group policy */
     ze_mask_t m = w->mask[index];
     if (m & ((ze_mask_t)1 << c.id))
         return set_existing(w, index, c, value);
@@ -645,6 +652,9 @@ ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c)
     uint32_t index = ze_entity_index(e);
     if (!(w->mask[index] & ((ze_mask_t)1 << c.id)))
         return ZE_ERR_NOT_FOUND;
+    if (ze__write_denied(w, true))
+        return ze__write_refused(w, "ze_component_remove of '%s'",
+                                 w->kernel->components[c.id].name);
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
         return ZE_ERR_STATE;

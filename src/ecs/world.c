@@ -189,6 +189,10 @@ static bool ensure_committed(ze_world_t *w, uint32_t slots)
 ze_entity_t ze_entity_create(ze_world_t *w)
 {
     ZE__ECS_THREAD_CHECK();
+    if (ze__write_denied(w, true)) {
+        ze__write_refused(w, "ze_entity_create");
+        return ZE_ENTITY_NULL;
+    }
     /* A new entity has no components, so making one never disturbs an open
      * iteration; only parallel waves are refused. */
     if (atomic_load_explicit(&w->in_parallel, memory_order_acquire)) {
@@ -270,6 +274,8 @@ ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e)
     ZE__ECS_THREAD_CHECK();
     if (!ze__alive(w, e))
         return ZE_ERR_NOT_FOUND;
+    if (ze__write_denied(w, true))
+        return ze__write_refused(w, "ze_entity_destroy");
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
         return ZE_ERR_STATE;

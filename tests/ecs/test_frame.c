@@ -468,6 +468,97 @@ static void test_frame_ui_commands_applied_at_next_frame_input_barrier(void **st
     assert_int_equal(ze_world_entity_count(w), base + 1);
 }
 
+/* Direct calls from inside systems obey the group's policy like commands
+ * do: FrameSync and FrameView may write values only, FrameUI nothing; a
+ * refusal returns ZE_ERR_DENIED (NULL, a null entity) and logs an error
+ * naming the system and its group. Serial and parallel waves alike; the
+ * other groups may do anything. */
+typedef struct direct_t {
+    ze_entity_t target; /* has Position */
+    bool add_refused, create_refused;
+    ze_result set_new, set_existing, remove, destroy;
+    int runs;
+} direct_t;
+
+static void direct_fn(ze_world_t *w, const ze_tick_t *t)
+{
+    direct_t *d = t->user;
+    d->runs++;
+    d->add_refused = ze_component_add(w, d->target, ZE_ID(Health)) == NULL;
+    d->set_new = ze_set(w, d->target, Health, {5});
+    d->set_existing = ze_set(w, d->target, Position, {7, 7});
+    d->remove = ze_remove(w, d->target, Position);
+    ze_entity_t made = ze_entity_create(w);
+    d->create_refused = ze_entity_is_null(made);
+    d->destroy = ze_entity_destroy(w, d->target);
+}
+
+static void test_direct_writes_obey_the_group_policy(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    static log_capture_t cap;
+    log_capture_begin(&cap);
+    static const struct {
+        const char *name;
+        ze_system_group group;
+        bool values, structure; /* what the group may do */
+    } sys[] = {
+        {"sync_direct", ZE_GROUP_FRAME_SYNC, true, false},
+        {"view_direct_a", ZE_GROUP_FRAME_VIEW, true, false}, /* a and b: one parallel wave */
+        {"view_direct_b", ZE_GROUP_FRAME_VIEW, true, false},
+        {"ui_direct", ZE_GROUP_FRAME_UI, false, false},
+        {"sim_direct", ZE_GROUP_FIXED_SIMULATION, true, true},
+        {"input_direct", ZE_GROUP_FRAME_INPUT, true, true},
+    };
+    direct_t d[ZE_COUNTOF(sys)];
+    for (size_t i = 0; i < ZE_COUNTOF(sys); i++) {
+        d[i] = (direct_t){.target = ze_entity_create(w)};
+        ze_set(w, d[i].target, Position, {0, 0});
+        assert_int_not_equal(ze_system_add(w, &(ze_system_desc_t){.name = sys[i].name,
+                                                                  .fn = direct_fn,
+                                                                  .user = &d[i],
+                                                                  .group = sys[i].group})
+                                 .id,
+                             0);
+    }
+    assert_int_equal(ze_kernel_frame(f->k, 0.01), ZE_OK);
+    for (size_t i = 0; i < ZE_COUNTOF(sys); i++) {
+        const direct_t *r = &d[i];
+        const char *group = ze_system_group_name(sys[i].group);
+        assert_int_equal(r->runs, 1);
+        if (sys[i].structure) {
+            assert_false(r->add_refused || r->create_refused);
+            assert_int_equal(r->set_new, ZE_OK);
+            assert_int_equal(r->set_existing, ZE_OK);
+            assert_int_equal(r->remove, ZE_OK);
+            assert_int_equal(r->destroy, ZE_OK);
+            assert_false(ze_entity_alive(w, r->target));
+            assert_false(log_captured(&cap, sys[i].name, group, NULL));
+            continue;
+        }
+        assert_true(r->add_refused && r->create_refused);
+        assert_int_equal(r->set_new, ZE_ERR_DENIED);
+        assert_int_equal(r->remove, ZE_ERR_DENIED);
+        assert_int_equal(r->destroy, ZE_ERR_DENIED);
+        assert_int_equal(r->set_existing, sys[i].values ? ZE_OK : ZE_ERR_DENIED);
+        /* nothing changed but the allowed value */
+        assert_true(ze_entity_alive(w, r->target));
+        assert_false(ze_has(w, r->target, Health));
+        assert_true(ze_get(w, r->target, Position)->x == (sys[i].values ? 7.0f : 0.0f));
+        if (!log_captured(&cap, sys[i].name, group, NULL)) {
+            log_capture_print(&cap);
+            print_error("no error naming system '%s' and group %s\n", sys[i].name, group);
+            fail();
+        }
+    }
+    /* Two frame input entities made, two destroyed: the rest untouched. */
+    assert_int_equal(ze_world_entity_count(w), 4 + 2);
+    /* Outside the systems, the same calls are fine again. */
+    assert_int_equal(ze_set(w, d[0].target, Health, {1}), ZE_OK);
+    assert_int_equal(ze_entity_destroy(w, d[0].target), ZE_OK);
+}
+
 /* ------------------------------------------------ hooks and validators */
 
 static bool positive_hp(ze_world_t *w, ze_entity_t e, const void *value, void *user)
@@ -608,6 +699,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_frame_ui_commands_applied_at_next_frame_input_barrier,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_direct_writes_obey_the_group_policy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_validators_and_permissions, setup, teardown),
         cmocka_unit_test(test_services_and_world_lookup),
     };
