@@ -285,9 +285,26 @@ uint64_t ze_world_hash(const ze_world_t *w);
 ze_entity_t ze_entity_create(ze_world_t *w);
 /* Removes all components (their dtors run) and frees the slot; the slot's
  * generation moves on, and a slot whose generation would wrap is retired.
- * ZE_ERR_NOT_FOUND when `e` is not alive. Deferred while a query is being
- * iterated (applied when the last iteration ends). */
+ * The entities whose Parent leads to `e` (its subtree) are destroyed with
+ * it, so no Parent link is left naming a dead entity. ZE_ERR_NOT_FOUND when
+ * `e` is not alive. Deferred while a query is being iterated (applied when
+ * the last iteration ends). */
 ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e);
+/* What a destroy does to the entities whose Parent names the one destroyed
+ * (its children). */
+typedef enum ze_destroy_flags {
+    ZE_DESTROY_SUBTREE = 0, /* the default: children, their children... all go */
+    /* Children stay, as roots: their Parent is removed and their Transform
+     * set to the world transform they had (composed from the current local
+     * transforms up the chain, so exact unless a non-uniformly scaled
+     * ancestor rotates them: TRS cannot hold shear). Their own children
+     * stay attached to them. */
+    ZE_DESTROY_DETACH_CHILDREN = 1u << 0,
+} ze_destroy_flags;
+/* ze_entity_destroy with ze_destroy_flags. Cost: when the world holds
+ * Parent components, finding the children walks them (one pass over the
+ * packed Parent values per level of the subtree); without any, nothing. */
+ze_result ze_entity_destroy_ex(ze_world_t *w, ze_entity_t e, uint32_t flags);
 bool ze_entity_alive(const ze_world_t *w, ze_entity_t e);
 /* The alive handle for a slot index, or ZE_ENTITY_NULL. */
 ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index);
@@ -438,8 +455,10 @@ void ze_commands_destroy(ze_commands_t *c);
  * same buffer (resolved at flush). `fn` (optional) gets the real entity. */
 ze_entity_t ze_cmd_spawn(ze_commands_t *c, ze_spawn_fn fn, void *user);
 /* Destroy is deduplicated and safe on dead ids; commands recorded for an
- * entity after its destroy are skipped. */
+ * entity after its destroy are skipped. It takes the entity's subtree with
+ * it (ze_entity_destroy); _ex takes ze_destroy_flags. */
 ze_result ze_cmd_destroy(ze_commands_t *c, ze_entity_t e);
+ze_result ze_cmd_destroy_ex(ze_commands_t *c, ze_entity_t e, uint32_t flags);
 ze_result ze_cmd_add(ze_commands_t *c, ze_entity_t e, ze_component_t comp);
 ze_result ze_cmd_set(ze_commands_t *c, ze_entity_t e, ze_component_t comp, const void *value);
 ze_result ze_cmd_remove(ze_commands_t *c, ze_entity_t e, ze_component_t comp);
@@ -856,7 +875,9 @@ void ze_delta_tracker_clear(ze_delta_tracker_t *t);
  * (go on quietly), LOG (go on, log each), FAIL (stop: the flush returns
  * ZE_ERR_DENIED and the refused command and everything after it stay in the
  * buffer, never silently lost). A destroy asks the predicates about the
- * entity itself (component ZE_COMPONENT_INVALID) and each of its components. */
+ * entity itself (component ZE_COMPONENT_INVALID) and each of its components,
+ * then the same about every descendant it would take, or, detaching, about
+ * each child's Parent and Transform. */
 typedef bool (*ze_write_permission_fn)(ze_world_t *w, ze_entity_t e, ze_component_t c, void *user);
 typedef bool (*ze_validator_fn)(ze_world_t *w, ze_entity_t e, const void *value, void *user);
 typedef enum ze_validation_policy {
@@ -872,7 +893,7 @@ void ze_world_set_validation_policy(ze_world_t *w, ze_validation_policy policy);
 typedef struct ze_command_rejection_t {
     uint32_t command; /* position in the buffer at the flush, from 0 */
     ze_entity_t entity;
-    ze_component_t component;
+    ze_component_t component; /* ZE_COMPONENT_INVALID for a spawn or destroy */
     ze_result
         reason; /* ZE_ERR_DENIED (permission or group policy) or ZE_ERR_INVALID_ARG (validator) */
 } ze_command_rejection_t;

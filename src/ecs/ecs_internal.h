@@ -267,6 +267,20 @@ typedef struct ze__fixed_advance_t {
 void ze__fixed_clock_set_step(ze_kernel_t *k, double fixed_dt);
 ze__fixed_advance_t ze__fixed_clock_advance(ze_kernel_t *k, double dt);
 
+/* hierarchy.c, for destroys (world.c, commands.c). collect appends to `out`
+ * (ze_entity_t) the entities whose Parent names `root` (its children) or,
+ * with `subtree`, leads to it (every descendant), parents before their
+ * children; one pass over the Parent pool when nothing is found, one more
+ * per level of a subtree otherwise. False when out of memory (`out` then
+ * holds part). detach makes `children` of `parent` roots: Parent removed,
+ * Transform set to the world transform they had. */
+bool ze__hierarchy_collect(ze_world_t *w, ze_entity_t root, bool subtree, ze_array_t *out);
+void ze__hierarchy_detach(ze_world_t *w, ze_entity_t parent, const ze_entity_t *children,
+                          uint32_t n);
+/* world.c: destroy `e` alone, its children untouched (for callers that
+ * destroy every entity, such as a snapshot load). */
+void ze__entity_destroy_flat(ze_world_t *w, ze_entity_t e);
+
 /* builtins.c */
 ze_result ze__builtins_register(ze_kernel_t *k);
 
