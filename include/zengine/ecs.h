@@ -151,9 +151,12 @@ typedef struct ze_component_info_t {
 } ze_component_info_t;
 
 /* Register a component. Registering the same name again with the same size
- * and alignment returns the same id; with a different layout, or past
- * ZE_MAX_COMPONENTS, it fails: *out untouched, error logged, ZE_ERR_LIMIT /
- * ZE_ERR_CONFLICT returned. */
+ * and alignment returns the same id; with a different layout, past
+ * ZE_MAX_COMPONENTS, or above 1 MiB of size or 4096 of alignment, it fails:
+ * *out untouched, an error naming the limit logged, ZE_ERR_CONFLICT /
+ * ZE_ERR_LIMIT returned (ZE_ERR_INVALID_ARG for a name longer than
+ * ZE_COMPONENT_NAME_MAX - 1 or an alignment that is not a power of two
+ * dividing the size). */
 ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
                                 ze_component_t *out);
 ze_result ze_component_find(const ze_kernel_t *k, const char *name, ze_component_t *out);
@@ -257,7 +260,8 @@ void ze_ecs_forbid_thread(bool forbid);
 
 typedef struct ze_world_desc_t {
     const char *name;
-    uint32_t capacity;       /* entity slots (address space reserved); 0 = 1 Mi */
+    uint32_t capacity;       /* entity slots, exactly (address space reserved); 0 = 1 Mi;
+                                above ZE_MAX_WORLD_CAPACITY refused */
     uint32_t actor_capacity; /* 0 = 1024 */
     bool no_auto_groups;     /* see ze_query_create */
     const char *const *tags; /* optional, `tag_count` strings (copied) */
@@ -282,9 +286,26 @@ uint64_t ze_world_hash(const ze_world_t *w);
 ze_entity_t ze_entity_create(ze_world_t *w);
 /* Removes all components (their dtors run) and frees the slot; the slot's
  * generation moves on, and a slot whose generation would wrap is retired.
- * ZE_ERR_NOT_FOUND when `e` is not alive. Deferred while a query is being
- * iterated (applied when the last iteration ends). */
+ * The entities whose Parent leads to `e` (its subtree) are destroyed with
+ * it, so no Parent link is left naming a dead entity. ZE_ERR_NOT_FOUND when
+ * `e` is not alive. Deferred while a query is being iterated (applied when
+ * the last iteration ends). */
 ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e);
+/* What a destroy does to the entities whose Parent names the one destroyed
+ * (its children). */
+typedef enum ze_destroy_flags {
+    ZE_DESTROY_SUBTREE = 0, /* the default: children, their children... all go */
+    /* Children stay, as roots: their Parent is removed and their Transform
+     * set to the world transform they had (composed from the current local
+     * transforms up the chain, so exact unless a non-uniformly scaled
+     * ancestor rotates them: TRS cannot hold shear). Their own children
+     * stay attached to them. */
+    ZE_DESTROY_DETACH_CHILDREN = 1u << 0,
+} ze_destroy_flags;
+/* ze_entity_destroy with ze_destroy_flags. Cost: when the world holds
+ * Parent components, finding the children walks them (one pass over the
+ * packed Parent values per level of the subtree); without any, nothing. */
+ze_result ze_entity_destroy_ex(ze_world_t *w, ze_entity_t e, uint32_t flags);
 bool ze_entity_alive(const ze_world_t *w, ze_entity_t e);
 /* The alive handle for a slot index, or ZE_ENTITY_NULL. */
 ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index);
@@ -294,11 +315,15 @@ ze_mask_t ze_entity_mask(const ze_world_t *w, ze_entity_t e);
 /* --------------------------------------------------- component calls */
 
 /* Add (default value: ctor or zero) if absent; returns the component either
- * way, NULL when `e` is not alive or the call is refused. */
+ * way, NULL when `e` is not alive or the call is refused (or deferred by an
+ * open iteration). For a tag (size 0) it returns a non-NULL pointer to
+ * a shared read-only placeholder, the same for every tag and entity: it
+ * means "present" and has zero bytes behind it. */
 void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* Add or overwrite with a copy of *value. */
 ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const void *value);
-/* NULL when absent or `e` is not alive (never inserts). */
+/* NULL when absent or `e` is not alive (never inserts); NULL for tags,
+ * which have no data (ze_component_has tells presence). */
 void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c);
 bool ze_component_has(const ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* ZE_ERR_NOT_FOUND when absent (a no-op that says so) or `e` not alive. */
@@ -431,8 +456,10 @@ void ze_commands_destroy(ze_commands_t *c);
  * same buffer (resolved at flush). `fn` (optional) gets the real entity. */
 ze_entity_t ze_cmd_spawn(ze_commands_t *c, ze_spawn_fn fn, void *user);
 /* Destroy is deduplicated and safe on dead ids; commands recorded for an
- * entity after its destroy are skipped. */
+ * entity after its destroy are skipped. It takes the entity's subtree with
+ * it (ze_entity_destroy); _ex takes ze_destroy_flags. */
 ze_result ze_cmd_destroy(ze_commands_t *c, ze_entity_t e);
+ze_result ze_cmd_destroy_ex(ze_commands_t *c, ze_entity_t e, uint32_t flags);
 ze_result ze_cmd_add(ze_commands_t *c, ze_entity_t e, ze_component_t comp);
 ze_result ze_cmd_set(ze_commands_t *c, ze_entity_t e, ze_component_t comp, const void *value);
 ze_result ze_cmd_remove(ze_commands_t *c, ze_entity_t e, ze_component_t comp);
@@ -670,8 +697,12 @@ ze_world_t *ze_kernel_world_at(const ze_kernel_t *k, uint32_t i);
  * LateFrame(dt, alpha), over every world in creation order. The kernel's
  * accumulator is the engine's only one: it adds dt, runs at most
  * max_substeps steps, then clamps what is left below one step and reports
- * the time it dropped (no spiral of death); alpha = leftover / fixed_dt.
- * A negative or non-finite dt is refused (ZE_ERR_INVALID_ARG, nothing runs). */
+ * the time it dropped (no spiral of death); alpha = leftover / fixed_dt,
+ * always in [0, 1). Time is counted exactly in a unit that makes the step
+ * whole (1/60 s = 50,000,000 thirds of a nanosecond), so frames adding up to
+ * whole steps run exactly those steps, with no drift and alpha 0.
+ * A negative, non-finite or above 1e6 s dt is refused (ZE_ERR_INVALID_ARG,
+ * nothing runs). */
 typedef struct ze_frame_stats_t {
     uint64_t frame;         /* frames begun so far */
     uint32_t substeps;      /* fixed steps of the last frame */
@@ -683,14 +714,16 @@ typedef struct ze_frame_stats_t {
 
 ze_result ze_kernel_frame(ze_kernel_t *k, double dt);
 ze_frame_stats_t ze_kernel_frame_stats(const ze_kernel_t *k);
-/* ZE_ERR_INVALID_ARG when fixed_dt <= 0 (or not finite) or max_substeps 0. */
+/* ZE_ERR_INVALID_ARG when fixed_dt <= 0, above 1e6 s or not finite, or
+ * max_substeps 0. */
 ze_result ze_kernel_set_fixed_step(ze_kernel_t *k, double fixed_dt, uint32_t max_substeps);
 double ze_kernel_fixed_dt(const ze_kernel_t *k);
 /* The phases one by one (ze_kernel_frame calls these). */
 ze_result ze_kernel_begin_frame(ze_kernel_t *k, double dt);
 ze_result ze_kernel_fixed_step(ze_kernel_t *k);
 ze_result ze_kernel_late_frame(ze_kernel_t *k, double dt, float alpha);
-/* Per-world phases (what the kernel runs for each world). */
+/* Per-world phases (what the kernel runs for each world). fixed_step
+ * refuses a fixed_dt <= 0 or not finite (ZE_ERR_INVALID_ARG, nothing runs). */
 ze_result ze_world_begin_frame(ze_world_t *w, double dt);
 ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt);
 ze_result ze_world_late_frame(ze_world_t *w, double dt, float alpha);
@@ -703,12 +736,18 @@ const char *ze_system_group_name(ze_system_group group);
 
 /* Systems of the eight groups. An add or remove takes effect at the next
  * BeginFrame (the plan is cached until then). Write policy per group,
- * checked when the system is added and when its commands are flushed:
- * FrameInput and the Fixed groups may do anything; FrameSync and FrameView
- * may write values (a write mask is allowed) but their structural commands
- * are refused (ZE_ERR_DENIED, reported); FrameUI systems may declare no write
- * mask and their commands are applied at the next frame's FrameInput
- * barrier. A barrier after each group flushes its commands. */
+ * checked when the system is added, when its commands are flushed, and at
+ * each direct call it makes: FrameInput and the Fixed groups may do
+ * anything; FrameSync and FrameView may write values (a write mask is
+ * allowed) but their structural commands and direct structural calls
+ * (entity create/destroy, component add, set of an absent component,
+ * remove, actor create/destroy, world and scene loads) are refused
+ * (ZE_ERR_DENIED, NULL or a null entity; logged naming the system and
+ * group); FrameUI systems may declare no write mask, their direct writes
+ * (value sets too) are refused likewise, and their commands are applied at
+ * the next frame's FrameInput barrier. Writes through pointers (ze_get,
+ * query fields) are not checked. A barrier after each group flushes its
+ * commands. */
 ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc);
 ze_result ze_system_remove(ze_world_t *w, ze_system_t s);
 ze_result ze_system_enable(ze_world_t *w, ze_system_t s, bool enabled);
@@ -785,7 +824,9 @@ typedef struct ze_binder_t {
  * ze_delta_mark_changed, and, once per group, for the components in the
  * write mask of each system that ran over an entity. ze_bindings_apply
  * (LateFrame runs it) delivers the frame's deltas coalesced per (entity,
- * component), binders in attach order, entities in order of first change. */
+ * component), binders in attach order, entities in order of first change,
+ * and one entity's components in order of first change too (so commands
+ * arrive in the order they were recorded, not by component id). */
 ze_binder_t ze_binder_attach_type(ze_world_t *w, ze_component_t c, ze_binder_fn fn, void *user);
 ze_binder_t ze_binder_attach_entity(ze_world_t *w, ze_entity_t e, ze_mask_t components,
                                     ze_binder_fn fn, void *user);
@@ -822,7 +863,9 @@ void ze_delta_tracker_clear(ze_delta_tracker_t *t);
  * (go on quietly), LOG (go on, log each), FAIL (stop: the flush returns
  * ZE_ERR_DENIED and the refused command and everything after it stay in the
  * buffer, never silently lost). A destroy asks the predicates about the
- * entity itself (component ZE_COMPONENT_INVALID) and each of its components. */
+ * entity itself (component ZE_COMPONENT_INVALID) and each of its components,
+ * then the same about every descendant it would take, or, detaching, about
+ * each child's Parent and Transform. */
 typedef bool (*ze_write_permission_fn)(ze_world_t *w, ze_entity_t e, ze_component_t c, void *user);
 typedef bool (*ze_validator_fn)(ze_world_t *w, ze_entity_t e, const void *value, void *user);
 typedef enum ze_validation_policy {
@@ -838,7 +881,7 @@ void ze_world_set_validation_policy(ze_world_t *w, ze_validation_policy policy);
 typedef struct ze_command_rejection_t {
     uint32_t command; /* position in the buffer at the flush, from 0 */
     ze_entity_t entity;
-    ze_component_t component;
+    ze_component_t component; /* ZE_COMPONENT_INVALID for a spawn or destroy */
     ze_result
         reason; /* ZE_ERR_DENIED (permission or group policy) or ZE_ERR_INVALID_ARG (validator) */
 } ze_command_rejection_t;

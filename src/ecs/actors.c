@@ -288,6 +288,10 @@ ze_actor_t ze_actor_create(ze_world_t *w, const ze_actor_class_t *cls)
                      cls->size);
         return (ze_actor_t){0};
     }
+    if (ze__write_denied(w, true)) {
+        ze__write_refused(w, "ze_actor_create of '%s'", cls->name);
+        return (ze_actor_t){0};
+    }
     if (ze__world_gate(w) == ZE__GATE_REFUSE) {
         ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': actor '%s' created inside a parallel wave", w->name,
                      cls->name);
@@ -349,6 +353,8 @@ ze_result ze_actor_destroy(ze_world_t *w, ze_actor_t a)
     actor_slot_t *s = resolve(w, a);
     if (!s || s->state == SLOT_DYING) /* stale, or already on its way out */
         return ZE_ERR_NOT_FOUND;
+    if (ze__write_denied(w, true))
+        return ze__write_refused(w, "ze_actor_destroy of '%s'", s->cls->name);
     if (ze__world_gate(w) == ZE__GATE_REFUSE) /* the manager is the main thread's */
         return ZE_ERR_STATE;
     ze__actor_manager_t *m = w->actors;

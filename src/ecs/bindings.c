@@ -8,7 +8,10 @@
  * whether its value was written. The kind is decided at apply time against
  * the world: absent at the start and present now -> ADDED, present then and
  * absent now -> REMOVED, present both and written -> CHANGED, added and
- * removed again -> nothing. Entities keep the order of their first note.
+ * removed again -> nothing. Entities keep the order of their first note, and
+ * so do one entity's components: each record chains its components in the
+ * order they were first noted (commands apply in recording order, so
+ * that is the order they were recorded), not in id order.
  *
  * Threads: notes may come from pool threads (value writes in a parallel
  * wave), so the frame's change set is guarded by a mutex. Attach, detach and
@@ -23,15 +26,25 @@
  * slot destroyed and reused within a frame gives two records. */
 typedef struct bind_entity_t {
     ze_entity_t e;
-    ze_mask_t touched; /* components noted */
-    ze_mask_t start;   /* of touched: present when first noted */
-    ze_mask_t written; /* of touched: value written, or removed and re-added */
+    ze_mask_t touched;    /* components noted */
+    ze_mask_t start;      /* of touched: present when first noted */
+    ze_mask_t written;    /* of touched: value written, or removed and re-added */
+    uint32_t first, last; /* chain of this record's components in `order` */
 } bind_entity_t;
+
+/* One link of a record's chain: a component and the next link (NONE ends
+ * it). Links of all records share one array, appended as notes come. */
+typedef struct bind_link_t {
+    uint32_t comp;
+    uint32_t next;
+} bind_link_t;
+#define LINK_NONE UINT32_MAX
 
 /* The frame's change set: records in order of first note, and an index. */
 typedef struct bind_set_t {
     ze_array_t records; /* bind_entity_t */
     ze_hashmap_t index; /* entity id (u64) -> u32 position in records */
+    ze_array_t order;   /* bind_link_t: each record's components, first note first */
 } bind_set_t;
 
 typedef struct binder_rec_t {
@@ -62,18 +75,21 @@ static void set_init(bind_set_t *s, ze_allocator_t a)
 {
     ZE_ARRAY_INIT(&s->records, a, bind_entity_t);
     ze_hashmap_init(&s->index, a, sizeof(uint64_t), sizeof(uint32_t));
+    ZE_ARRAY_INIT(&s->order, a, bind_link_t);
 }
 
 static void set_free(bind_set_t *s)
 {
     ze_array_free(&s->records);
     ze_hashmap_free(&s->index);
+    ze_array_free(&s->order);
 }
 
 static void set_clear(bind_set_t *s)
 {
     ze_array_clear(&s->records);
     ze_hashmap_clear(&s->index);
+    ze_array_clear(&s->order);
 }
 
 static const bind_entity_t *set_find(const bind_set_t *s, ze_entity_t e)
@@ -132,7 +148,7 @@ static void note_locked(ze_world_t *w, ze__bindings_t *b, ze_entity_t e, uint32_
         r = ze_array_at(&s->records, *pos);
     } else {
         uint32_t at = s->records.count;
-        bind_entity_t fresh = {.e = e};
+        bind_entity_t fresh = {.e = e, .first = LINK_NONE, .last = LINK_NONE};
         if (ze_array_push(&s->records, &fresh) != ZE_OK) {
             goto oom;
         }
@@ -144,6 +160,15 @@ static void note_locked(ze_world_t *w, ze__bindings_t *b, ze_entity_t e, uint32_
     }
     ze_mask_t bit = (ze_mask_t)1 << comp;
     if (!(r->touched & bit)) {
+        /* The first note of this component: it joins the record's chain. */
+        uint32_t link = s->order.count;
+        if (ze_array_push(&s->order, &(bind_link_t){comp, LINK_NONE}) != ZE_OK)
+            goto oom;
+        if (r->last == LINK_NONE)
+            r->first = link;
+        else
+            ((bind_link_t *)ze_array_at(&s->order, r->last))->next = link;
+        r->last = link;
         r->touched |= bit;
         if (kind != ZE_DELTA_ADDED)
             r->start |= bit;
@@ -356,13 +381,20 @@ static bind_kinds_t kinds_of(const ze_world_t *w, const bind_entity_t *r)
     };
 }
 
-static void emit_record(ze_world_t *w, ze__bindings_t *b, uint32_t bi, const bind_entity_t *r,
-                        bind_kinds_t k, ze_mask_t watched)
+/* The record's deltas for one binder, in the order of the record's chain
+ * (first note first). */
+static void emit_record(ze_world_t *w, ze__bindings_t *b, uint32_t bi, const bind_set_t *set,
+                        const bind_entity_t *r, bind_kinds_t k, ze_mask_t watched)
 {
     ze_mask_t all = (k.added | k.removed | k.changed) & watched;
-    for (; all; all &= all - 1) {
-        uint32_t c = (uint32_t)__builtin_ctzll(all);
+    for (uint32_t l = r->first; all && l != LINK_NONE;) {
+        const bind_link_t *link = ze_array_at(&set->order, l);
+        uint32_t c = link->comp;
+        l = link->next;
         ze_mask_t bit = (ze_mask_t)1 << c;
+        if (!(all & bit))
+            continue;
+        all &= ~bit;
         ze_delta_kind kind = (k.added & bit)     ? ZE_DELTA_ADDED
                              : (k.removed & bit) ? ZE_DELTA_REMOVED
                                                  : ZE_DELTA_CHANGED;
@@ -416,14 +448,14 @@ void ze_bindings_apply(ze_world_t *w)
         if (r.per_entity) {
             const bind_entity_t *er = set_find(&set, r.entity);
             if (er)
-                emit_record(w, b, bi, er, (bind_kinds_t){er->touched, er->start, er->written},
+                emit_record(w, b, bi, &set, er, (bind_kinds_t){er->touched, er->start, er->written},
                             r.mask);
             continue;
         }
         for (uint32_t i = 0; i < nrec; i++) {
             const bind_entity_t *er = ze_array_at(&set.records, i);
             if ((er->touched | er->start | er->written) & r.mask)
-                emit_record(w, b, bi, er, (bind_kinds_t){er->touched, er->start, er->written},
+                emit_record(w, b, bi, &set, er, (bind_kinds_t){er->touched, er->start, er->written},
                             r.mask);
         }
     }

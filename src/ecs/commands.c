@@ -62,7 +62,7 @@ enum {
 typedef struct cmd_hdr_t {
     uint8_t kind;
     uint8_t pad;   /* bytes between the header and the value */
-    uint16_t comp; /* component id (< ZE_MAX_COMPONENTS) */
+    uint16_t comp; /* component id (< ZE_MAX_COMPONENTS); a destroy's ze_destroy_flags */
     uint32_t size; /* value bytes (before rounding) */
     uint64_t entity;
 } cmd_hdr_t;
@@ -337,12 +337,20 @@ ze_entity_t ze_cmd_spawn(ze_commands_t *c, ze_spawn_fn fn, void *user)
 
 ze_result ze_cmd_destroy(ze_commands_t *c, ze_entity_t e)
 {
+    return ze_cmd_destroy_ex(c, e, ZE_DESTROY_SUBTREE);
+}
+
+ze_result ze_cmd_destroy_ex(ze_commands_t *c, ze_entity_t e, uint32_t flags)
+{
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(c, ZE_ERR_INVALID_ARG);
+    if (flags & ~(uint32_t)ZE_DESTROY_DETACH_CHILDREN)
+        return ZE_ERR_INVALID_ARG;
     ze_result r = check_target(c, e);
     if (r != ZE_OK)
         return r;
-    return push(c, CMD_DESTROY, 0, e, 0, 16) ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+    /* A destroy has no component: its header's field holds the flags. */
+    return push(c, CMD_DESTROY, flags, e, 0, 16) ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
 }
 
 ze_result ze_cmd_add(ze_commands_t *c, ze_entity_t e, ze_component_t comp)
@@ -564,6 +572,47 @@ static bool valid_value(ze_world_t *w, ze_entity_t e, uint32_t comp, const void 
     return true;
 }
 
+/* The entity itself (component id ZE_COMPONENT_INVALID), then each of its
+ * components. */
+static bool permitted_destroy(ze_world_t *w, ze_entity_t e)
+{
+    if (!permitted(w, e, ZE_COMPONENT_INVALID.id))
+        return false;
+    for (ze_mask_t m = ze_entity_mask(w, e); m; m &= m - 1)
+        if (!permitted(w, e, (uint32_t)__builtin_ctzll(m)))
+            return false;
+    return true;
+}
+
+/* A destroy also changes the entities below `e`: a subtree destroy asks
+ * about each descendant as about `e`; a detach about each child's Parent
+ * (removed) and Transform (rewritten). */
+static ze_result vet_destroy(ze_world_t *w, ze_entity_t e, uint32_t flags)
+{
+    if (!w->hooks->permissions.count)
+        return ZE_OK;
+    if (!permitted_destroy(w, e))
+        return ZE_ERR_DENIED;
+    const ze__pool_t *links = w->pools[ZE_COMPONENT_ID_PARENT];
+    if (!links || !links->count)
+        return ZE_OK;
+    bool detach = (flags & ZE_DESTROY_DETACH_CHILDREN) != 0;
+    ze_array_t below;
+    ZE_ARRAY_INIT(&below, w->alloc, ze_entity_t);
+    ze_result why = ze__hierarchy_collect(w, e, !detach, &below) ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; why == ZE_OK && i < below.count; i++) {
+        ze_entity_t x = ZE_ARRAY_AT(&below, ze_entity_t, i);
+        bool ok = detach ? permitted(w, x, ZE_COMPONENT_ID_PARENT) &&
+                               (!ze_component_has(w, x, ZE_ID(ze_transform_t)) ||
+                                permitted(w, x, ZE_COMPONENT_ID_TRANSFORM))
+                         : permitted_destroy(w, x);
+        if (!ok)
+            why = ZE_ERR_DENIED;
+    }
+    ze_array_free(&below);
+    return why;
+}
+
 /* Why a command may not apply (ZE_OK when it may): the group's policy
  * (values only), then permissions, then validators. */
 static ze_result vet(ze_commands_t *c, const cmd_hdr_t *h, ze_entity_t e, const void *value,
@@ -577,17 +626,8 @@ static ze_result vet(ze_commands_t *c, const cmd_hdr_t *h, ze_entity_t e, const 
         return ZE_ERR_DENIED;
     if (!w->hooks || h->kind == CMD_SPAWN)
         return ZE_OK;
-    if (h->kind == CMD_DESTROY) {
-        /* The entity itself (component id ZE_COMPONENT_INVALID), then each
-         * of its components. */
-        if (!permitted(w, e, ZE_COMPONENT_INVALID.id))
-            return ZE_ERR_DENIED;
-        ze_mask_t m = ze_entity_mask(w, e);
-        for (; m; m &= m - 1)
-            if (!permitted(w, e, (uint32_t)__builtin_ctzll(m)))
-                return ZE_ERR_DENIED;
-        return ZE_OK;
-    }
+    if (h->kind == CMD_DESTROY)
+        return vet_destroy(w, e, h->comp);
     if (!permitted(w, e, h->comp))
         return ZE_ERR_DENIED;
     if (h->kind == CMD_SET && !valid_value(w, e, h->comp, value))
@@ -668,7 +708,11 @@ ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
             if (h.kind == CMD_SPAWN || ze__alive(w, target)) {
                 ze_result why = vet(c, &h, target, c->data + value_at, flags);
                 if (why != ZE_OK) {
-                    ze_command_rejection_t rej = {this_command, target, {h.comp}, why};
+                    /* spawns and destroys concern the entity, no component */
+                    ze_component_t rc = h.kind == CMD_SPAWN || h.kind == CMD_DESTROY
+                                            ? ZE_COMPONENT_INVALID
+                                            : (ze_component_t){h.comp};
+                    ze_command_rejection_t rej = {this_command, target, rc, why};
                     ze_array_push(&c->rejections, &rej);
                     if (w->policy == ZE_VALIDATION_FAIL && !(flags & ZE__FLUSH_NEVER_STOP)) {
                         keep_tail(c, record_at, c->count - this_command);
@@ -713,7 +757,7 @@ ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
             continue;
         }
         ze_entity_t e = resolve(c, (ze_entity_t){h.entity});
-        ze_component_t comp = {h.comp};
+        ze_component_t comp = {h.kind == CMD_DESTROY ? ZE_COMPONENT_INVALID.id : h.comp};
         if (!ze__alive(w, e)) {
             skipped++;
             if (h.kind == CMD_SET)
@@ -723,7 +767,7 @@ ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
         ze_result r = ZE_OK;
         switch (h.kind) {
         case CMD_DESTROY:
-            r = ze_entity_destroy(w, e);
+            r = ze_entity_destroy_ex(w, e, h.comp);
             break;
         case CMD_ADD:
             if (!ze_component_add(w, e, comp) && !ze_component_has(w, e, comp))

@@ -54,7 +54,7 @@ typedef struct ze__pool_t {
     uint32_t count; /* dense entries */
     ze_component_hooks_t hooks;
     bool has_hooks;
-    uint32_t page_count; /* entries of each page table (capacity / ZE__PAGE) */
+    uint32_t page_count; /* entries of each page table (capacity / ZE__PAGE, rounded up) */
     uint32_t **dense;    /* [page_count] -> u32[ZE__PAGE] entity indices */
     uint32_t page0_cap;  /* entries allocated in data page 0 (it grows) */
     ze_mask_t groups;    /* bit g: group g owns this pool */
@@ -99,7 +99,12 @@ struct ze_kernel_t {
     ze_services_t services;
     double fixed_dt;
     uint32_t max_substeps;
-    int64_t accumulator_ns;
+    /* The fixed-step accumulator (kernel.c): time in units of 1/step_den
+     * ns, chosen so that one step is a whole step_units. */
+    int64_t accumulator;      /* units; may sit up to the slack below 0 */
+    double accumulator_carry; /* the fraction of a unit rounding left, [-0.5, 0.5] */
+    int64_t step_units;
+    int64_t step_den;
     ze_frame_stats_t stats;
     ze_component_formatter_t formatters[ZE_MAX_COMPONENTS];
     ze__migrations_t *migrations;
@@ -167,6 +172,12 @@ struct ze_world_t {
     ze__hooks_t *hooks;
     ze_validation_policy policy;
     ze_hashmap_t services; /* name hash -> {name, ptr} */
+    /* While a group's systems run (systems.c sets these around the run,
+     * on the world's thread, before any wave's jobs start): its write
+     * policy (ze__writes_t), which direct calls obey as commands do, and
+     * the group, for the report. */
+    uint8_t group_writes;
+    uint8_t running_group;
 };
 
 /* storage.c */
@@ -202,6 +213,26 @@ static inline ze__gate_t ze__world_gate(ze_world_t *w)
         return ZE__GATE_DEFER;
     return ZE__GATE_NOW;
 }
+/* The group write policy for direct calls. FrameSync and FrameView may
+ * write values only, FrameUI nothing (systems.c's table); commands are
+ * vetted at the group's barrier, direct calls here: every structural call
+ * (create, destroy, add, set of an absent component, remove, loads) and,
+ * under WRITES_NONE, a value set too, asks before it does anything. One
+ * byte compared when no such group runs. */
+typedef enum ze__writes_t {
+    ZE__WRITES_ANY = 0,
+    ZE__WRITES_VALUES, /* values of components the entity has */
+    ZE__WRITES_NONE,
+} ze__writes_t;
+static inline bool ze__write_denied(const ze_world_t *w, bool structural)
+{
+    return w->group_writes != ZE__WRITES_ANY && (structural || w->group_writes == ZE__WRITES_NONE);
+}
+/* systems.c: logs the refusal of `call` (printf format) naming the running
+ * system and its group; returns ZE_ERR_DENIED. */
+ze_result ze__write_refused(ze_world_t *w, const char *call, ...)
+    __attribute__((format(printf, 2, 3), cold));
+
 /* The render-thread guard (ze_ecs_forbid_thread, kernel.c): debug builds
  * assert at the public entry points that the calling thread is not one that
  * must stay out of the ECS. A thread-local load; nothing in release. */
@@ -244,6 +275,34 @@ static inline void ze__world_settle(ze_world_t *w)
     if (w->pend_count || w->pend_stuck)
         ze__pending_flush(w);
 }
+
+/* kernel.c: the fixed-step accumulator behind ze_kernel_frame. set_step
+ * takes a validated step (finite, > 0, at most ZE__FIXED_DT_MAX seconds);
+ * advance adds a frame's dt (finite, 0..ZE__FRAME_DT_MAX) and says how many
+ * steps to run, what it dropped beyond max_substeps, and alpha. */
+#define ZE__FIXED_DT_MAX 1e6 /* seconds: keeps every count of units in int64 */
+#define ZE__FRAME_DT_MAX 1e6
+typedef struct ze__fixed_advance_t {
+    uint32_t steps;
+    double dropped_seconds;
+    float alpha; /* [0, 1) */
+} ze__fixed_advance_t;
+void ze__fixed_clock_set_step(ze_kernel_t *k, double fixed_dt);
+ze__fixed_advance_t ze__fixed_clock_advance(ze_kernel_t *k, double dt);
+
+/* hierarchy.c, for destroys (world.c, commands.c). collect appends to `out`
+ * (ze_entity_t) the entities whose Parent names `root` (its children) or,
+ * with `subtree`, leads to it (every descendant), parents before their
+ * children; one pass over the Parent pool when nothing is found, one more
+ * per level of a subtree otherwise. False when out of memory (`out` then
+ * holds part). detach makes `children` of `parent` roots: Parent removed,
+ * Transform set to the world transform they had. */
+bool ze__hierarchy_collect(ze_world_t *w, ze_entity_t root, bool subtree, ze_array_t *out);
+void ze__hierarchy_detach(ze_world_t *w, ze_entity_t parent, const ze_entity_t *children,
+                          uint32_t n);
+/* world.c: destroy `e` alone, its children untouched (for callers that
+ * destroy every entity, such as a snapshot load). */
+void ze__entity_destroy_flat(ze_world_t *w, ze_entity_t e);
 
 /* builtins.c */
 ze_result ze__builtins_register(ze_kernel_t *k);

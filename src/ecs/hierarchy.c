@@ -274,3 +274,148 @@ void ze_transforms_snapshot(ze_world_t *w)
             t[i].previous_position = t[i].position;
     }
 }
+
+/* ------------------------------------------- destroying a parent (world.c) */
+
+/* An entry of the Parent pool, or false for a ghost (a deferred destroy's
+ * entry, whose slot is already dead). */
+static inline bool parent_entry(const ze_world_t *w, const ze__pool_t *p, uint32_t d,
+                                uint32_t *child, ze_entity_t *parent)
+{
+    uint32_t idx = ze__pool_entity(p, d);
+    if (w->gen[idx] & ZE__GEN_DEAD)
+        return false;
+    *child = idx;
+    *parent = ((const ze_parent_t *)ze__pool_data(p, d))->parent;
+    return true;
+}
+
+static inline ze_entity_t handle_at(const ze_world_t *w, uint32_t idx)
+{
+    return (ze_entity_t){(uint64_t)w->gen[idx] << 32 | idx};
+}
+
+bool ze__hierarchy_collect(ze_world_t *w, ze_entity_t root, bool subtree, ze_array_t *out)
+{
+    const ze__pool_t *p = w->pools[ZE_COMPONENT_ID_PARENT];
+    uint32_t n = p ? p->count : 0;
+    uint32_t first = out->count, child;
+    ze_entity_t parent;
+    /* The children: one pass comparing handles (most destroys end here, with
+     * nothing found). */
+    for (uint32_t d = 0; d < n; d++) {
+        if (!parent_entry(w, p, d, &child, &parent) || parent.id != root.id ||
+            child == ze_entity_index(root))
+            continue;
+        ze_entity_t c = handle_at(w, child);
+        if (ze_array_push(out, &c) != ZE_OK)
+            return false;
+    }
+    if (!subtree || out->count == first)
+        return true;
+    /* Their descendants: passes over the pool adding every entity whose
+     * parent is collected and that is not yet, until a pass adds none.
+     * Storage order usually puts parents first, so one pass often takes
+     * several levels; a Parent cycle ends because nothing is added twice. */
+    ze_hashmap_t seen;
+    ze_hashmap_init(&seen, w->alloc, sizeof(uint64_t), 1);
+    bool ok = ze_hashmap_put(&seen, &root.id, &(uint8_t){0}) == ZE_OK;
+    for (uint32_t i = first; ok && i < out->count; i++)
+        ok = ze_hashmap_put(&seen, &ZE_ARRAY_AT(out, ze_entity_t, i).id, &(uint8_t){0}) == ZE_OK;
+    for (bool added = ok; added;) {
+        added = false;
+        for (uint32_t d = 0; ok && d < n; d++) {
+            if (!parent_entry(w, p, d, &child, &parent) || !ze_hashmap_get(&seen, &parent.id))
+                continue;
+            ze_entity_t c = handle_at(w, child);
+            if (ze_hashmap_get(&seen, &c.id))
+                continue;
+            ok = ze_hashmap_put(&seen, &c.id, &(uint8_t){0}) == ZE_OK &&
+                 ze_array_push(out, &c) == ZE_OK;
+            added = true;
+        }
+    }
+    ze_hashmap_free(&seen);
+    return ok;
+}
+
+/* Local TRS; world transforms composed as TRS too: exact while no
+ * non-uniform scale meets a rotation below it (then a matrix would hold
+ * shear, which TRS cannot). */
+typedef struct trs_t {
+    ze_vec3_t t;
+    ze_quat_t r; /* normalized, as the hierarchy update reads it */
+    ze_vec3_t s;
+} trs_t;
+
+static trs_t trs_of(const ze_transform_t *t)
+{
+    return (trs_t){t->position, ze_quat_normalize(t->rotation), t->scale};
+}
+
+static ze_vec3_t mul3(ze_vec3_t a, ze_vec3_t b)
+{
+    return (ze_vec3_t){a.x * b.x, a.y * b.y, a.z * b.z};
+}
+
+static ze_vec3_t trs_point(const trs_t *a, ze_vec3_t p)
+{
+    return ze_vec3_add(a->t, ze_quat_rotate(a->r, mul3(a->s, p)));
+}
+
+/* a then b below it: the transform of b in a's space. */
+static trs_t trs_compose(const trs_t *a, const trs_t *b)
+{
+    return (trs_t){trs_point(a, b->t), ze_quat_normalize(ze_quat_mul(a->r, b->r)),
+                   mul3(a->s, b->s)};
+}
+
+/* e's world transform from the current locals up its Parent chain, with the
+ * hierarchy update's rules (a dead parent, or one without a Transform, ends
+ * the chain). False when e has no Transform. A cycle is cut after as many
+ * links as there are Parent components. */
+static bool world_trs(ze_world_t *w, ze_entity_t e, trs_t *out)
+{
+    const ze_transform_t *t = ze_get(w, e, ze_transform_t);
+    if (!t)
+        return false;
+    trs_t acc = trs_of(t);
+    const ze__pool_t *links = w->pools[ZE_COMPONENT_ID_PARENT];
+    uint32_t left = links ? links->count : 0;
+    for (ze_entity_t cur = e; left--;) {
+        const ze_parent_t *p = ze_get(w, cur, ze_parent_t);
+        const ze_transform_t *pt =
+            p && ze__alive(w, p->parent) ? ze_get(w, p->parent, ze_transform_t) : NULL;
+        if (!pt)
+            break;
+        trs_t up = trs_of(pt);
+        acc = trs_compose(&up, &acc);
+        cur = p->parent;
+    }
+    *out = acc;
+    return true;
+}
+
+void ze__hierarchy_detach(ze_world_t *w, ze_entity_t parent, const ze_entity_t *children,
+                          uint32_t n)
+{
+    trs_t pw = {.r = ZE_QUAT_IDENTITY};      /* set by world_trs when `placed` */
+    bool placed = world_trs(w, parent, &pw); /* else the children were roots already */
+    for (uint32_t i = 0; i < n; i++) {
+        ze_entity_t c = children[i];
+        const ze_transform_t *ct = placed ? ze_get(w, c, ze_transform_t) : NULL;
+        if (ct) {
+            trs_t local = trs_of(ct);
+            trs_t world = trs_compose(&pw, &local);
+            ze_transform_t nt = *ct;
+            nt.position = world.t;
+            nt.rotation = world.r;
+            nt.scale = world.s;
+            /* In the new (world) space too, so interpolation does not jump. */
+            nt.previous_position = trs_point(&pw, ct->previous_position);
+            nt.world = ze_mat4_from_trs(world.t, world.r, world.s); /* a root's, at once */
+            ze_component_set(w, c, ZE_ID(ze_transform_t), &nt);
+        }
+        ze_component_remove(w, c, ZE_ID(ze_parent_t));
+    }
+}

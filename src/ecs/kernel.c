@@ -1,4 +1,6 @@
-/* The kernel: component registry, memory manager and job system, worlds. */
+/* The kernel: component registry, memory manager and job system, worlds,
+ * the fixed-step accumulator. */
+#include <math.h>
 #include <string.h>
 
 #include "ecs_internal.h"
@@ -150,6 +152,10 @@ ze_job_system_t *ze_kernel_jobs(const ze_kernel_t *k)
 
 /* ------------------------------------------------------------ registry */
 
+/* Limits on one component type's layout (ze_component_register). */
+#define ZE__COMPONENT_SIZE_MAX  (1u << 20)
+#define ZE__COMPONENT_ALIGN_MAX 4096u
+
 /* Default alignment: the largest power of two dividing the size, at most 16
  * (what a struct of that size can need). */
 static uint32_t default_align(size_t size)
@@ -186,10 +192,17 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
         *out = (ze_component_t){i};
         return ZE_OK;
     }
-    if (!ZE_IS_POW2(align) || align > 4096 || desc->size > (1u << 20) ||
-        (desc->size && desc->size % align)) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "component '%s': size %zu / alignment %u not supported",
-                     desc->name, desc->size, align);
+    if (desc->size > ZE__COMPONENT_SIZE_MAX || align > ZE__COMPONENT_ALIGN_MAX) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "component '%s': size %zu / alignment %u above the limit of %u bytes / %u",
+                     desc->name, desc->size, align, (unsigned)ZE__COMPONENT_SIZE_MAX,
+                     (unsigned)ZE__COMPONENT_ALIGN_MAX);
+        return ZE_ERR_LIMIT;
+    }
+    if (!ZE_IS_POW2(align) || (desc->size && desc->size % align)) {
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "component '%s': alignment %u must be a power of two dividing the size %zu",
+                     desc->name, align, desc->size);
         return ZE_ERR_INVALID_ARG;
     }
     if (k->component_count >= ZE_MAX_COMPONENTS) {
@@ -307,4 +320,75 @@ uint32_t ze_kernel_world_count(const ze_kernel_t *k)
 ze_world_t *ze_kernel_world_at(const ze_kernel_t *k, uint32_t i)
 {
     return i < k->world_count ? k->worlds[i] : NULL;
+}
+
+/* ------------------------------------------------------ fixed-step clock */
+
+/* The accumulator counts time in units of 1/den nanosecond, den (1..1000)
+ * chosen so that a step is a whole number of units: 1/60 s is 50,000,000
+ * units of 1/3 ns. Whole nanoseconds would round that step to 16,666,667
+ * ns; thirty such steps overrun 0.5 s by 10 ns, so a 0.5 s frame dropped
+ * 24 steps instead of 25 and kept 0.9999994 of a step (alpha 1.0 as a
+ * float), and frames of 1/120 s added up to one step short every second
+ * frame. With exact units, whole multiples of the step are whole steps. A
+ * step that no den up to 1000 makes whole (within 1e-6 ns) uses 1000: off
+ * by less than 0.0005 ns a step. */
+enum { STEP_DEN_MAX = 1000 };
+
+void ze__fixed_clock_set_step(ze_kernel_t *k, double fixed_dt)
+{
+    double ns = fixed_dt * 1e9;
+    int64_t den = STEP_DEN_MAX;
+    for (int64_t d = 1; d < STEP_DEN_MAX; d++) {
+        double units = ns * (double)d;
+        if (fabs(units - nearbyint(units)) <= 1e-6 * (double)d) {
+            den = d;
+            break;
+        }
+    }
+    int64_t step = llround(ns * (double)den);
+    /* Time already accumulated carries over into the new unit. */
+    if (k->step_den) {
+        double units =
+            ((double)k->accumulator + k->accumulator_carry) * (double)den / (double)k->step_den;
+        k->accumulator = llround(units);
+        k->accumulator_carry = units - (double)k->accumulator;
+    }
+    k->step_units = step < 1 ? 1 : step;
+    k->step_den = den;
+}
+
+ze__fixed_advance_t ze__fixed_clock_advance(ze_kernel_t *k, double dt)
+{
+    int64_t step = k->step_units, den = k->step_den;
+    /* About half a nanosecond of slack: a frame that lands that close below
+     * a whole step (the caller's rounding of dt) completes it, and the
+     * accumulator goes that little below zero instead of waiting a frame. */
+    int64_t slack = ZE_MIN((den + 1) / 2, step / 2);
+    /* dt in units, rounded with error diffusion: the fraction of a unit
+     * rounded away is carried to the next frame, so frames of 1/144 s
+     * (20,833,333.33 units) add up without drift. */
+    double units = dt * 1e9 * (double)den + k->accumulator_carry;
+    int64_t whole = llround(units);
+    k->accumulator_carry = units - (double)whole;
+    k->accumulator += whole;
+    ze__fixed_advance_t out = {0};
+    while (out.steps < k->max_substeps && k->accumulator >= step - slack) {
+        k->accumulator -= step;
+        out.steps++;
+    }
+    /* No spiral of death: whole steps the sub-step limit left are dropped
+     * (and reported); the fraction of a step stays. */
+    if (k->accumulator >= step - slack) {
+        int64_t keep = k->accumulator % step;
+        if (keep >= step - slack)
+            keep -= step;
+        out.dropped_seconds = (double)(k->accumulator - keep) / (double)den * 1e-9;
+        k->accumulator = keep;
+    }
+    double alpha = k->accumulator > 0 ? (double)k->accumulator / (double)step : 0.0;
+    out.alpha = (float)alpha;
+    if (out.alpha >= 1.0f) /* float rounding of a fraction just below one */
+        out.alpha = nextafterf(1.0f, 0.0f);
+    return out;
 }

@@ -92,7 +92,9 @@ ze_result ze_message_register(ze_kernel_t *k, const char *name, size_t size, ze_
         return ZE_OK;
     }
     if (k->message_count >= ZE__MESSAGE_TYPES - 1) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "cannot register message '%s': the kernel already has %d types",
+        ZE_LOG_ERROR(ZE__LOG_CH,
+                     "cannot register message '%s': the kernel already has %d message types, "
+                     "the limit",
                      name, ZE__MESSAGE_TYPES - 1);
         return ZE_ERR_LIMIT;
     }

@@ -1032,7 +1032,7 @@ static ze_result apply(loader_t *L)
             uint8_t *dst = ze_component_add(w, e, c);
             if (!ze_component_has(w, e, c))
                 return ZE_ERR_OUT_OF_MEMORY;
-            if (dst)
+            if (dst && L->k->components[c.id].size)      /* a tag's add gives no data */
                 component_body(L, i, key, c.id, v, dst); /* validated: cannot fail */
             if (had)
                 ze_delta_mark_changed(w, e, c);
@@ -1050,6 +1050,8 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     if (!w || (!json && len))
         return ZE_ERR_INVALID_ARG;
     loader_t L = {.w = w, .k = w->kernel, .rep = rep};
+    if (ze__write_denied(w, true))
+        return ze__write_refused(w, "ze_scene_load_json");
     if (ze__world_gate(w) != ZE__GATE_NOW)
         return FAIL(&L, ZE_ERR_STATE, "$: load during an iteration or parallel wave");
     json_error_t jerr;

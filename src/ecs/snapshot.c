@@ -779,9 +779,11 @@ static ze_result apply(loader_t *L)
     /* Highest index first: storage then removes from the ends of its dense
      * arrays (their usual order), with nothing to move. */
     for (uint32_t idx = w->fresh; idx-- > 0;) {
+        /* Every entity goes: no search for children (a pass over the
+         * Parent components per destroy). */
         ze_entity_t e = ze_entity_from_index(w, idx);
         if (!ze_entity_is_null(e))
-            ze_entity_destroy(w, e);
+            ze__entity_destroy_flat(w, e);
     }
     ZE_VERIFY(w->alive == 0);
     ze__world_settle(w); /* the table is replaced: no ghosts may outlive it */
@@ -840,6 +842,8 @@ ze_result ze_world_load(ze_world_t *w, const void *data, size_t size)
     ZE__ECS_THREAD_CHECK();
     if (!w || (!data && size))
         return ZE_ERR_INVALID_ARG;
+    if (ze__write_denied(w, true))
+        return ze__write_refused(w, "ze_world_load");
     if (ze__world_gate(w) != ZE__GATE_NOW) {
         ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': snapshot load during an iteration or parallel wave",
                      w->name);

@@ -38,7 +38,9 @@ ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id)
     p->align = info->align;
     p->hooks = info->hooks;
     p->has_hooks = info->hooks.ctor || info->hooks.dtor || info->hooks.copy || info->hooks.move;
-    p->page_count = w->capacity >> ZE__PAGE_BITS;
+    /* The capacity is the world's exact slot count; the last page may be
+     * partly beyond it. */
+    p->page_count = (uint32_t)(((uint64_t)w->capacity + ZE__PAGE - 1) >> ZE__PAGE_BITS);
     size_t table = sizeof(void *) * p->page_count;
     p->sparse = ze_alloc(w->alloc, table, 16);
     p->dense = ze_alloc(w->alloc, table, 16);
@@ -83,6 +85,13 @@ void ze__pool_free(ze_world_t *w, ze__pool_t *p)
     ze_free(w->alloc, p->data, table);
     ze_free(w->alloc, p, sizeof *p);
 }
+
+/* What ze_component_add returns for a tag (a component of size 0): a
+ * pointer that says "present", not data. One shared placeholder for every
+ * tag and entity, read-only and never read by the library: there are zero
+ * bytes behind it to use. */
+static const _Alignas(16) uint8_t tag_placeholder[16];
+#define TAG_PRESENT ((void *)tag_placeholder)
 
 static inline bool valid_component(const ze_world_t *w, ze_component_t c)
 {
@@ -518,7 +527,11 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
     ze_mask_t m = w->mask[index];
     if (m & ((ze_mask_t)1 << c.id)) {
         const ze__pool_t *p = w->pools[c.id];
-        return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : NULL;
+        return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : TAG_PRESENT;
+    }
+    if (ze__write_denied(w, true)) {
+        ze__write_refused(w, "ze_component_add of '%s'", w->kernel->components[c.id].name);
+        return NULL;
     }
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
@@ -533,9 +546,10 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
     if (!p)
         return NULL;
     if (insert_plain(w, p, index, m, NULL))
-        return p->size ? ze__pool_data(p, p->count - 1) : NULL;
+        return p->size ? ze__pool_data(p, p->count - 1) : TAG_PRESENT;
     bool ok;
-    return pool_insert(w, p, index, NULL, &ok);
+    void *data = pool_insert(w, p, index, NULL, &ok);
+    return ok && !p->size ? TAG_PRESENT : data;
 }
 
 /* A set over a value the entity has: a value write, not a structural
@@ -560,7 +574,7 @@ static ze_result set_existing(ze_world_t *w, uint32_t index, ze_component_t c, c
 }
 
 /* Everything but the plain insert (first use of a type, hooks, groups,
- * binders, new storage pages, iteration, waves, errors). */
+ * binders, new storage pages, iteration, waves, a group policy, errors). */
 __attribute__((noinline)) static ze_result set_slow(ze_world_t *w, ze_entity_t e, ze_component_t c,
                                                     const void *value)
 {
@@ -569,7 +583,10 @@ __attribute__((noinline)) static ze_result set_slow(ze_world_t *w, ze_entity_t e
     if (!ze__alive(w, e))
         return ZE_ERR_NOT_FOUND;
     uint32_t index = ze_entity_index(e);
-    if (w->mask[index] & ((ze_mask_t)1 << c.id))
+    bool has = (w->mask[index] & ((ze_mask_t)1 << c.id)) != 0;
+    if (ze__write_denied(w, !has))
+        return ze__write_refused(w, "ze_component_set of '%s'", w->kernel->components[c.id].name);
+    if (has)
         return set_existing(w, index, c, value);
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
@@ -593,8 +610,8 @@ ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const
     /* A pool exists only for a registered type. */
     ze__pool_t *p = c.id < ZE_MAX_COMPONENTS ? w->pools[c.id] : NULL;
     uint32_t index = ze_entity_index(e);
-    if (!p || !value || !ze__alive(w, e))
-        return set_slow(w, e, c, value);
+    if (!p || !value || !ze__alive(w, e) || w->group_writes)
+        return set_slow(w, e, c, value); /* set_slow applies the group policy */
     ze_mask_t m = w->mask[index];
     if (m & ((ze_mask_t)1 << c.id))
         return set_existing(w, index, c, value);
@@ -635,6 +652,9 @@ ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c)
     uint32_t index = ze_entity_index(e);
     if (!(w->mask[index] & ((ze_mask_t)1 << c.id)))
         return ZE_ERR_NOT_FOUND;
+    if (ze__write_denied(w, true))
+        return ze__write_refused(w, "ze_component_remove of '%s'",
+                                 w->kernel->components[c.id].name);
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
         return ZE_ERR_STATE;

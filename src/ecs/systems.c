@@ -1,6 +1,7 @@
 /* The framework's frame: eight system groups per world, each one WorldTick
- * DAG, run by BeginFrame / FixedStep / LateFrame; the kernel's fixed-step
- * accumulator; the per-group write policy and barriers.
+ * DAG, run by BeginFrame / FixedStep / LateFrame; the kernel's frame (its
+ * fixed-step accumulator is kernel.c's); the per-group write policy and
+ * barriers.
  *
  * Systems are kept per world in registration order. An add, remove or
  * order change marks its group dirty; the group's WorldTick is rebuilt at the
@@ -10,11 +11,15 @@
  *
  * Barriers. After each group its commands are flushed: FrameSync and
  * FrameView with structural commands refused; FrameUI's are kept and
- * applied at the next FrameInput barrier, before FrameInput's own. Then the
- * components in each system's write mask that some binder watches are marked
- * changed for the entities the system's query matched.
+ * applied at the next FrameInput barrier, before FrameInput's own. Direct
+ * calls made by those groups' systems meet the same policy at once
+ * (g_group_writes, checked by storage). Then the components in each
+ * system's write mask that some binder watches are marked changed for the
+ * entities the system's query matched.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ecs/ecs_internal.h"
@@ -33,10 +38,20 @@ typedef struct sys_edge_t {
     uint32_t before, after; /* entry indices */
 } sys_edge_t;
 
+/* What run_system calls for a system of a group's current WorldTick. */
+typedef struct sys_call_t {
+    ze_system_fn fn;
+    void *user;
+} sys_call_t;
+
 struct ze__systems_t {
     ze_array_t entries; /* sys_entry_t; never shrinks: handles are index + 1 */
     ze_array_t edges;   /* sys_edge_t */
     ze_worldtick_t *ticks[G_COUNT];
+    /* sys_call_t per group, written only when the group is rebuilt (at a
+     * BeginFrame, before any system runs), so the threads of a wave read
+     * it while a system adds others to `entries`. */
+    ze_array_t calls[G_COUNT];
     bool dirty[G_COUNT];
     bool failed[G_COUNT];
     char errors[G_COUNT][256];
@@ -62,6 +77,50 @@ const char *ze_system_group_name(ze_system_group group)
     return (unsigned)group < ZE_GROUP_END ? g_group_names[group] : "?";
 }
 
+/* What each group's systems may write: their commands are vetted at the
+ * barrier (run_group), their direct calls by storage (ze__write_denied). */
+static const uint8_t g_group_writes[ZE_GROUP_END] = {
+    [ZE_GROUP_FRAME_SYNC] = ZE__WRITES_VALUES,
+    [ZE_GROUP_FRAME_VIEW] = ZE__WRITES_VALUES,
+    [ZE_GROUP_FRAME_UI] = ZE__WRITES_NONE,
+};
+
+/* The system running on this thread, for reports. Thread-local, not in the
+ * world: the systems of a parallel wave run on several threads at once. */
+static _Thread_local const char *t_running_system;
+
+/* Every framework system runs through this: it marks the system running on
+ * its thread and calls the system's own function with its own user
+ * pointer (the WorldTick holds the system's place in the group's `calls`
+ * instead). */
+static void run_system(ze_world_t *w, const ze_tick_t *t)
+{
+    const sys_call_t *c =
+        &ZE_ARRAY_AT(&w->systems->calls[t->group - 1], sys_call_t, (uint32_t)(uintptr_t)t->user);
+    ze_tick_t tick = *t;
+    tick.user = c->user;
+    const char *outer = t_running_system;
+    t_running_system = t->name;
+    c->fn(w, &tick);
+    t_running_system = outer;
+}
+
+ze_result ze__write_refused(ze_world_t *w, const char *call, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, call);
+    vsnprintf(what, sizeof what, call, ap);
+    va_end(ap);
+    const char *group = g_group_names[w->running_group < ZE_GROUP_END ? w->running_group : 0];
+    ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': %s from system '%s' refused: %s systems may %s", w->name,
+                 what, t_running_system ? t_running_system : "?", group,
+                 w->group_writes == ZE__WRITES_NONE
+                     ? "not write (record commands: they apply at the next FrameInput)"
+                     : "write values of existing components only");
+    return ZE_ERR_DENIED;
+}
+
 static ze__systems_t *systems_of(ze_world_t *w)
 {
     if (!w->systems) {
@@ -71,6 +130,8 @@ static ze__systems_t *systems_of(ze_world_t *w)
         memset(s, 0, sizeof *s);
         ZE_ARRAY_INIT(&s->entries, w->alloc, sys_entry_t);
         ZE_ARRAY_INIT(&s->edges, w->alloc, sys_edge_t);
+        for (uint32_t g = 0; g < G_COUNT; g++)
+            ZE_ARRAY_INIT(&s->calls[g], w->alloc, sys_call_t);
         s->ui_deferred = ze_commands_create(w);
         if (!s->ui_deferred) {
             ze_free(w->alloc, s, sizeof *s);
@@ -231,6 +292,7 @@ static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
         return;
     }
     s->ticks[slot] = t;
+    ze_array_clear(&s->calls[slot]);
     for (uint32_t i = 0; i < s->entries.count; i++) {
         sys_entry_t *e = entry_at(s, i);
         if (e->group != g)
@@ -238,7 +300,15 @@ static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
         e->tick_index = 0;
         if (e->removed)
             continue;
-        ze_system_t th = ze_worldtick_add(t, &e->desc);
+        ze_system_desc_t run = e->desc;
+        run.fn = run_system;
+        run.user = (void *)(uintptr_t)s->calls[slot].count;
+        if (ze_array_push(&s->calls[slot], &(sys_call_t){e->desc.fn, e->desc.user}) != ZE_OK) {
+            s->failed[slot] = true;
+            snprintf(s->errors[slot], sizeof s->errors[slot], "out of memory");
+            return;
+        }
+        ze_system_t th = ze_worldtick_add(t, &run);
         e->tick_index = th.id;
         if (th.id && !e->enabled)
             ze__worldtick_set_enabled(t, th, false);
@@ -304,6 +374,8 @@ void ze__systems_fini(ze_world_t *w)
     ze_commands_destroy(s->ui_deferred);
     ze_array_free(&s->entries);
     ze_array_free(&s->edges);
+    for (uint32_t g = 0; g < G_COUNT; g++)
+        ze_array_free(&s->calls[g]);
     ze_free(w->alloc, s, sizeof *s);
     w->systems = NULL;
 }
@@ -328,7 +400,12 @@ static ze_result run_group(ze_world_t *w, uint32_t g, double dt, float alpha)
     if (t && !s->failed[slot]) {
         bool late = g == ZE_GROUP_FRAME_VIEW || g == ZE_GROUP_FRAME_UI;
         ze__worldtick_set_context(t, late ? alpha : 0.0f, g, s->frame);
+        uint8_t outer_writes = w->group_writes, outer_group = w->running_group;
+        w->group_writes = g_group_writes[g];
+        w->running_group = (uint8_t)g;
         r = ze__worldtick_run_ex(t, (float)dt, &main);
+        w->group_writes = outer_writes;
+        w->running_group = outer_group;
     }
     /* The barrier. */
     ze_result f = ZE_OK;
@@ -413,6 +490,11 @@ ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt)
 {
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
+    if (!isfinite(fixed_dt) || fixed_dt <= 0.0) {
+        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': fixed step of %g s refused (must be positive)",
+                     w->name, fixed_dt);
+        return ZE_ERR_INVALID_ARG;
+    }
     if (ze__world_gate(w) != ZE__GATE_NOW)
         return ZE_ERR_STATE;
     ze_transforms_snapshot(w); /* previous_position <- position, for interpolation */
@@ -440,15 +522,17 @@ ze_result ze_world_late_frame(ze_world_t *w, double dt, float alpha)
 
 ze_result ze_kernel_set_fixed_step(ze_kernel_t *k, double fixed_dt, uint32_t max_substeps)
 {
-    if (!k || !isfinite(fixed_dt) || fixed_dt <= 0.0 || max_substeps == 0) {
+    if (!k || !isfinite(fixed_dt) || fixed_dt <= 0.0 || fixed_dt > ZE__FIXED_DT_MAX ||
+        max_substeps == 0) {
         ZE_LOG_ERROR(ZE__LOG_CH,
                      "fixed step %g s with %u sub-steps refused: the step must be "
-                     "positive and at least one sub-step allowed",
-                     fixed_dt, max_substeps);
+                     "positive, at most %g s, and at least one sub-step allowed",
+                     fixed_dt, max_substeps, ZE__FIXED_DT_MAX);
         return ZE_ERR_INVALID_ARG;
     }
     k->fixed_dt = fixed_dt;
     k->max_substeps = max_substeps;
+    ze__fixed_clock_set_step(k, fixed_dt);
     return ZE_OK;
 }
 
@@ -495,36 +579,20 @@ ze_result ze_kernel_frame(ze_kernel_t *k, double dt)
 {
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(k, ZE_ERR_INVALID_ARG);
-    if (!isfinite(dt) || dt < 0.0 || dt > 1e6) {
+    if (!isfinite(dt) || dt < 0.0 || dt > ZE__FRAME_DT_MAX) {
         ZE_LOG_ERROR(ZE__LOG_CH, "kernel frame with dt = %g refused", dt);
         return ZE_ERR_INVALID_ARG;
     }
     ze_result first = ze_kernel_begin_frame(k, dt);
-    /* Whole nanoseconds: a double accumulator drifts (0.015 - 0.01 + 0.005
-     * comes out just below 0.01 and a step would be lost). */
-    int64_t step = (int64_t)llround(k->fixed_dt * 1e9);
-    if (step < 1)
-        step = 1;
-    k->accumulator_ns += (int64_t)llround(dt * 1e9);
-    uint32_t steps = 0;
-    while (k->accumulator_ns >= step && steps < k->max_substeps) {
+    /* The accumulator (kernel.c) counts exact units, so whole multiples of
+     * the step are whole steps and alpha stays below 1. */
+    ze__fixed_advance_t adv = ze__fixed_clock_advance(k, dt);
+    for (uint32_t i = 0; i < adv.steps; i++)
         keep_first(&first, ze_kernel_fixed_step(k));
-        k->accumulator_ns -= step;
-        steps++;
-    }
-    /* No spiral of death: what the sub-step limit left beyond one step is
-     * dropped (and reported), keeping the fraction of a step. */
-    int64_t dropped = 0;
-    if (k->accumulator_ns >= step) {
-        int64_t keep = k->accumulator_ns % step;
-        dropped = k->accumulator_ns - keep;
-        k->accumulator_ns = keep;
-    }
-    float alpha = (float)((double)k->accumulator_ns / (double)step);
-    k->stats.substeps = steps;
-    k->stats.alpha = alpha;
-    k->stats.dropped_seconds = (double)dropped * 1e-9;
-    k->stats.dropped_total += (double)dropped * 1e-9;
-    keep_first(&first, ze_kernel_late_frame(k, dt, alpha));
+    k->stats.substeps = adv.steps;
+    k->stats.alpha = adv.alpha;
+    k->stats.dropped_seconds = adv.dropped_seconds;
+    k->stats.dropped_total += adv.dropped_seconds;
+    keep_first(&first, ze_kernel_late_frame(k, dt, adv.alpha));
     return first;
 }

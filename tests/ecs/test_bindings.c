@@ -2,8 +2,8 @@
  * by direct calls and by commands; coalescing within a frame (add+set,
  * add+remove, remove+add, repeated sets, destroy and slot reuse); snapshots
  * on attach; type and entity binders, attach order and order of first
- * change; detach (also from a callback); explicit and per-system change
- * marks; the bind mask; and the DeltaTracker. */
+ * change (entities, and one entity's components); detach (also from a callback); explicit and
+ * per-system change marks; the bind mask; and the DeltaTracker. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -431,8 +431,8 @@ static void test_entity_binder(void **state)
     ze_set(w, me, Health, {49});         /* not in my set */
     ze_set(w, other, Health, {10});      /* new health */
     ze_bindings_apply(w);
-    /* Components of one entity in id order. */
-    EXPECT(f, {1, CHG, me, P, 8}, {1, ADD, me, V, 7}, {2, ADD, other, H, 10},
+    /* Components of one entity in the order they changed. */
+    EXPECT(f, {1, ADD, me, V, 7}, {1, CHG, me, P, 8}, {2, ADD, other, H, 10},
            {2, CHG, me, H, 49}); /* `other` changed first */
 
     /* Destroying the entity: REMOVED for each watched component it had. */
@@ -452,6 +452,46 @@ static void test_entity_binder(void **state)
     assert_int_equal(ze_binder_attach_entity(w, next, ZE_MASK(Position), NULL, &te).id, 0);
     assert_int_equal(ze_binder_attach_type(w, (ze_component_t){60}, on_delta, &te).id, 0);
     assert_int_equal(ze_binder_attach_type(w, ZE_COMPONENT_INVALID, on_delta, &te).id, 0);
+}
+
+/* One entity's deltas come in the order its changes were recorded (the
+ * first change of each component counts), not in component-id order:
+ * commands, direct calls, and a remove + re-add. */
+static void test_entity_deltas_in_recording_order(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    tag_t te = {f, 1};
+    ze_entity_t e = ze_entity_create(w);
+    assert_int_not_equal(
+        ze_binder_attach_entity(w, e, ZE_MASK(Position, Velocity, Health), on_delta, &te).id, 0);
+    ze_bindings_apply(w);
+    EXPECT_NONE(f); /* nothing of the set yet */
+    assert_true(H.id > V.id && V.id > P.id);
+
+    /* Commands, recorded against id order. */
+    ze_cmd_set_t(f->c, e, Health, {1});
+    ze_cmd_set_t(f->c, e, Velocity, {2, 0});
+    ze_cmd_set_t(f->c, e, Position, {3, 0});
+    ze_cmd_set_t(f->c, e, Health, {4}); /* again: H keeps its first place */
+    assert_int_equal(ze_commands_flush(f->c), ZE_OK);
+    ze_bindings_apply(w);
+    EXPECT(f, {1, ADD, e, H, 4}, {1, ADD, e, V, 2}, {1, ADD, e, P, 3});
+
+    /* Direct calls. */
+    ze_set(w, e, Velocity, {5, 0});
+    ze_set(w, e, Health, {6});
+    ze_set(w, e, Position, {7, 0});
+    ze_bindings_apply(w);
+    EXPECT(f, {1, CHG, e, V, 5}, {1, CHG, e, H, 6}, {1, CHG, e, P, 7});
+
+    /* Remove and re-add (a change), then a removal. */
+    ze_cmd_remove(f->c, e, P);
+    ze_cmd_remove(f->c, e, H);
+    ze_cmd_set_t(f->c, e, Position, {8, 0});
+    assert_int_equal(ze_commands_flush(f->c), ZE_OK);
+    ze_bindings_apply(w);
+    EXPECT(f, {1, CHG, e, P, 8}, {1, REM, e, H, 0});
 }
 
 static void test_binders_in_attach_order(void **state)
@@ -867,6 +907,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commands_produce_deltas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deferred_changes_during_iteration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_entity_binder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_entity_deltas_in_recording_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_binders_in_attach_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_detach, setup, teardown),
         cmocka_unit_test_setup_teardown(test_detach_during_apply, setup, teardown),

@@ -1,6 +1,8 @@
-/* The framework's frame: fixed-step accumulator (counts, clamp, alpha),
- * the eight groups and their write policy, system add/remove/enable timing,
- * init/shutdown order, validators and permissions, services, world lookup. */
+/* The framework's frame: fixed-step accumulator (counts, clamp, alpha,
+ * exact steps of 1/60 s, no drift, bad steps refused), the eight groups and
+ * their write policy (commands and direct calls), system add/remove/enable
+ * timing, init/shutdown order, validators and permissions, services, world
+ * lookup. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ecs/ecs_log_capture.h"
 #include "zengine/ecs.h"
 #include "ecs/ecs_internal.h"
 
@@ -104,6 +107,123 @@ static void test_fixed_step_counts_clamp_alpha(void **state)
     assert_int_equal(ze_kernel_set_fixed_step(f->k, -0.1, 5), ZE_ERR_INVALID_ARG);
     assert_null(ze_kernel_create(&(ze_kernel_desc_t){.fixed_dt = -1}));
     assert_true(ze_kernel_fixed_dt(f->k) == 0.01);
+}
+
+/* With a 1/60 s step (not a whole number of nanoseconds), whole multiples of
+ * the step are whole steps: no step lost or gained to rounding, nothing
+ * dropped that was not beyond max_substeps, alpha always in [0, 1). Each
+ * row is a sequence of frames on a fresh kernel; the expectations are for
+ * the last frame. */
+typedef struct step_case_t {
+    double dts[4];
+    uint32_t frames;
+    uint32_t steps;
+    double dropped;
+    float alpha;
+} step_case_t;
+
+static void test_fixed_step_exact_for_sixtieths(void **state)
+{
+    (void)state;
+    const double s = 1.0 / 60.0;
+    const step_case_t cases[] = {
+        {{s}, 1, 1, 0, 0},
+        {{2 * s}, 1, 2, 0, 0},
+        {{5 * s}, 1, 5, 0, 0},
+        {{0.5}, 1, 5, 0.5 - 5 * s, 0}, /* 30 steps due: 5 run, 25 dropped */
+        {{0.1}, 1, 5, s, 0},           /* 6 due */
+        {{6.5 * s}, 1, 5, s, 0.5f},    /* 6.5 due: the half step is kept */
+        {{s / 2, s / 2}, 2, 1, 0, 0},
+        {{s / 3, s / 3, s / 3}, 3, 1, 0, 0},
+        {{s / 4, s / 4, s / 4, s / 4}, 4, 1, 0, 0},
+        {{s / 2}, 1, 0, 0, 0.5f},
+        {{s - 1e-9}, 1, 0, 0, 1.0f}, /* just below a step: alpha just below 1 */
+        {{s - 1e-9, 1e-9}, 2, 1, 0, 0},
+    };
+    for (size_t i = 0; i < ZE_COUNTOF(cases); i++) {
+        const step_case_t *c = &cases[i];
+        ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){.fixed_dt = s, .max_substeps = 5});
+        assert_non_null(k);
+        ze_frame_stats_t st = {0};
+        for (uint32_t n = 0; n < c->frames; n++) {
+            assert_int_equal(ze_kernel_frame(k, c->dts[n]), ZE_OK);
+            st = ze_kernel_frame_stats(k);
+            assert_true(st.alpha >= 0.0f && st.alpha < 1.0f);
+        }
+        if (st.substeps != c->steps || fabs(st.dropped_seconds - c->dropped) > 1e-7 ||
+            fabsf(st.alpha - c->alpha) > 1e-6f) {
+            print_error("case %zu: %u steps, %.9f s dropped, alpha %.9f; want %u, %.9f, %.9f\n", i,
+                        st.substeps, st.dropped_seconds, (double)st.alpha, c->steps, c->dropped,
+                        (double)c->alpha);
+            fail();
+        }
+        ze_kernel_destroy(k);
+    }
+}
+
+/* Long runs: frames that add up to whole steps give exactly those steps,
+ * and every second of input is accounted for (run, dropped, or the
+ * fraction alpha stands for). */
+static void test_fixed_step_long_runs_do_not_drift(void **state)
+{
+    (void)state;
+    const double s = 1.0 / 60.0;
+    const struct {
+        double dt;
+        uint32_t frames;
+        uint64_t steps;
+    } runs[] = {{s / 2, 2000, 1000}, {s, 600, 600}, {s / 3, 3000, 1000}, {1.0 / 144.0, 1440, 600}};
+    for (size_t i = 0; i < ZE_COUNTOF(runs); i++) {
+        ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){.fixed_dt = s, .max_substeps = 5});
+        assert_non_null(k);
+        for (uint32_t n = 0; n < runs[i].frames; n++)
+            assert_int_equal(ze_kernel_frame(k, runs[i].dt), ZE_OK);
+        ze_frame_stats_t st = ze_kernel_frame_stats(k);
+        if (st.fixed_steps != runs[i].steps) {
+            print_error("run %zu: %llu steps, want %llu\n", i, (unsigned long long)st.fixed_steps,
+                        (unsigned long long)runs[i].steps);
+            fail();
+        }
+        assert_true(st.dropped_total == 0.0);
+        ze_kernel_destroy(k);
+    }
+    /* Irregular frames, some long enough to drop time. */
+    ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){.fixed_dt = s, .max_substeps = 3});
+    assert_non_null(k);
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 60);
+    double total = 0;
+    for (int n = 0; n < 5000; n++) {
+        double dt = ze_rng_below(&rng, 10) ? ze_rng_unit(&rng) * 0.04 : ze_rng_unit(&rng) * 0.3;
+        if (ze_rng_below(&rng, 4) == 0)
+            dt = s * (double)ze_rng_below(&rng, 8); /* whole steps, 0 included */
+        total += dt;
+        assert_int_equal(ze_kernel_frame(k, dt), ZE_OK);
+        ze_frame_stats_t st = ze_kernel_frame_stats(k);
+        assert_true(st.alpha >= 0.0f && st.alpha < 1.0f);
+        assert_true(st.substeps <= 3);
+        double accounted = (double)st.fixed_steps * s + st.dropped_total + (double)st.alpha * s;
+        if (fabs(accounted - total) > 1e-6) {
+            print_error("frame %d: %.9f s accounted for, %.9f s given\n", n, accounted, total);
+            fail();
+        }
+    }
+    ze_kernel_destroy(k);
+}
+
+static void test_world_fixed_step_refuses_bad_steps(void **state)
+{
+    fx_t *f = *state;
+    counter_t c = {0};
+    ze_system_add(f->w, &(ze_system_desc_t){.name = "sim", .fn = count_fn, .user = &c});
+    assert_int_equal(ze_world_begin_frame(f->w, 0.0), ZE_OK); /* plans the group */
+    const double bad[] = {0.0, -0.01, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < ZE_COUNTOF(bad); i++)
+        assert_int_equal(ze_world_fixed_step(f->w, bad[i]), ZE_ERR_INVALID_ARG);
+    assert_int_equal(c.runs[ZE_GROUP_FIXED_SIMULATION], 0);
+    assert_int_equal(ze_world_fixed_step(f->w, 0.01), ZE_OK);
+    assert_int_equal(c.runs[ZE_GROUP_FIXED_SIMULATION], 1);
+    assert_true(fabsf(c.last_dt - 0.01f) < 1e-7f);
 }
 
 /* ------------------------------------------------------ group order */
@@ -349,6 +469,97 @@ static void test_frame_ui_commands_applied_at_next_frame_input_barrier(void **st
     assert_int_equal(ze_world_entity_count(w), base + 1);
 }
 
+/* Direct calls from inside systems obey the group's policy like commands
+ * do: FrameSync and FrameView may write values only, FrameUI nothing; a
+ * refusal returns ZE_ERR_DENIED (NULL, a null entity) and logs an error
+ * naming the system and its group. Serial and parallel waves alike; the
+ * other groups may do anything. */
+typedef struct direct_t {
+    ze_entity_t target; /* has Position */
+    bool add_refused, create_refused;
+    ze_result set_new, set_existing, remove, destroy;
+    int runs;
+} direct_t;
+
+static void direct_fn(ze_world_t *w, const ze_tick_t *t)
+{
+    direct_t *d = t->user;
+    d->runs++;
+    d->add_refused = ze_component_add(w, d->target, ZE_ID(Health)) == NULL;
+    d->set_new = ze_set(w, d->target, Health, {5});
+    d->set_existing = ze_set(w, d->target, Position, {7, 7});
+    d->remove = ze_remove(w, d->target, Position);
+    ze_entity_t made = ze_entity_create(w);
+    d->create_refused = ze_entity_is_null(made);
+    d->destroy = ze_entity_destroy(w, d->target);
+}
+
+static void test_direct_writes_obey_the_group_policy(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    static log_capture_t cap;
+    log_capture_begin(&cap);
+    static const struct {
+        const char *name;
+        ze_system_group group;
+        bool values, structure; /* what the group may do */
+    } sys[] = {
+        {"sync_direct", ZE_GROUP_FRAME_SYNC, true, false},
+        {"view_direct_a", ZE_GROUP_FRAME_VIEW, true, false}, /* a and b: one parallel wave */
+        {"view_direct_b", ZE_GROUP_FRAME_VIEW, true, false},
+        {"ui_direct", ZE_GROUP_FRAME_UI, false, false},
+        {"sim_direct", ZE_GROUP_FIXED_SIMULATION, true, true},
+        {"input_direct", ZE_GROUP_FRAME_INPUT, true, true},
+    };
+    direct_t d[ZE_COUNTOF(sys)];
+    for (size_t i = 0; i < ZE_COUNTOF(sys); i++) {
+        d[i] = (direct_t){.target = ze_entity_create(w)};
+        ze_set(w, d[i].target, Position, {0, 0});
+        assert_int_not_equal(ze_system_add(w, &(ze_system_desc_t){.name = sys[i].name,
+                                                                  .fn = direct_fn,
+                                                                  .user = &d[i],
+                                                                  .group = sys[i].group})
+                                 .id,
+                             0);
+    }
+    assert_int_equal(ze_kernel_frame(f->k, 0.01), ZE_OK);
+    for (size_t i = 0; i < ZE_COUNTOF(sys); i++) {
+        const direct_t *r = &d[i];
+        const char *group = ze_system_group_name(sys[i].group);
+        assert_int_equal(r->runs, 1);
+        if (sys[i].structure) {
+            assert_false(r->add_refused || r->create_refused);
+            assert_int_equal(r->set_new, ZE_OK);
+            assert_int_equal(r->set_existing, ZE_OK);
+            assert_int_equal(r->remove, ZE_OK);
+            assert_int_equal(r->destroy, ZE_OK);
+            assert_false(ze_entity_alive(w, r->target));
+            assert_false(log_captured(&cap, sys[i].name, group, NULL));
+            continue;
+        }
+        assert_true(r->add_refused && r->create_refused);
+        assert_int_equal(r->set_new, ZE_ERR_DENIED);
+        assert_int_equal(r->remove, ZE_ERR_DENIED);
+        assert_int_equal(r->destroy, ZE_ERR_DENIED);
+        assert_int_equal(r->set_existing, sys[i].values ? ZE_OK : ZE_ERR_DENIED);
+        /* nothing changed but the allowed value */
+        assert_true(ze_entity_alive(w, r->target));
+        assert_false(ze_has(w, r->target, Health));
+        assert_true(ze_get(w, r->target, Position)->x == (sys[i].values ? 7.0f : 0.0f));
+        if (!log_captured(&cap, sys[i].name, group, NULL)) {
+            log_capture_print(&cap);
+            print_error("no error naming system '%s' and group %s\n", sys[i].name, group);
+            fail();
+        }
+    }
+    /* Two frame input entities made, two destroyed: the rest untouched. */
+    assert_int_equal(ze_world_entity_count(w), 4 + 2);
+    /* Outside the systems, the same calls are fine again. */
+    assert_int_equal(ze_set(w, d[0].target, Health, {1}), ZE_OK);
+    assert_int_equal(ze_entity_destroy(w, d[0].target), ZE_OK);
+}
+
 /* ------------------------------------------------ hooks and validators */
 
 static bool positive_hp(ze_world_t *w, ze_entity_t e, const void *value, void *user)
@@ -455,7 +666,18 @@ static void test_services_and_world_lookup(void **state)
     assert_false(ze_world_started(a));
     ze_kernel_frame(k, 0.0);
     assert_true(ze_world_started(a));
+    static log_capture_t cap;
+    log_capture_begin(&cap);
     assert_int_equal(ze_world_service_register(a, "late", &audio), ZE_ERR_STATE);
+    assert_true(log_captured(&cap, "late", "sealed", NULL)); /* says why */
+    ze_world_t *fresh = ze_world_create(k, &(ze_world_desc_t){.name = "fresh", .capacity = 64});
+    char long_name[ZE_COMPONENT_NAME_MAX + 8];
+    memset(long_name, 's', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    assert_int_equal(ze_world_service_register(fresh, long_name, &audio), ZE_ERR_INVALID_ARG);
+    assert_true(log_captured(&cap, "63", "characters", NULL));
+    ze_world_destroy(fresh);
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
     ze_world_destroy(b);
     assert_null(ze_kernel_find_world(k, 2));
     assert_int_equal(ze_world_id(ze_kernel_world_at(k, 1)), 3); /* creation order kept */
@@ -466,6 +688,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_fixed_step_counts_clamp_alpha, setup, teardown),
+        cmocka_unit_test(test_fixed_step_exact_for_sixtieths),
+        cmocka_unit_test(test_fixed_step_long_runs_do_not_drift),
+        cmocka_unit_test_setup_teardown(test_world_fixed_step_refuses_bad_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_groups_run_in_seed_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_remove_enable_take_effect_next_frame, setup,
                                         teardown),
@@ -475,6 +700,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_frame_ui_commands_applied_at_next_frame_input_barrier,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_direct_writes_obey_the_group_policy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_validators_and_permissions, setup, teardown),
         cmocka_unit_test(test_services_and_world_lookup),
     };

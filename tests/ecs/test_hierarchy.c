@@ -1,8 +1,10 @@
 /* HierarchySystem: world matrices from local TRS, parents first. A 3-level
  * chain with rotation and scale checked against hand-computed positions, in
- * every creation order; reparenting; a destroyed parent (and its slot reused);
- * a parent without a Transform; cycles detected, broken and reported once per
- * update; a 10k-entity random forest (with a 1,000-deep chain, created in a
+ * every creation order; reparenting; a destroyed parent (its subtree goes,
+ * or its children are detached keeping their world transforms; directly,
+ * through commands, deferred by an iteration) and a stale link to its reused
+ * slot; a parent without a Transform; cycles detected, broken and reported
+ * once per update; a 10k-entity random forest (with a 1,000-deep chain, created in a
  * shuffled order) against a naive recursive computation; the snapshot helper;
  * the system descriptor; and a timing of a 100k-entity update. */
 #include <stdarg.h>
@@ -207,15 +209,23 @@ static void test_parent_destroyed_or_without_transform(void **state)
     assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
     expect_vec3(world_pos(f.w, c), 5, 5, 5);
 
-    /* b goes: c becomes a root (its Parent still names b). */
+    /* b goes, and c with it (its subtree). */
     assert_int_equal(ze_entity_destroy(f.w, b), ZE_OK);
+    assert_false(ze_entity_alive(f.w, c));
+
+    /* A link to a dead entity (set by hand: a destroy never leaves one)
+     * makes a root. */
+    c = spawn(f.w, (ze_vec3_t){0, 0, 5}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+    set_parent(f.w, c, b);
     assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
     expect_vec3(world_pos(f.w, c), 0, 0, 5);
 
     /* b's slot reused by a new entity with a Transform: the stale link must
      * not attach c to it. */
-    ze_entity_t d = spawn(f.w, (ze_vec3_t){100, 0, 0}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
-    assert_int_equal(ze_entity_index(d), ze_entity_index(b));
+    ze_entity_t d;
+    do /* the free list holds b's and old c's slots */
+        d = spawn(f.w, (ze_vec3_t){100, 0, 0}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+    while (ze_entity_index(d) != ze_entity_index(b));
     assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
     expect_vec3(world_pos(f.w, c), 0, 0, 5);
 
@@ -284,6 +294,237 @@ static void test_cycle_detected_and_reported(void **state)
     set_parent(f.w, r, a);
     assert_int_equal(ze_hierarchy_update(f.w), ZE_ERR_CYCLE);
     assert_int_equal(ze_log_count(ZE_LOG_WARN), warns + 3);
+    fixture_end(&f);
+}
+
+/* ------------------------------------------- destroying a parent */
+
+/* No alive entity's Parent names an entity that is not alive. */
+static void expect_no_dangling_parent(ze_world_t *w)
+{
+    for (uint32_t i = 0; i < ze_world_capacity(w); i++) {
+        ze_entity_t e = ze_entity_from_index(w, i);
+        const ze_parent_t *p = ze_entity_is_null(e) ? NULL : ze_get(w, e, ze_parent_t);
+        if (p && !ze_entity_is_null(p->parent) && !ze_entity_alive(w, p->parent)) {
+            print_error("entity %u:%u keeps a Parent link to dead %u:%u\n", ze_entity_index(e),
+                        ze_entity_generation(e), ze_entity_index(p->parent),
+                        ze_entity_generation(p->parent));
+            fail();
+        }
+    }
+}
+
+static ze_entity_t unit(ze_world_t *w, float x, float y, float z)
+{
+    return spawn(w, (ze_vec3_t){x, y, z}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+}
+
+/* a -> b -> c -> d, a -> e, and an unrelated root r -> s: destroying b
+ * takes c and d with it; destroying a takes e; r and s stay. */
+static void test_destroy_parent_destroys_subtree(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    ze_entity_t a = unit(f.w, 1, 0, 0), b = unit(f.w, 0, 1, 0), c = unit(f.w, 0, 0, 1);
+    ze_entity_t d = unit(f.w, 1, 1, 0), e = unit(f.w, 0, 1, 1);
+    ze_entity_t r = unit(f.w, 5, 5, 5), s = unit(f.w, 1, 1, 1);
+    ze_entity_t bare = ze_entity_create(f.w); /* a child without a Transform */
+    set_parent(f.w, d, c);                    /* links made child-first */
+    set_parent(f.w, c, b);
+    set_parent(f.w, b, a);
+    set_parent(f.w, e, a);
+    set_parent(f.w, s, r);
+    set_parent(f.w, bare, c);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    uint32_t count = ze_world_entity_count(f.w);
+
+    assert_int_equal(ze_entity_destroy(f.w, b), ZE_OK);
+    assert_false(ze_entity_alive(f.w, b));
+    assert_false(ze_entity_alive(f.w, c));
+    assert_false(ze_entity_alive(f.w, d));
+    assert_false(ze_entity_alive(f.w, bare));
+    assert_true(ze_entity_alive(f.w, a) && ze_entity_alive(f.w, e));
+    assert_true(ze_entity_alive(f.w, r) && ze_entity_alive(f.w, s));
+    assert_int_equal(ze_world_entity_count(f.w), count - 4);
+    expect_no_dangling_parent(f.w);
+
+    assert_int_equal(ze_entity_destroy(f.w, a), ZE_OK);
+    assert_false(ze_entity_alive(f.w, e));
+    assert_true(ze_entity_alive(f.w, s));
+    expect_no_dangling_parent(f.w);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    expect_vec3(world_pos(f.w, s), 6, 6, 6); /* still under r */
+
+    /* A Parent cycle (x -> y -> x) is destroyed whole, without looping. */
+    ze_entity_t x = unit(f.w, 0, 0, 0), y = unit(f.w, 0, 0, 0);
+    set_parent(f.w, x, y);
+    set_parent(f.w, y, x);
+    assert_int_equal(ze_entity_destroy(f.w, x), ZE_OK);
+    assert_false(ze_entity_alive(f.w, y));
+    expect_no_dangling_parent(f.w);
+    fixture_end(&f);
+}
+
+/* g (at (10,0,0), 90 degrees about +Z, scale 2) -> p (at (1,0,0), 90 degrees
+ * about +X) -> child (at (0,1,0), scale 0.5) -> grandchild (at (0,0,2)); p
+ * has a second child, leaf. Destroying p with ZE_DESTROY_DETACH_CHILDREN:
+ * child and leaf become roots at the same world transform, the grandchild
+ * stays under child. g moved after the last hierarchy update: the detach
+ * composes the current locals, not the last derived matrices. */
+static void test_destroy_detaches_children_keeping_world_transform(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    ze_quat_t rz = ze_quat_from_axis_angle((ze_vec3_t){0, 0, 1}, PI_2);
+    ze_quat_t rx = ze_quat_from_axis_angle((ze_vec3_t){1, 0, 0}, PI_2);
+    ze_entity_t g = spawn(f.w, (ze_vec3_t){10, 0, 0}, rz, (ze_vec3_t){2, 2, 2});
+    ze_entity_t p = spawn(f.w, (ze_vec3_t){1, 0, 0}, rx, (ze_vec3_t){1, 1, 1});
+    ze_entity_t child =
+        spawn(f.w, (ze_vec3_t){0, 1, 0}, ZE_QUAT_IDENTITY, (ze_vec3_t){0.5f, 0.5f, 0.5f});
+    ze_entity_t grand = unit(f.w, 0, 0, 2);
+    ze_entity_t leaf = unit(f.w, 3, 0, 0);
+    set_parent(f.w, p, g);
+    set_parent(f.w, child, p);
+    set_parent(f.w, grand, child);
+    set_parent(f.w, leaf, p);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    ze_get(f.w, g, ze_transform_t)->position.y = 4;
+    ze_mat4_t gp = ze_mat4_mul(local_of(f.w, g), local_of(f.w, p));
+    ze_mat4_t want_child = ze_mat4_mul(gp, local_of(f.w, child));
+    ze_mat4_t want_grand = ze_mat4_mul(want_child, local_of(f.w, grand));
+    ze_mat4_t want_leaf = ze_mat4_mul(gp, local_of(f.w, leaf));
+
+    assert_int_equal(ze_entity_destroy_ex(f.w, p, ZE_DESTROY_DETACH_CHILDREN), ZE_OK);
+    assert_false(ze_entity_alive(f.w, p));
+    assert_true(ze_entity_alive(f.w, child) && ze_entity_alive(f.w, grand) &&
+                ze_entity_alive(f.w, leaf) && ze_entity_alive(f.w, g));
+    assert_false(ze_has(f.w, child, ze_parent_t));
+    assert_false(ze_has(f.w, leaf, ze_parent_t));
+    assert_true(ze_entity_eq(ze_get(f.w, grand, ze_parent_t)->parent, child));
+    expect_no_dangling_parent(f.w);
+    /* The detached roots' derived matrices are right at once... */
+    expect_mat4_near(ze_get(f.w, child, ze_transform_t)->world, want_child, 1e-5f);
+    expect_mat4_near(ze_get(f.w, leaf, ze_transform_t)->world, want_leaf, 1e-5f);
+    /* ...and after an update, for the grandchild too. */
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    expect_mat4_near(ze_get(f.w, child, ze_transform_t)->world, want_child, 1e-5f);
+    expect_mat4_near(ze_get(f.w, grand, ze_transform_t)->world, want_grand, 1e-5f);
+    expect_mat4_near(ze_get(f.w, leaf, ze_transform_t)->world, want_leaf, 1e-5f);
+    /* p's world: (10,4,0) + Rz(2,0,0) = (10,6,0); child's local (0,1,0)
+     * under p: (1,0,1) in g, so (10,4,0) + Rz(2,0,2) = (10,6,2). */
+    expect_vec3(world_pos(f.w, child), 10, 6, 2);
+    fixture_end(&f);
+}
+
+static void destroy_while_iterating(ze_world_t *w, ze_entity_t victim, uint32_t flags)
+{
+    ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(ze_transform_t)});
+    ze_iter_t it = ze_query_iter(w, q);
+    assert_true(ze_query_next(&it));
+    assert_int_equal(ze_entity_destroy_ex(w, victim, flags), ZE_OK); /* deferred */
+    assert_true(ze_entity_alive(w, victim));
+    ze_iter_fini(&it);
+}
+
+/* Through commands (ze_cmd_destroy, ze_cmd_destroy_ex) and through the
+ * world's deferral during an iteration: the same two behaviours. */
+static void test_destroy_parent_through_commands(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    ze_commands_t *cmds = ze_commands_create(f.w);
+    assert_non_null(cmds);
+    ze_entity_t a = unit(f.w, 1, 0, 0), b = unit(f.w, 0, 1, 0), c = unit(f.w, 0, 0, 1);
+    set_parent(f.w, b, a);
+    set_parent(f.w, c, b);
+    assert_int_equal(ze_cmd_destroy(cmds, a), ZE_OK);
+    assert_int_equal(ze_cmd_set(cmds, c, ZE_ID(ze_parent_t), &(ze_parent_t){a}), ZE_OK);
+    assert_int_equal(ze_commands_flush(cmds), ZE_OK);
+    assert_false(ze_entity_alive(f.w, a) || ze_entity_alive(f.w, b) || ze_entity_alive(f.w, c));
+    assert_int_equal(ze_commands_last_skipped(cmds), 1); /* the set on c, dead by then */
+    expect_no_dangling_parent(f.w);
+
+    ze_entity_t p = unit(f.w, 10, 0, 0), k1 = unit(f.w, 1, 0, 0), k2 = unit(f.w, 0, 2, 0);
+    set_parent(f.w, k1, p);
+    set_parent(f.w, k2, k1);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    assert_int_equal(ze_cmd_destroy_ex(cmds, p, ZE_DESTROY_DETACH_CHILDREN), ZE_OK);
+    assert_int_equal(ze_commands_flush(cmds), ZE_OK);
+    assert_false(ze_entity_alive(f.w, p));
+    assert_true(ze_entity_alive(f.w, k1) && ze_entity_alive(f.w, k2));
+    assert_false(ze_has(f.w, k1, ze_parent_t));
+    expect_no_dangling_parent(f.w);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    expect_vec3(world_pos(f.w, k1), 11, 0, 0);
+    expect_vec3(world_pos(f.w, k2), 11, 2, 0);
+
+    /* Deferred during an iteration, applied when it ends. */
+    ze_entity_t q1 = unit(f.w, 0, 0, 0), q2 = unit(f.w, 0, 0, 3);
+    set_parent(f.w, q2, q1);
+    destroy_while_iterating(f.w, q1, ZE_DESTROY_SUBTREE);
+    assert_false(ze_entity_alive(f.w, q1) || ze_entity_alive(f.w, q2));
+    ze_entity_t r1 = unit(f.w, 0, 5, 0), r2 = unit(f.w, 0, 0, 3);
+    set_parent(f.w, r2, r1);
+    destroy_while_iterating(f.w, r1, ZE_DESTROY_DETACH_CHILDREN);
+    assert_false(ze_entity_alive(f.w, r1));
+    assert_true(ze_entity_alive(f.w, r2) && !ze_has(f.w, r2, ze_parent_t));
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    expect_vec3(world_pos(f.w, r2), 0, 5, 3);
+    expect_no_dangling_parent(f.w);
+    ze_commands_destroy(cmds);
+    fixture_end(&f);
+}
+
+/* A write-permission predicate protecting an entity also protects it from
+ * its parent's destroy (and a child's Parent from being removed by a
+ * detach): the command is refused whole. */
+static bool not_protected(ze_world_t *w, ze_entity_t e, ze_component_t c, void *user)
+{
+    (void)w;
+    const ze_entity_t *guarded = user;
+    return !ze_entity_eq(e, guarded[0]) ||
+           (c.id != ZE_COMPONENT_INVALID.id && c.id != ZE_ID(ze_parent_t).id);
+}
+
+static void test_destroy_asks_permission_for_what_it_takes(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    ze_entity_t p = unit(f.w, 1, 0, 0), kid = unit(f.w, 0, 1, 0), grand = unit(f.w, 0, 0, 1);
+    set_parent(f.w, kid, p);
+    set_parent(f.w, grand, kid);
+    ze_entity_t guarded[1] = {grand};
+    assert_int_equal(ze_hooks_add_write_permission(f.w, not_protected, guarded), ZE_OK);
+    ze_commands_t *cmds = ze_commands_create(f.w);
+    assert_int_equal(ze_cmd_destroy(cmds, p), ZE_OK);
+    assert_int_equal(ze_commands_flush(cmds), ZE_OK);
+    const ze_command_rejection_t *rej;
+    assert_int_equal(ze_commands_rejections(cmds, &rej), 1);
+    assert_int_equal(rej[0].reason, ZE_ERR_DENIED);
+    assert_true(ze_entity_eq(rej[0].entity, p));
+    assert_int_equal(rej[0].component.id, ZE_COMPONENT_INVALID.id);
+    assert_true(ze_entity_alive(f.w, p) && ze_entity_alive(f.w, kid) &&
+                ze_entity_alive(f.w, grand));
+
+    /* Detaching kid's children would remove grand's Parent: refused too. */
+    assert_int_equal(ze_cmd_destroy_ex(cmds, kid, ZE_DESTROY_DETACH_CHILDREN), ZE_OK);
+    assert_int_equal(ze_commands_flush(cmds), ZE_OK);
+    assert_int_equal(ze_commands_rejections(cmds, &rej), 1);
+    assert_true(ze_entity_alive(f.w, kid));
+    assert_true(ze_has(f.w, grand, ze_parent_t));
+
+    /* Detaching p's children touches kid only: allowed. */
+    assert_int_equal(ze_cmd_destroy_ex(cmds, p, ZE_DESTROY_DETACH_CHILDREN), ZE_OK);
+    assert_int_equal(ze_commands_flush(cmds), ZE_OK);
+    assert_int_equal(ze_commands_rejections(cmds, &rej), 0);
+    assert_false(ze_entity_alive(f.w, p));
+    assert_true(ze_entity_alive(f.w, kid) && !ze_has(f.w, kid, ze_parent_t));
+    expect_no_dangling_parent(f.w);
+    /* Bad flags are refused when recorded and when called. */
+    assert_int_equal(ze_cmd_destroy_ex(cmds, kid, 1u << 7), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_entity_destroy_ex(f.w, kid, 1u << 7), ZE_ERR_INVALID_ARG);
+    assert_true(ze_entity_alive(f.w, kid));
+    ze_commands_destroy(cmds);
     fixture_end(&f);
 }
 
@@ -471,6 +712,10 @@ int main(void)
         cmocka_unit_test(test_reparent),
         cmocka_unit_test(test_parent_destroyed_or_without_transform),
         cmocka_unit_test(test_cycle_detected_and_reported),
+        cmocka_unit_test(test_destroy_parent_destroys_subtree),
+        cmocka_unit_test(test_destroy_detaches_children_keeping_world_transform),
+        cmocka_unit_test(test_destroy_parent_through_commands),
+        cmocka_unit_test(test_destroy_asks_permission_for_what_it_takes),
         cmocka_unit_test(test_random_forest_against_naive),
         cmocka_unit_test(test_snapshot_and_system_desc),
         cmocka_unit_test(test_update_timing),

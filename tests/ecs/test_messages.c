@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ecs/ecs_internal.h"
+#include "ecs/ecs_log_capture.h"
 
 typedef struct Damage {
     uint32_t target;
@@ -145,14 +146,19 @@ static void test_register_same_name_same_id(void **state)
     assert_int_equal(out.id, 99);
     assert_int_equal(ze__message_register_or_invalid(f->k, "Damage", 1).id, 0);
 
-    /* Bad arguments and limits. */
+    /* Bad arguments and limits (each error names its limit). */
+    static log_capture_t cap;
+    log_capture_begin(&cap);
     assert_int_equal(ze_message_register(f->k, "", 4, &out), ZE_ERR_INVALID_ARG);
     assert_int_equal(ze_message_register(f->k, NULL, 4, &out), ZE_ERR_INVALID_ARG);
     char longname[ZE_COMPONENT_NAME_MAX + 8];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = 0;
     assert_int_equal(ze_message_register(f->k, longname, 4, &out), ZE_ERR_INVALID_ARG);
+    assert_true(log_captured(&cap, "63", "characters", NULL));
     assert_int_equal(ze_message_register(f->k, "Huge", 64 * 1024 + 1, &out), ZE_ERR_LIMIT);
+    assert_true(log_captured(&cap, "Huge", "65536", "limit"));
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
     ze_message_type_t max_ok = {0};
     assert_int_equal(ze_message_register(f->k, "Max", 64 * 1024, &max_ok), ZE_OK);
     assert_int_equal(max_ok.id, 4);
@@ -168,7 +174,11 @@ static void test_register_limit_255_types(void **state)
         assert_int_equal(ze_message_register(f->k, name, 8, &t), ZE_OK);
         assert_int_equal(t.id, i);
     }
+    static log_capture_t cap;
+    log_capture_begin(&cap);
     assert_int_equal(ze_message_register(f->k, "OneTooMany", 8, &t), ZE_ERR_LIMIT);
+    assert_true(log_captured(&cap, "OneTooMany", "255", "limit")); /* names the limit */
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
     /* Finding an existing one still works at the limit. */
     assert_int_equal(ze_message_register(f->k, "Msg200", 8, &t), ZE_OK);
     assert_int_equal(t.id, 200);

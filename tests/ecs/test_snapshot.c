@@ -496,7 +496,7 @@ static void test_bad_records_rejected(void **state)
     /* A world too small for the table. */
     ze_world_t *tiny = ze_world_create(f->k, &(ze_world_desc_t){.capacity = 1});
     ze_entity_t keep = ze_entity_create(tiny);
-    assert_int_equal(ze_world_capacity(tiny), 4096);
+    assert_int_equal(ze_world_capacity(tiny), 1); /* as asked, not rounded to a page */
     for (int i = 0; i < 5000 && ze_world_entity_count(w) < 5000; i++)
         ze_entity_create(w);
     ze_byte_writer_t big = writer(f);

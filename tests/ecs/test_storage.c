@@ -1,5 +1,6 @@
 /* Entities and component storage: handles, generations, retirement,
- * add/set/get/has/remove semantics, hooks, tags, the component limit. */
+ * add/set/get/has/remove semantics, hooks, tags, the component limit and
+ * the errors naming each registration limit, the world capacity. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "ecs/ecs_internal.h"
+#include "ecs/ecs_log_capture.h"
 
 typedef struct Position {
     float x, y;
@@ -133,6 +135,40 @@ static void test_capacity_exhausted(void **state)
     for (int i = 0; i < 4096; i++)
         assert_false(ze_entity_is_null(ze_entity_create(w)));
     assert_true(ze_entity_is_null(ze_entity_create(w)));
+    ze_kernel_destroy(k);
+}
+
+/* A capacity that is not a multiple of the storage page is honoured as
+ * asked: that many entities, not one more, and components work up to the
+ * last slot. */
+static void test_capacity_honoured_exactly(void **state)
+{
+    (void)state;
+    ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){0});
+    ZE_COMPONENT(k, Position);
+    const uint32_t caps[] = {1, 100, 4097, 5000};
+    for (size_t c = 0; c < ZE_COUNTOF(caps); c++) {
+        ze_world_t *w = ze_world_create(k, &(ze_world_desc_t){.capacity = caps[c]});
+        assert_non_null(w);
+        assert_int_equal(ze_world_capacity(w), caps[c]);
+        ze_entity_t last = ZE_ENTITY_NULL;
+        for (uint32_t i = 0; i < caps[c]; i++) {
+            last = ze_entity_create(w);
+            assert_false(ze_entity_is_null(last));
+        }
+        assert_true(ze_entity_is_null(ze_entity_create(w)));
+        assert_int_equal(ze_world_entity_count(w), caps[c]);
+        assert_int_equal(ze_entity_index(last), caps[c] - 1);
+        assert_int_equal(ze_set(w, last, Position, {1, 2}), ZE_OK);
+        assert_true(ze_get(w, last, Position)->y == 2.0f);
+        /* a freed slot is usable again; still no more than asked */
+        assert_int_equal(ze_entity_destroy(w, last), ZE_OK);
+        assert_false(ze_entity_is_null(ze_entity_create(w)));
+        assert_true(ze_entity_is_null(ze_entity_create(w)));
+        ze_world_destroy(w);
+    }
+    /* Above the limit: refused, not clamped. */
+    assert_null(ze_world_create(k, &(ze_world_desc_t){.capacity = ZE_MAX_WORLD_CAPACITY + 1}));
     ze_kernel_destroy(k);
 }
 
@@ -269,11 +305,19 @@ static void test_tags(void **state)
     } Enemy;
     ZE_TAG(f->k, Enemy);
     assert_int_equal(ze_component_info(f->k, ZE_ID(Enemy))->size, 0);
-    ze_entity_t e = ze_entity_create(w);
-    assert_null(ze_add(w, e, Enemy)); /* no data, but present */
+    ze_entity_t e = ze_entity_create(w), e2 = ze_entity_create(w);
+    /* No data, but added: a non-NULL placeholder, the same for every tag and
+     * entity, whether the tag was there already or not. */
+    void *tag = ze_component_add(w, e, ZE_ID(Enemy));
+    assert_non_null(tag);
     assert_true(ze_has(w, e, Enemy));
+    assert_ptr_equal(ze_component_add(w, e, ZE_ID(Enemy)), tag); /* present already */
+    assert_ptr_equal(ze_add(w, e2, Enemy), tag);
+    assert_null(ze_component_get(w, e, ZE_ID(Enemy))); /* get reads data: a tag has none */
+    assert_null(ze_component_add(w, ZE_ENTITY_NULL, ZE_ID(Enemy)));
     assert_int_equal(ze_remove(w, e, Enemy), ZE_OK);
     assert_false(ze_has(w, e, Enemy));
+    assert_true(ze_has(w, e2, Enemy));
 }
 
 static void test_registry_limits_and_conflicts(void **state)
@@ -303,10 +347,50 @@ static void test_registry_limits_and_conflicts(void **state)
             ZE_OK);
     }
     ze_component_t keep = again;
+    static log_capture_t cap;
+    log_capture_begin(&cap);
     assert_int_equal(
         ze_component_register(k, &(ze_component_desc_t){.name = "OneTooMany", .size = 4}, &again),
         ZE_ERR_LIMIT);
     assert_int_equal(again.id, keep.id); /* untouched */
+    /* The error names the limit. */
+    assert_true(log_captured(&cap, "OneTooMany", "64", "limit"));
+    ze_log_reset();
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
+    ze_kernel_destroy(k);
+}
+
+/* Every limit a registration can hit is named in its error. */
+static void test_registry_errors_name_the_limit(void **state)
+{
+    (void)state;
+    ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){0});
+    static log_capture_t cap;
+    log_capture_begin(&cap);
+    ze_component_t c = {77};
+    char long_name[ZE_COMPONENT_NAME_MAX + 8];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    assert_int_equal(ze_component_register(k, &(ze_component_desc_t){.name = long_name}, &c),
+                     ZE_ERR_INVALID_ARG);
+    assert_true(log_captured(&cap, "63", "characters", NULL));
+    assert_int_equal(ze_component_register(
+                         k, &(ze_component_desc_t){.name = "Huge", .size = (1u << 20) + 16}, &c),
+                     ZE_ERR_LIMIT);
+    assert_true(log_captured(&cap, "Huge", "1048576", "limit"));
+    assert_int_equal(
+        ze_component_register(
+            k, &(ze_component_desc_t){.name = "Wide", .size = 8192, .align = 8192}, &c),
+        ZE_ERR_LIMIT);
+    assert_true(log_captured(&cap, "Wide", "4096", "limit"));
+    assert_int_equal(
+        ze_component_register(k, &(ze_component_desc_t){.name = "Odd", .size = 6, .align = 3}, &c),
+        ZE_ERR_INVALID_ARG);
+    assert_true(log_captured(&cap, "Odd", "power of two", NULL));
+    assert_int_equal(c.id, 77); /* untouched every time */
+    assert_int_equal(ze_component_count(k), ZE_BUILTIN_COMPONENT_COUNT);
+    ze_log_reset();
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
     ze_kernel_destroy(k);
 }
 
@@ -544,11 +628,13 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_generation_retirement, setup, teardown),
         cmocka_unit_test(test_capacity_exhausted),
+        cmocka_unit_test(test_capacity_honoured_exactly),
         cmocka_unit_test_setup_teardown(test_component_semantics, setup, teardown),
         cmocka_unit_test_setup_teardown(test_swap_remove_keeps_others_intact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hooks_and_large_components, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
         cmocka_unit_test(test_registry_limits_and_conflicts),
+        cmocka_unit_test(test_registry_errors_name_the_limit),
         cmocka_unit_test_setup_teardown(test_builtin_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_world_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_paths_and_page_growth, setup, teardown),
