@@ -757,6 +757,12 @@ ze_result ze_system_enable(ze_world_t *w, ze_system_t s, bool enabled);
  * and the kernel's diagnostics sink gets one ERROR naming the systems when
  * the plan is built. */
 ze_result ze_system_order(ze_world_t *w, ze_system_t before, ze_system_t after);
+/* Build the plans of the groups that changed now instead of at the next
+ * BeginFrame (init callbacks run then, in plan order): ZE_ERR_CONFLICT or
+ * ZE_ERR_CYCLE when a group's plan fails (reported, naming the systems, the
+ * component and ze_system_order). ze_app_main's engine calls it after
+ * on_initialized, so a conflict fails start-up before any frame. */
+ze_result ze_world_plan_systems(ze_world_t *w);
 
 /* --------------------------------------------------------------- messages */
 

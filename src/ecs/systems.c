@@ -54,6 +54,7 @@ struct ze__systems_t {
     ze_array_t calls[G_COUNT];
     bool dirty[G_COUNT];
     bool failed[G_COUNT];
+    ze_result fail_code[G_COUNT];
     char errors[G_COUNT][256];
     double seconds[G_COUNT];
     ze_commands_t *ui_deferred;
@@ -322,6 +323,7 @@ static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
     ze_result cr = ze_worldtick_commit(t);
     if (cr != ZE_OK) {
         s->failed[slot] = true;
+        s->fail_code[slot] = cr;
         snprintf(s->errors[slot], sizeof s->errors[slot], "%s", ze_worldtick_error(t));
         ze_world_report(w, ZE_LOG_ERROR, cr, "%s systems do not run: %s", ze_system_group_name(g),
                         s->errors[slot]);
@@ -347,6 +349,22 @@ static void apply_pending(ze_world_t *w, ze__systems_t *s)
             rebuild_group(w, s, g);
         }
     }
+}
+
+ze_result ze_world_plan_systems(ze_world_t *w)
+{
+    ZE_CHECK(w, ZE_ERR_INVALID_ARG);
+    ze__systems_t *s = w->systems;
+    if (!s)
+        return ZE_OK;
+    if (ze__world_gate(w) != ZE__GATE_NOW)
+        return ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                               "ze_world_plan_systems during an iteration or a wave");
+    apply_pending(w, s);
+    for (uint32_t g = 0; g < G_COUNT; g++)
+        if (s->failed[g])
+            return s->fail_code[g] != ZE_OK ? s->fail_code[g] : ZE_ERR_CONFLICT;
+    return ZE_OK;
 }
 
 void ze__systems_fini(ze_world_t *w)

@@ -391,7 +391,7 @@ static void report_cycle(ze_worldtick_t *t, wt_graph_t *g)
     }
     /* path[start..len) walks edges backwards: print it reversed. */
     uint32_t start = path_pos[v] - 1;
-    err_append(t, "worldtick: systems are ordered in a cycle: ");
+    err_append(t, "systems are ordered in a cycle (ze_system_order): ");
     for (uint32_t i = len; i-- > start;)
         err_append(t, "\"%s\" -> ", sys_at(t, path[i])->name);
     err_append(t, "\"%s\"", sys_at(t, path[len - 1])->name);
@@ -423,8 +423,7 @@ static void describe_conflict(ze_worldtick_t *t, uint32_t i, uint32_t j)
     ze_mask_t m = conflict_mask(a, b);
     uint32_t c = (uint32_t)__builtin_ctzll(m);
     ze_mask_t bit = (ze_mask_t)1 << c;
-    err_append(t, "worldtick: systems \"%s\" and \"%s\" conflict and are not ordered: ", a->name,
-               b->name);
+    err_append(t, "systems \"%s\" and \"%s\" conflict and are not ordered: ", a->name, b->name);
     if ((a->writes & b->writes) & bit)
         err_append(t, "both write %s", component_name(t, c));
     else if (a->writes & bit)
@@ -435,7 +434,7 @@ static void describe_conflict(ze_worldtick_t *t, uint32_t i, uint32_t j)
                    a->name);
     if (m & ~bit)
         err_append(t, " (and %d more components)", __builtin_popcountll(m & ~bit));
-    err_append(t, "; order them with ze_worldtick_order");
+    err_append(t, "; order them with ze_system_order(world, before, after)");
 }
 
 /* Every conflicting pair must be ordered. Systems of one wave are never
@@ -544,7 +543,7 @@ ze_result ze_worldtick_commit(ze_worldtick_t *t)
     uint32_t waves = 0;
     if (!graph_build(t, &g)) {
         r = ZE_ERR_OUT_OF_MEMORY;
-        err_append(t, "worldtick: out of memory building the plan");
+        err_append(t, "out of memory building the system plan");
     } else {
         if (plan_waves(t, &g, &waves) < t->systems.count) {
             r = ZE_ERR_CYCLE;
@@ -552,14 +551,14 @@ ze_result ze_worldtick_commit(ze_worldtick_t *t)
         } else if (!check_conflicts(t, &g)) {
             r = ZE_ERR_CONFLICT;
         } else if ((r = build_plan(t, waves)) != ZE_OK) {
-            err_append(t, "worldtick: out of memory building the plan");
+            err_append(t, "out of memory building the system plan");
         }
         graph_free(t, &g);
     }
     if (r != ZE_OK) {
         ze_array_clear(&t->order);
         ze_array_clear(&t->wave_end);
-        ZE_LOG_ERROR(ZE__LOG_CH, "%s", t->error);
+        /* not logged: the framework reports it through the kernel's sink */
     }
     t->status = r;
     return r;

@@ -252,10 +252,16 @@ static ze_result engine_run(ze_engine_t *e)
             snprintf(rep->error, sizeof rep->error, "on_initialized failed: %s", ze_result_str(r));
     }
     initialized = r == ZE_OK;
+    /* The systems' plans now: a conflict fails start-up before any frame,
+       with one error naming both systems (reported by the world). */
+    if (r == ZE_OK && (r = ze_world_plan_systems(e->world)) != ZE_OK)
+        snprintf(rep->error, sizeof rep->error, "the systems cannot be planned: %.200s",
+                 e->diag_capture.last_message);
     /* The start scene, unless the application loaded a scene itself (its
-       components are registered by now). */
+       components are registered by now). It is added to the main world:
+       entities on_initialized created stay. */
     if (r == ZE_OK && e->project.start_scene[0] && e->scene_revision == 0) {
-        r = ze_engine_load_scene(e, e->project.start_scene);
+        r = ze__engine_load_scene(e, e->project.start_scene, true);
         if (r != ZE_OK)
             snprintf(rep->error, sizeof rep->error, "start %s", e->scene_error);
         /* (the scene's problems were reported by the world and the engine) */

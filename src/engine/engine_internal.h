@@ -246,6 +246,9 @@ void ze__scene_after_tick(ze_engine_t *e);
  * *unresolved and *failed. Returns false (nothing checked) while imports
  * or loads are in flight. */
 bool ze__scene_check_assets(ze_engine_t *e, uint32_t *unresolved, uint32_t *failed);
+/* ze_engine_load_scene; `additive` keeps the world's entities (the start
+ * scene: what on_initialized created stays). */
+ze_result ze__engine_load_scene(ze_engine_t *e, const char *vfs_path, bool additive);
 
 /* report.c */
 void ze__report_fill(ze_engine_t *e);

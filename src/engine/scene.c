@@ -407,6 +407,11 @@ static void clear_world(ze_world_t *w)
 
 ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path)
 {
+    return ze__engine_load_scene(e, vfs_path, false);
+}
+
+ze_result ze__engine_load_scene(ze_engine_t *e, const char *vfs_path, bool additive)
+{
     ZE_CHECK(e && vfs_path && e->world && e->vfs, ZE_ERR_INVALID_ARG);
     ze_world_t *w = e->world;
     e->scene_error[0] = 0;
@@ -422,7 +427,8 @@ ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path)
     ze_byte_writer_t saved = {.alloc = e->alloc};
     ze_result r = ze_world_save(w, &saved);
     if (r == ZE_OK) {
-        clear_world(w);
+        if (!additive)
+            clear_world(w);
         ze_scene_report_t rep;
         uint32_t errors = e->diag_capture.errors;
         r = ze_scene_load_json(w, (const char *)buf.data, buf.size, &rep);

@@ -165,6 +165,91 @@ static void test_strict(void **state)
     fx_project_remove(&p);
 }
 
+/* Two systems writing Transform, unordered: start-up fails after
+ * on_initialized returns, before any frame, naming both systems, the
+ * component and the call that fixes it. */
+static void mover(ze_world_t *w, const ze_tick_t *t)
+{
+    (void)w;
+    (void)t;
+}
+
+static ze_result add_conflict(ze_engine_t *e, void *user)
+{
+    (void)user;
+    ze_world_t *w = ze_engine_world(e);
+    ze_mask_t tr = ZE_MASK(ze_transform_t);
+    ze_system_add(w, &(ze_system_desc_t){.name = "spin", .fn = mover, .writes = tr});
+    ze_system_add(w, &(ze_system_desc_t){.name = "bob", .fn = mover, .writes = tr});
+    return ZE_OK;
+}
+
+static void test_system_conflict_fails_start(void **state)
+{
+    (void)state;
+    fx_project_t p;
+    char stats[700];
+    ze_run_desc_t run = loud_run(&p, stats, sizeof stats);
+    heard_t h;
+    memset(&h, 0, sizeof h);
+    ze_app_desc_t app = {.name = "loud", .on_initialized = add_conflict, .diag = {heard_fn, &h}};
+    ze_run_report_t rep;
+    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_ERR_CONFLICT);
+    print_message("%s\n%s", rep.error, h.all);
+    assert_int_equal(rep.frames, 0);
+    assert_non_null(strstr(rep.error, "\"spin\" and \"bob\""));
+    assert_non_null(strstr(h.all, "both write Transform"));
+    assert_non_null(strstr(h.all, "ze_system_order"));
+    assert_int_equal(ze_run_report_write_json(&rep, stats), ZE_OK);
+    assert_non_null(strstr(slurp(stats), "\"ok\": false"));
+    fx_project_remove(&p);
+}
+
+/* The start scene is added to what on_initialized created. */
+typedef struct keep_t {
+    ze_entity_t mine;
+    bool alive_at_first_frame;
+    uint32_t entities_at_first_frame;
+    uint64_t updates;
+} keep_t;
+
+static ze_result create_mine(ze_engine_t *e, void *user)
+{
+    keep_t *k = user;
+    ze_world_t *w = ze_engine_world(e);
+    k->mine = ze_entity_create(w);
+    ze_set(w, k->mine, ze_name_t, {"mine"});
+    return ZE_OK;
+}
+
+static void check_mine(ze_engine_t *e, double dt, void *user)
+{
+    (void)dt;
+    keep_t *k = user;
+    if (k->updates++ == 0) {
+        k->alive_at_first_frame = ze_entity_alive(ze_engine_world(e), k->mine);
+        k->entities_at_first_frame = ze_world_entity_count(ze_engine_world(e));
+    }
+}
+
+static void test_on_initialized_entities_survive_the_start_scene(void **state)
+{
+    (void)state;
+    fx_project_t p;
+    char stats[700];
+    ze_run_desc_t run = loud_run(&p, stats, sizeof stats);
+    keep_t k = {0};
+    ze_app_desc_t app = {
+        .name = "keep", .user = &k, .on_initialized = create_mine, .on_update = check_mine};
+    ze_run_report_t rep;
+    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
+    assert_true(k.alive_at_first_frame);
+    /* the scene loaded too: its crates are drawn */
+    assert_int_equal(rep.instances, FX_CRATES);
+    assert_true(k.entities_at_first_frame > FX_CRATES);
+    fx_project_remove(&p);
+}
+
 int main(void)
 {
     ze_log_configure(&(ze_log_desc_t){.level = ZE_LOG_ERROR});
@@ -173,6 +258,8 @@ int main(void)
         cmocka_unit_test(test_missing_cooker),
         cmocka_unit_test(test_unwritable_output),
         cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_system_conflict_fails_start),
+        cmocka_unit_test(test_on_initialized_entities_survive_the_start_scene),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
