@@ -278,6 +278,14 @@ typedef struct ze_run_report_t {
        loader and driver and other libraries without hooks hold, outside
        every budget (ze_mem_unrouted_heap_bytes) */
     uint64_t third_party_bytes_peak, unrouted_heap_bytes;
+    /* Vulkan: host memory the loader, layers and driver hold through the
+       backend's allocation callbacks (the Vulkan owner), at the end of the
+       run (device still up) and at its highest, and the allocations they
+       served (allocations_per_frame includes them); what the driver
+       reported allocating itself (internal allocations, outside every
+       budget) */
+    uint64_t vulkan_host_bytes, vulkan_host_bytes_peak, vulkan_host_allocations;
+    uint64_t vulkan_internal_bytes;
     uint64_t validation_messages;
     uint64_t frames_rendered;                                        /* by the render thread */
     uint32_t meshes_resident, materials_resident, textures_resident; /* in the backend */

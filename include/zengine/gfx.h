@@ -25,7 +25,8 @@
  * thread only; ze_render_backend_asset_ready on the main thread (it may run
  * while the render thread renders); ze_render_backend_stats from any thread.
  * Memory: backends allocate from the Render owner of the memory manager in
- * their desc.
+ * their desc; the Vulkan backend routes what Vulkan allocates on the host
+ * for its objects (VkAllocationCallbacks) to the Vulkan owner.
  * Errors: ze_result; ZE_ERR_FULL from asset_ready when the pending queue is
  * full (the caller retries next frame; counted); ZE_ERR_IO ("device lost")
  * from frame when the backend can no longer render: the render loop leaves
@@ -209,6 +210,12 @@ typedef struct ze_render_stats_t {
        atlas revisions received (uploaded, for backends with images) */
     uint32_t ui_instances;
     uint64_t ui_atlas_uploads;
+    /* vulkan: host memory the loader, layers and driver hold through the
+       backend's VkAllocationCallbacks (the Vulkan memory owner), now and at
+       its highest, in bytes they asked for; the allocations served; and
+       what the driver reported allocating itself (internal allocations
+       notified, outside the owner) */
+    uint64_t host_bytes, host_bytes_peak, host_allocations, host_internal_bytes;
 } ze_render_stats_t;
 
 /* "null" (and, when built, "vulkan"). ZE_ERR_NOT_FOUND for an unknown name;

@@ -48,6 +48,9 @@ typedef enum ze_mem_owner {
     /* third-party libraries that take allocation hooks (jansson, routed by
        the engine's entry point) */
     ZE_MEM_OWNER_THIRD_PARTY,
+    /* host memory the Vulkan loader, layers and driver allocate for the
+       render backend's objects (its VkAllocationCallbacks, gfx) */
+    ZE_MEM_OWNER_VULKAN,
     ZE_MEM_OWNER_COUNT
 } ze_mem_owner;
 

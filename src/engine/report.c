@@ -86,6 +86,10 @@ void ze__report_fill(ze_engine_t *e)
         rep->gpu_pass_count = rs.gpu_pass_count;
         memcpy(rep->gpu_passes, rs.gpu_passes, sizeof rep->gpu_passes);
         rep->gpu_memory_bytes = rs.gpu_memory_bytes;
+        rep->vulkan_host_bytes = rs.host_bytes;
+        rep->vulkan_host_bytes_peak = rs.host_bytes_peak;
+        rep->vulkan_host_allocations = rs.host_allocations;
+        rep->vulkan_internal_bytes = rs.host_internal_bytes;
         rep->validation_enabled = rs.validation_enabled;
         snprintf(rep->backend, sizeof rep->backend, "%s", ze_render_backend_name(e->backend));
         snprintf(rep->device, sizeof rep->device, "%s", ze_render_backend_device(e->backend));
@@ -138,6 +142,10 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "allocations_per_frame", json_real(r->allocations_per_frame));
     bad |= put(o, "third_party_bytes_peak", json_integer((json_int_t)r->third_party_bytes_peak));
     bad |= put(o, "unrouted_heap_bytes", json_integer((json_int_t)r->unrouted_heap_bytes));
+    bad |= put(o, "vulkan_host_bytes", json_integer((json_int_t)r->vulkan_host_bytes));
+    bad |= put(o, "vulkan_host_bytes_peak", json_integer((json_int_t)r->vulkan_host_bytes_peak));
+    bad |= put(o, "vulkan_host_allocations", json_integer((json_int_t)r->vulkan_host_allocations));
+    bad |= put(o, "vulkan_internal_bytes", json_integer((json_int_t)r->vulkan_internal_bytes));
     bad |= put(o, "validation_messages", json_integer((json_int_t)r->validation_messages));
     bad |= put(o, "frames_rendered", json_integer((json_int_t)r->frames_rendered));
     bad |= put(o, "meshes_resident", json_integer((json_int_t)r->meshes_resident));

@@ -1,6 +1,7 @@
 /* The "vulkan" render backend: the vtable over vk_*.c.
  *
- * Create (main thread, the engine's render_device stage): instance and
+ * Create (main thread, the engine's render_device stage): the host
+ * allocation callbacks (vk_host.c; destroyed last), instance and
  * validation, device, memory, frames, RRM (built-in textures uploaded
  * once), the pipeline cache, the render graph's passes (their pipelines),
  * the target (the swapchain over desc.native_window's surface, else
@@ -76,7 +77,14 @@ static ze_result vk_create(const ze_render_backend_desc_t *desc, ze_render_backe
     ze_hashmap_init(&b->resident, alloc, sizeof(ze_uuid_t), sizeof(ze_vk_resident_t));
     if (b->desc.headless)
         b->desc.native_window = NULL; /* offscreen */
-    b->desc.title = desc->title;      /* the application name, while creating */
+    ze_result hr = ze__vk_host_create(desc->mem, &b->host);
+    if (hr != ZE_OK)
+        ZE_LOG_WARN(ZE_VK_LOG,
+                    "host allocations outside the budgets (the Vulkan owner: %s): Vulkan "
+                    "allocates with the C library",
+                    ze_result_str(hr));
+    b->host_cb = ze__vk_host_callbacks(b->host);
+    b->desc.title = desc->title; /* the application name, while creating */
     ze_result r = create_stages(b);
     b->desc.title = NULL;
     if (r != ZE_OK) {
@@ -108,6 +116,9 @@ static void vk_destroy(ze_render_backend_t *rb)
     }
     uint64_t msgs = atomic_load(&b->validation_messages);
     ze__vk_instance_destroy(b);
+    ze__vk_host_destroy(b->host); /* every Vulkan object is gone */
+    b->host = NULL;
+    b->host_cb = NULL;
     if (msgs)
         ZE_LOG_WARN(ZE_VK_LOG, "%llu validation messages during the run", (unsigned long long)msgs);
     ze_hashmap_free(&b->resident);
@@ -262,6 +273,11 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
         .ui_instances = ld32(&b->ui_instances),
         .ui_atlas_uploads = ld(&b->ui_atlas_uploads),
     };
+    ze_vk_host_stats_t hs = ze__vk_host_stats(b->host);
+    st.host_bytes = hs.bytes;
+    st.host_bytes_peak = hs.peak;
+    st.host_allocations = hs.allocations;
+    st.host_internal_bytes = hs.internal_bytes;
     pthread_mutex_lock(&b->lock);
     st.gpu_pass_count = b->pass_time_count;
     memcpy(st.gpu_passes, b->pass_times, sizeof st.gpu_passes[0] * b->pass_time_count);

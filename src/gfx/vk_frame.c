@@ -28,7 +28,8 @@ ze_result ze__vk_frames_create(ze_vk_backend_t *b)
         .initialValue = 0,
     };
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci};
-    ZE__VK_TRY(b, vkCreateSemaphore(b->device, &sci, NULL, &b->timeline), "vkCreateSemaphore");
+    ZE__VK_TRY(b, vkCreateSemaphore(b->device, &sci, b->host_cb, &b->timeline),
+               "vkCreateSemaphore");
     b->next_value = 1;
     ZE_ARRAY_INIT(&b->dead, b->alloc, ze_vk_dead_t);
     VkCommandPoolCreateInfo pci = {
@@ -38,7 +39,8 @@ ze_result ze__vk_frames_create(ze_vk_backend_t *b)
     };
     for (int i = 0; i < ZE_VK_FRAMES; i++) {
         ze_vk_frame_t *f = &b->frames[i];
-        ZE__VK_TRY(b, vkCreateCommandPool(b->device, &pci, NULL, &f->pool), "vkCreateCommandPool");
+        ZE__VK_TRY(b, vkCreateCommandPool(b->device, &pci, b->host_cb, &f->pool),
+                   "vkCreateCommandPool");
         VkCommandBufferAllocateInfo ai = {
             .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
             .commandPool = f->pool,
@@ -48,7 +50,7 @@ ze_result ze__vk_frames_create(ze_vk_backend_t *b)
         ZE__VK_TRY(b, vkAllocateCommandBuffers(b->device, &ai, &f->cmd),
                    "vkAllocateCommandBuffers");
     }
-    ZE__VK_TRY(b, vkCreateCommandPool(b->device, &pci, NULL, &b->oneshot_pool),
+    ZE__VK_TRY(b, vkCreateCommandPool(b->device, &pci, b->host_cb, &b->oneshot_pool),
                "vkCreateCommandPool");
     if (b->timestamp_period > 0.0f) {
         VkQueryPoolCreateInfo qci = {
@@ -56,7 +58,8 @@ ze_result ze__vk_frames_create(ze_vk_backend_t *b)
             .queryType = VK_QUERY_TYPE_TIMESTAMP,
             .queryCount = ZE_VK_FRAMES * ZE_VK_TIMESTAMPS,
         };
-        ZE__VK_TRY(b, vkCreateQueryPool(b->device, &qci, NULL, &b->queries), "vkCreateQueryPool");
+        ZE__VK_TRY(b, vkCreateQueryPool(b->device, &qci, b->host_cb, &b->queries),
+                   "vkCreateQueryPool");
         vkResetQueryPool(b->device, b->queries, 0, ZE_VK_FRAMES * ZE_VK_TIMESTAMPS);
     }
     return ZE_OK;
@@ -98,15 +101,15 @@ void ze__vk_frames_destroy(ze_vk_backend_t *b)
         ze_vk_frame_t *f = &b->frames[i];
         ze__vk_buffer_destroy(b, &f->data);
         if (f->pool)
-            vkDestroyCommandPool(b->device, f->pool, NULL);
+            vkDestroyCommandPool(b->device, f->pool, b->host_cb);
         f->pool = VK_NULL_HANDLE;
     }
     if (b->oneshot_pool)
-        vkDestroyCommandPool(b->device, b->oneshot_pool, NULL);
+        vkDestroyCommandPool(b->device, b->oneshot_pool, b->host_cb);
     if (b->queries)
-        vkDestroyQueryPool(b->device, b->queries, NULL);
+        vkDestroyQueryPool(b->device, b->queries, b->host_cb);
     if (b->timeline)
-        vkDestroySemaphore(b->device, b->timeline, NULL);
+        vkDestroySemaphore(b->device, b->timeline, b->host_cb);
     b->oneshot_pool = VK_NULL_HANDLE;
     b->queries = VK_NULL_HANDLE;
     b->timeline = VK_NULL_HANDLE;

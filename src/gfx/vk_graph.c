@@ -62,11 +62,11 @@ static void free_transients(ze_vk_backend_t *b)
         ze_vk_graph_res_t *r = &g->res[i];
         if (r->owned) {
             if (r->image.view)
-                vkDestroyImageView(b->device, r->image.view, NULL);
+                vkDestroyImageView(b->device, r->image.view, b->host_cb);
             if (r->image.image)
-                vkDestroyImage(b->device, r->image.image, NULL);
+                vkDestroyImage(b->device, r->image.image, b->host_cb);
             if (r->buffer)
-                vkDestroyBuffer(b->device, r->buffer, NULL);
+                vkDestroyBuffer(b->device, r->buffer, b->host_cb);
         }
         memset(r, 0, sizeof *r);
     }
@@ -102,7 +102,7 @@ static ze_result measure(void *user, uint32_t index, const ze_rg_resource_info_t
             .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
             .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
         };
-        ZE__VK_TRY(b, vkCreateImage(b->device, &ici, NULL, &r->image.image), "vkCreateImage");
+        ZE__VK_TRY(b, vkCreateImage(b->device, &ici, b->host_cb, &r->image.image), "vkCreateImage");
         vkGetImageMemoryRequirements(b->device, r->image.image, &req);
         r->image.format = info->desc.format;
         r->image.width = info->desc.width;
@@ -116,7 +116,7 @@ static ze_result measure(void *user, uint32_t index, const ze_rg_resource_info_t
             .usage = info->buffer_usage,
             .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
         };
-        ZE__VK_TRY(b, vkCreateBuffer(b->device, &bci, NULL, &r->buffer), "vkCreateBuffer");
+        ZE__VK_TRY(b, vkCreateBuffer(b->device, &bci, b->host_cb, &r->buffer), "vkCreateBuffer");
         vkGetBufferMemoryRequirements(b->device, r->buffer, &req);
         r->size = info->desc.size;
     }
@@ -165,7 +165,7 @@ static ze_result place_transients(ze_vk_backend_t *b)
             .format = res->image.format,
             .subresourceRange = {res->aspect, 0, res->image.mips, 0, 1},
         };
-        ZE__VK_TRY(b, vkCreateImageView(b->device, &vci, NULL, &res->image.view),
+        ZE__VK_TRY(b, vkCreateImageView(b->device, &vci, b->host_cb, &res->image.view),
                    "vkCreateImageView");
     }
     return ZE_OK;

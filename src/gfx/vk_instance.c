@@ -182,7 +182,7 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
         .enabledExtensionCount = next,
         .ppEnabledExtensionNames = exts,
     };
-    VkResult r = vkCreateInstance(&ici, NULL, &b->instance);
+    VkResult r = vkCreateInstance(&ici, b->host_cb, &b->instance);
     if (r != VK_SUCCESS) {
         ZE_LOG_ERROR(ZE_VK_LOG, "vkCreateInstance failed: VkResult %d (no Vulkan driver?)", (int)r);
         b->instance = VK_NULL_HANDLE;
@@ -191,7 +191,7 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
     if (b->validation) {
         PFN_vkCreateDebugUtilsMessengerEXT create = (PFN_vkCreateDebugUtilsMessengerEXT)(void (*)(
             void))vkGetInstanceProcAddr(b->instance, "vkCreateDebugUtilsMessengerEXT");
-        if (!create || create(b->instance, &mci, NULL, &b->messenger) != VK_SUCCESS) {
+        if (!create || create(b->instance, &mci, b->host_cb, &b->messenger) != VK_SUCCESS) {
             ZE_LOG_WARN(ZE_VK_LOG, "debug messenger unavailable: validation messages not counted");
             b->messenger = VK_NULL_HANDLE;
         }
@@ -201,7 +201,7 @@ ze_result ze__vk_instance_create(ze_vk_backend_t *b)
                  : b->validation ? "on"
                                  : "off");
     if (b->desc.native_window) {
-        r = glfwCreateWindowSurface(b->instance, (GLFWwindow *)b->desc.native_window, NULL,
+        r = glfwCreateWindowSurface(b->instance, (GLFWwindow *)b->desc.native_window, b->host_cb,
                                     &b->surface);
         if (r != VK_SUCCESS) {
             ZE_LOG_ERROR(ZE_VK_LOG, "glfwCreateWindowSurface failed: VkResult %d", (int)r);
@@ -390,7 +390,7 @@ ze_result ze__vk_device_create(ze_vk_backend_t *b)
         .enabledExtensionCount = b->surface ? 1u : 0u,
         .ppEnabledExtensionNames = &swapchain_ext,
     };
-    VkResult r = vkCreateDevice(b->gpu, &dci, NULL, &b->device);
+    VkResult r = vkCreateDevice(b->gpu, &dci, b->host_cb, &b->device);
     if (r != VK_SUCCESS) {
         b->device = VK_NULL_HANDLE;
         return ze__vk_fail(b, r, "vkCreateDevice");
@@ -415,20 +415,20 @@ ze_result ze__vk_device_create(ze_vk_backend_t *b)
 void ze__vk_instance_destroy(ze_vk_backend_t *b)
 {
     if (b->device)
-        vkDestroyDevice(b->device, NULL);
+        vkDestroyDevice(b->device, b->host_cb);
     b->device = VK_NULL_HANDLE;
     if (b->surface)
-        vkDestroySurfaceKHR(b->instance, b->surface, NULL);
+        vkDestroySurfaceKHR(b->instance, b->surface, b->host_cb);
     b->surface = VK_NULL_HANDLE;
     if (b->messenger) {
         PFN_vkDestroyDebugUtilsMessengerEXT destroy =
             (PFN_vkDestroyDebugUtilsMessengerEXT)(void (*)(void))vkGetInstanceProcAddr(
                 b->instance, "vkDestroyDebugUtilsMessengerEXT");
         if (destroy)
-            destroy(b->instance, b->messenger, NULL);
+            destroy(b->instance, b->messenger, b->host_cb);
         b->messenger = VK_NULL_HANDLE;
     }
     if (b->instance)
-        vkDestroyInstance(b->instance, NULL);
+        vkDestroyInstance(b->instance, b->host_cb);
     b->instance = VK_NULL_HANDLE;
 }

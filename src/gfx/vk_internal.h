@@ -2,6 +2,7 @@
  *
  * One struct, ze_vk_backend_t, holds the whole backend; each vk_*.c file
  * owns one concern and its part of the struct:
+ *   vk_host.c       host allocations (VkAllocationCallbacks) in the Vulkan owner
  *   vk_instance.c   instance, validation layer + messenger, device selection
  *   vk_memory.c     GPU memory sub-allocator, buffers and images
  *   vk_frame.c      timeline pacing, command buffers, deferred destruction,
@@ -49,6 +50,32 @@ enum {
 };
 
 extern const ze__render_backend_vtable_t ze__vulkan_render_backend;
+
+/* --------------------------------------------------- host allocations */
+
+/* VkAllocationCallbacks over a heap of the Vulkan owner (vk_host.c). One
+ * per backend; every create and destroy of the backend's Vulkan objects
+ * passes its callbacks (b->host_cb). */
+typedef struct ze_vk_host_t ze_vk_host_t;
+
+typedef struct ze_vk_host_stats_t {
+    uint64_t bytes, peak;                   /* requested by Vulkan, live now / highest */
+    uint64_t blocks;                        /* live */
+    uint64_t allocations;                   /* served (reallocations included) */
+    uint64_t align_max;                     /* largest alignment requested */
+    uint64_t internal_bytes, internal_peak; /* the driver's own, notified */
+} ze_vk_host_stats_t;
+
+/* ZE_ERR_BUDGET when the Vulkan owner has no budget (a custom config), or
+ * its heap's result. */
+ze_result ze__vk_host_create(ze_mem_t *mm, ze_vk_host_t **out);
+/* After every Vulkan object is gone (the instance last). A block Vulkan
+ * still holds keeps the heap alive (logged). NULL is fine. */
+void ze__vk_host_destroy(ze_vk_host_t *h);
+/* NULL for NULL: Vulkan allocates with the C library. */
+const VkAllocationCallbacks *ze__vk_host_callbacks(ze_vk_host_t *h);
+/* Any thread. */
+ze_vk_host_stats_t ze__vk_host_stats(const ze_vk_host_t *h);
 
 /* ------------------------------------------------------------- memory */
 
@@ -352,6 +379,11 @@ struct ze_vk_backend_t {
     ze_allocator_t alloc;
     ze_render_backend_desc_t desc;
     char device_name[400];
+
+    /* host allocations (vk_host.c): created first, destroyed last; host_cb
+       goes to every vkCreate and vkDestroy call (NULL: unrouted) */
+    ze_vk_host_t *host;
+    const VkAllocationCallbacks *host_cb;
 
     /* instance (vk_instance.c) */
     VkInstance instance;

@@ -135,7 +135,7 @@ void ze__vk_memory_fini(ze_vk_backend_t *b)
         ze_vk_block_t *blk = &ZE_ARRAY_AT(&m->blocks, ze_vk_block_t, i);
         if (blk->mapped)
             vkUnmapMemory(b->device, blk->memory);
-        vkFreeMemory(b->device, blk->memory, NULL);
+        vkFreeMemory(b->device, blk->memory, b->host_cb);
         ze__vk_ranges_fini(&blk->ranges);
     }
     ze_array_free(&m->blocks);
@@ -165,13 +165,13 @@ static ze_result device_alloc(ze_vk_backend_t *b, VkDeviceSize size, uint32_t ty
         .allocationSize = size,
         .memoryTypeIndex = type,
     };
-    ZE__VK_TRY(b, vkAllocateMemory(b->device, &ai, NULL, mem), "vkAllocateMemory");
+    ZE__VK_TRY(b, vkAllocateMemory(b->device, &ai, b->host_cb, mem), "vkAllocateMemory");
     *mapped = NULL;
     if (host) {
         void *p = NULL;
         VkResult r = vkMapMemory(b->device, *mem, 0, VK_WHOLE_SIZE, 0, &p);
         if (r != VK_SUCCESS) {
-            vkFreeMemory(b->device, *mem, NULL);
+            vkFreeMemory(b->device, *mem, b->host_cb);
             return ze__vk_fail(b, r, "vkMapMemory");
         }
         *mapped = p;
@@ -237,7 +237,7 @@ ze_result ze__vk_mem_alloc(ze_vk_backend_t *b, const VkMemoryRequirements *req,
         ze__vk_ranges_fini(&blk.ranges);
         if (blk.mapped)
             vkUnmapMemory(b->device, blk.memory);
-        vkFreeMemory(b->device, blk.memory, NULL);
+        vkFreeMemory(b->device, blk.memory, b->host_cb);
         m->device_bytes -= BLOCK_SIZE;
         return ZE_ERR_OUT_OF_MEMORY;
     }
@@ -258,7 +258,7 @@ void ze__vk_mem_free(ze_vk_backend_t *b, ze_vk_alloc_t *a)
     if (a->block < 0) {
         if (a->mapped)
             vkUnmapMemory(b->device, a->memory);
-        vkFreeMemory(b->device, a->memory, NULL);
+        vkFreeMemory(b->device, a->memory, b->host_cb);
         m->device_bytes -= a->size;
         m->dedicated--;
         publish(b);
@@ -283,7 +283,7 @@ ze_result ze__vk_buffer_create(ze_vk_backend_t *b, VkDeviceSize size, VkBufferUs
         .usage = usage,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    ZE__VK_TRY(b, vkCreateBuffer(b->device, &bci, NULL, &out->buffer), "vkCreateBuffer");
+    ZE__VK_TRY(b, vkCreateBuffer(b->device, &bci, b->host_cb, &out->buffer), "vkCreateBuffer");
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(b->device, out->buffer, &req);
     VkMemoryPropertyFlags want =
@@ -298,7 +298,7 @@ ze_result ze__vk_buffer_create(ze_vk_backend_t *b, VkDeviceSize size, VkBufferUs
         }
     }
     if (r != ZE_OK) {
-        vkDestroyBuffer(b->device, out->buffer, NULL);
+        vkDestroyBuffer(b->device, out->buffer, b->host_cb);
         memset(out, 0, sizeof *out);
         return r;
     }
@@ -310,7 +310,7 @@ ze_result ze__vk_buffer_create(ze_vk_backend_t *b, VkDeviceSize size, VkBufferUs
 void ze__vk_buffer_destroy(ze_vk_backend_t *b, ze_vk_buffer_t *buf)
 {
     if (buf->buffer)
-        vkDestroyBuffer(b->device, buf->buffer, NULL);
+        vkDestroyBuffer(b->device, buf->buffer, b->host_cb);
     ze__vk_mem_free(b, &buf->mem);
     memset(buf, 0, sizeof *buf);
 }
@@ -332,7 +332,7 @@ ze_result ze__vk_image_create(ze_vk_backend_t *b, VkFormat format, uint32_t widt
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
-    ZE__VK_TRY(b, vkCreateImage(b->device, &ici, NULL, &out->image), "vkCreateImage");
+    ZE__VK_TRY(b, vkCreateImage(b->device, &ici, b->host_cb, &out->image), "vkCreateImage");
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(b->device, out->image, &req);
     ze_result r = ze__vk_mem_alloc(b, &req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &out->mem);
@@ -350,12 +350,12 @@ ze_result ze__vk_image_create(ze_vk_backend_t *b, VkFormat format, uint32_t widt
             .subresourceRange = {depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT, 0,
                                  mips, 0, 1},
         };
-        if ((vr = vkCreateImageView(b->device, &vci, NULL, &out->view)) != VK_SUCCESS)
+        if ((vr = vkCreateImageView(b->device, &vci, b->host_cb, &out->view)) != VK_SUCCESS)
             r = ze__vk_fail(b, vr, "vkCreateImageView");
     }
     if (r != ZE_OK) {
         ze__vk_mem_free(b, &out->mem);
-        vkDestroyImage(b->device, out->image, NULL);
+        vkDestroyImage(b->device, out->image, b->host_cb);
         memset(out, 0, sizeof *out);
         return r;
     }
@@ -369,9 +369,9 @@ ze_result ze__vk_image_create(ze_vk_backend_t *b, VkFormat format, uint32_t widt
 void ze__vk_image_destroy(ze_vk_backend_t *b, ze_vk_image_t *img)
 {
     if (img->view)
-        vkDestroyImageView(b->device, img->view, NULL);
+        vkDestroyImageView(b->device, img->view, b->host_cb);
     if (img->image)
-        vkDestroyImage(b->device, img->image, NULL);
+        vkDestroyImage(b->device, img->image, b->host_cb);
     ze__vk_mem_free(b, &img->mem);
     memset(img, 0, sizeof *img);
 }

@@ -30,7 +30,7 @@ static ze_result forward_pipeline(ze_vk_backend_t *b, forward_t *fw)
         r = ze__vk_shader_load(b, "forward.frag", &fs);
     if (r != ZE_OK) {
         if (vs)
-            vkDestroyShaderModule(b->device, vs, NULL);
+            vkDestroyShaderModule(b->device, vs, b->host_cb);
         return r;
     }
     VkPipelineShaderStageCreateInfo stages[2] = {
@@ -117,9 +117,9 @@ static ze_result forward_pipeline(ze_vk_backend_t *b, forward_t *fw)
         .layout = fw->layout,
     };
     VkResult vr =
-        vkCreateGraphicsPipelines(b->device, b->pipeline_cache, 1, &gci, NULL, &fw->pipeline);
-    vkDestroyShaderModule(b->device, vs, NULL);
-    vkDestroyShaderModule(b->device, fs, NULL);
+        vkCreateGraphicsPipelines(b->device, b->pipeline_cache, 1, &gci, b->host_cb, &fw->pipeline);
+    vkDestroyShaderModule(b->device, vs, b->host_cb);
+    vkDestroyShaderModule(b->device, fs, b->host_cb);
     return vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateGraphicsPipelines");
 }
 
@@ -132,7 +132,7 @@ static ze_result forward_create(ze_vk_backend_t *b, void *state)
         .setLayoutCount = 2,
         .pSetLayouts = sets,
     };
-    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, NULL, &fw->layout),
+    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, &fw->layout),
                "vkCreatePipelineLayout");
     return forward_pipeline(b, fw);
 }
@@ -141,9 +141,9 @@ static void forward_destroy(ze_vk_backend_t *b, void *state)
 {
     forward_t *fw = state;
     if (fw->pipeline)
-        vkDestroyPipeline(b->device, fw->pipeline, NULL);
+        vkDestroyPipeline(b->device, fw->pipeline, b->host_cb);
     if (fw->layout)
-        vkDestroyPipelineLayout(b->device, fw->layout, NULL);
+        vkDestroyPipelineLayout(b->device, fw->layout, b->host_cb);
     fw->pipeline = VK_NULL_HANDLE;
     fw->layout = VK_NULL_HANDLE;
 }

@@ -29,7 +29,7 @@ static ze_result tonemap_create(ze_vk_backend_t *b, void *state)
         .bindingCount = 2,
         .pBindings = tb,
     };
-    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &tci, NULL, &t->set_layout),
+    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &tci, b->host_cb, &t->set_layout),
                "vkCreateDescriptorSetLayout");
     VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 2};
     VkDescriptorPoolCreateInfo pci = {
@@ -38,7 +38,7 @@ static ze_result tonemap_create(ze_vk_backend_t *b, void *state)
         .poolSizeCount = 1,
         .pPoolSizes = &size,
     };
-    ZE__VK_TRY(b, vkCreateDescriptorPool(b->device, &pci, NULL, &t->pool),
+    ZE__VK_TRY(b, vkCreateDescriptorPool(b->device, &pci, b->host_cb, &t->pool),
                "vkCreateDescriptorPool");
     VkDescriptorSetAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
@@ -55,7 +55,7 @@ static ze_result tonemap_create(ze_vk_backend_t *b, void *state)
         .pushConstantRangeCount = 1,
         .pPushConstantRanges = &pc,
     };
-    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, NULL, &t->layout),
+    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, &t->layout),
                "vkCreatePipelineLayout");
     return ze__vk_compute_pipeline(b, "tonemap.comp", t->layout, &t->pipeline);
 }
@@ -64,13 +64,13 @@ static void tonemap_destroy(ze_vk_backend_t *b, void *state)
 {
     tonemap_t *t = state;
     if (t->pipeline)
-        vkDestroyPipeline(b->device, t->pipeline, NULL);
+        vkDestroyPipeline(b->device, t->pipeline, b->host_cb);
     if (t->layout)
-        vkDestroyPipelineLayout(b->device, t->layout, NULL);
+        vkDestroyPipelineLayout(b->device, t->layout, b->host_cb);
     if (t->pool)
-        vkDestroyDescriptorPool(b->device, t->pool, NULL); /* frees the set */
+        vkDestroyDescriptorPool(b->device, t->pool, b->host_cb); /* frees the set */
     if (t->set_layout)
-        vkDestroyDescriptorSetLayout(b->device, t->set_layout, NULL);
+        vkDestroyDescriptorSetLayout(b->device, t->set_layout, b->host_cb);
     ze_rg_res_t hdr = t->hdr, ldr = t->ldr;
     memset(t, 0, sizeof *t);
     t->hdr = hdr; /* the graph's handles outlive a pipeline rebuild */

@@ -64,7 +64,7 @@ static ze_result ui_pipeline(ze_vk_backend_t *b, ui_pass_t *u)
         r = ze__vk_shader_load(b, "ui.frag", &fs);
     if (r != ZE_OK) {
         if (vs)
-            vkDestroyShaderModule(b->device, vs, NULL);
+            vkDestroyShaderModule(b->device, vs, b->host_cb);
         return r;
     }
     VkPipelineShaderStageCreateInfo stages[2] = {
@@ -143,9 +143,9 @@ static ze_result ui_pipeline(ze_vk_backend_t *b, ui_pass_t *u)
         .layout = u->layout,
     };
     VkResult vr =
-        vkCreateGraphicsPipelines(b->device, b->pipeline_cache, 1, &gci, NULL, &u->pipeline);
-    vkDestroyShaderModule(b->device, vs, NULL);
-    vkDestroyShaderModule(b->device, fs, NULL);
+        vkCreateGraphicsPipelines(b->device, b->pipeline_cache, 1, &gci, b->host_cb, &u->pipeline);
+    vkDestroyShaderModule(b->device, vs, b->host_cb);
+    vkDestroyShaderModule(b->device, fs, b->host_cb);
     return vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateGraphicsPipelines");
 }
 
@@ -162,7 +162,7 @@ static ze_result ui_create(ze_vk_backend_t *b, void *state)
         .bindingCount = 2,
         .pBindings = sb,
     };
-    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &sci, NULL, &u->set_layout),
+    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &sci, b->host_cb, &u->set_layout),
                "vkCreateDescriptorSetLayout");
     VkDescriptorPoolSize sizes[2] = {
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, ZE_VK_FRAMES},
@@ -174,7 +174,7 @@ static ze_result ui_create(ze_vk_backend_t *b, void *state)
         .poolSizeCount = 2,
         .pPoolSizes = sizes,
     };
-    ZE__VK_TRY(b, vkCreateDescriptorPool(b->device, &pci, NULL, &u->pool),
+    ZE__VK_TRY(b, vkCreateDescriptorPool(b->device, &pci, b->host_cb, &u->pool),
                "vkCreateDescriptorPool");
     VkDescriptorSetLayout layouts[ZE_VK_FRAMES];
     VkDescriptorSet sets[ZE_VK_FRAMES];
@@ -198,7 +198,7 @@ static ze_result ui_create(ze_vk_backend_t *b, void *state)
         .pushConstantRangeCount = 1,
         .pPushConstantRanges = &pc,
     };
-    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, NULL, &u->layout),
+    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, &u->layout),
                "vkCreatePipelineLayout");
     VkSamplerCreateInfo smp = {
         .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
@@ -209,7 +209,7 @@ static ze_result ui_create(ze_vk_backend_t *b, void *state)
         .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
         .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
     };
-    ZE__VK_TRY(b, vkCreateSampler(b->device, &smp, NULL, &u->sampler), "vkCreateSampler");
+    ZE__VK_TRY(b, vkCreateSampler(b->device, &smp, b->host_cb, &u->sampler), "vkCreateSampler");
     return ui_pipeline(b, u);
 }
 
@@ -221,15 +221,15 @@ static void ui_destroy(ze_vk_backend_t *b, void *state)
         ze__vk_buffer_destroy(b, &u->slots[i].data);
     ze__vk_image_destroy(b, &u->atlas);
     if (u->pipeline)
-        vkDestroyPipeline(b->device, u->pipeline, NULL);
+        vkDestroyPipeline(b->device, u->pipeline, b->host_cb);
     if (u->layout)
-        vkDestroyPipelineLayout(b->device, u->layout, NULL);
+        vkDestroyPipelineLayout(b->device, u->layout, b->host_cb);
     if (u->sampler)
-        vkDestroySampler(b->device, u->sampler, NULL);
+        vkDestroySampler(b->device, u->sampler, b->host_cb);
     if (u->pool)
-        vkDestroyDescriptorPool(b->device, u->pool, NULL); /* frees the sets */
+        vkDestroyDescriptorPool(b->device, u->pool, b->host_cb); /* frees the sets */
     if (u->set_layout)
-        vkDestroyDescriptorSetLayout(b->device, u->set_layout, NULL);
+        vkDestroyDescriptorSetLayout(b->device, u->set_layout, b->host_cb);
     ze_rg_res_t ldr = u->ldr;
     memset(u, 0, sizeof *u);
     u->ldr = ldr; /* the graph's handle outlives a pipeline rebuild */

@@ -39,7 +39,7 @@ ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModul
             .codeSize = (size_t)size,
             .pCode = code,
         };
-        VkResult vr = vkCreateShaderModule(b->device, &ci, NULL, out);
+        VkResult vr = vkCreateShaderModule(b->device, &ci, b->host_cb, out);
         r = vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateShaderModule");
     } else {
         ZE_LOG_ERROR(ZE_VK_LOG, "shader %s: unreadable or not SPIR-V", path);
@@ -63,8 +63,8 @@ ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipeli
                   VK_SHADER_STAGE_COMPUTE_BIT, cs, "main", NULL},
         .layout = layout,
     };
-    VkResult vr = vkCreateComputePipelines(b->device, b->pipeline_cache, 1, &ci, NULL, out);
-    vkDestroyShaderModule(b->device, cs, NULL);
+    VkResult vr = vkCreateComputePipelines(b->device, b->pipeline_cache, 1, &ci, b->host_cb, out);
+    vkDestroyShaderModule(b->device, cs, b->host_cb);
     return vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateComputePipelines");
 }
 
@@ -119,11 +119,11 @@ ze_result ze__vk_pipeline_cache_create(ze_vk_backend_t *b)
             ZE_LOG_INFO(ZE_VK_LOG, "pipeline cache: %zu bytes loaded, persistence %s", size,
                         on ? "on" : "off");
         }
-        VkResult vr = vkCreatePipelineCache(b->device, &pci, NULL, &b->pipeline_cache);
+        VkResult vr = vkCreatePipelineCache(b->device, &pci, b->host_cb, &b->pipeline_cache);
         if (vr != VK_SUCCESS && pci.initialDataSize) { /* the driver refused the data */
             pci.initialDataSize = 0;
             pci.pInitialData = NULL;
-            vr = vkCreatePipelineCache(b->device, &pci, NULL, &b->pipeline_cache);
+            vr = vkCreatePipelineCache(b->device, &pci, b->host_cb, &b->pipeline_cache);
         }
         ze_vfs_buffer_free(&blob);
         if (vr != VK_SUCCESS)
@@ -136,6 +136,6 @@ void ze__vk_pipeline_cache_destroy(ze_vk_backend_t *b)
 {
     ze__vk_pso_save(b);
     if (b->pipeline_cache)
-        vkDestroyPipelineCache(b->device, b->pipeline_cache, NULL);
+        vkDestroyPipelineCache(b->device, b->pipeline_cache, b->host_cb);
     b->pipeline_cache = VK_NULL_HANDLE;
 }

@@ -576,7 +576,7 @@ static ze_result descriptors_create(ze_vk_backend_t *b)
         .bindingCount = 1,
         .pBindings = &bl,
     };
-    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &lci, NULL, &b->bindless_layout),
+    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &lci, b->host_cb, &b->bindless_layout),
                "vkCreateDescriptorSetLayout");
     VkShaderStageFlags vf = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
     VkDescriptorSetLayoutBinding fb[3] = {
@@ -589,7 +589,7 @@ static ze_result descriptors_create(ze_vk_backend_t *b)
         .bindingCount = 3,
         .pBindings = fb,
     };
-    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &fci, NULL, &b->frame_layout),
+    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &fci, b->host_cb, &b->frame_layout),
                "vkCreateDescriptorSetLayout");
     /* the passes' own sets live in their own pools (vk_pass_*.c) */
     VkDescriptorPoolSize sizes[] = {
@@ -604,7 +604,7 @@ static ze_result descriptors_create(ze_vk_backend_t *b)
         .poolSizeCount = 3,
         .pPoolSizes = sizes,
     };
-    ZE__VK_TRY(b, vkCreateDescriptorPool(b->device, &pci, NULL, &b->pool),
+    ZE__VK_TRY(b, vkCreateDescriptorPool(b->device, &pci, b->host_cb, &b->pool),
                "vkCreateDescriptorPool");
     VkDescriptorSetLayout layouts[1 + ZE_VK_FRAMES] = {b->bindless_layout};
     for (int i = 0; i < ZE_VK_FRAMES; i++)
@@ -659,7 +659,7 @@ ze_result ze__vk_rrm_create(ze_vk_backend_t *b)
         .addressModeW = VK_SAMPLER_ADDRESS_MODE_REPEAT,
         .maxLod = VK_LOD_CLAMP_NONE,
     };
-    ZE__VK_TRY(b, vkCreateSampler(b->device, &sci, NULL, &b->sampler), "vkCreateSampler");
+    ZE__VK_TRY(b, vkCreateSampler(b->device, &sci, b->host_cb, &b->sampler), "vkCreateSampler");
     if ((r = descriptors_create(b)) != ZE_OK)
         return r;
     /* built-in textures, uploaded once through a one-shot submission */
@@ -719,11 +719,11 @@ void ze__vk_rrm_destroy(ze_vk_backend_t *b)
     ze__vk_ranges_fini(&b->vb_ranges);
     ze__vk_ranges_fini(&b->ib_ranges);
     if (b->sampler)
-        vkDestroySampler(b->device, b->sampler, NULL);
+        vkDestroySampler(b->device, b->sampler, b->host_cb);
     if (b->pool)
-        vkDestroyDescriptorPool(b->device, b->pool, NULL);
+        vkDestroyDescriptorPool(b->device, b->pool, b->host_cb);
     if (b->bindless_layout)
-        vkDestroyDescriptorSetLayout(b->device, b->bindless_layout, NULL);
+        vkDestroyDescriptorSetLayout(b->device, b->bindless_layout, b->host_cb);
     if (b->frame_layout)
-        vkDestroyDescriptorSetLayout(b->device, b->frame_layout, NULL);
+        vkDestroyDescriptorSetLayout(b->device, b->frame_layout, b->host_cb);
 }

@@ -140,7 +140,7 @@ static void destroy_semaphores(ze_vk_backend_t *b, VkSemaphore *sems, uint32_t n
 {
     for (uint32_t i = 0; i < n; i++) {
         if (sems[i])
-            vkDestroySemaphore(b->device, sems[i], NULL);
+            vkDestroySemaphore(b->device, sems[i], b->host_cb);
         sems[i] = VK_NULL_HANDLE;
     }
 }
@@ -149,7 +149,8 @@ static ze_result create_semaphores(ze_vk_backend_t *b, VkSemaphore *sems, uint32
 {
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     for (uint32_t i = 0; i < n; i++)
-        ZE__VK_TRY(b, vkCreateSemaphore(b->device, &sci, NULL, &sems[i]), "vkCreateSemaphore");
+        ZE__VK_TRY(b, vkCreateSemaphore(b->device, &sci, b->host_cb, &sems[i]),
+                   "vkCreateSemaphore");
     return ZE_OK;
 }
 
@@ -211,9 +212,9 @@ static ze_result recreate(swap_t *s)
         .oldSwapchain = old,
     };
     VkSwapchainKHR sc = VK_NULL_HANDLE;
-    VkResult vr = vkCreateSwapchainKHR(b->device, &ci, NULL, &sc);
+    VkResult vr = vkCreateSwapchainKHR(b->device, &ci, b->host_cb, &sc);
     if (old)
-        vkDestroySwapchainKHR(b->device, old, NULL);
+        vkDestroySwapchainKHR(b->device, old, b->host_cb);
     s->swapchain = VK_NULL_HANDLE;
     destroy_semaphores(b, s->rendered, MAX_IMAGES);
     destroy_semaphores(b, s->acquired, ZE_VK_FRAMES);
@@ -353,7 +354,7 @@ static void swap_destroy(ze_vk_target_t *t)
     swap_t *s = swap_of(t);
     ze_vk_backend_t *b = t->b;
     if (s->swapchain)
-        vkDestroySwapchainKHR(b->device, s->swapchain, NULL);
+        vkDestroySwapchainKHR(b->device, s->swapchain, b->host_cb);
     destroy_semaphores(b, s->rendered, MAX_IMAGES);
     destroy_semaphores(b, s->acquired, ZE_VK_FRAMES);
     ze__vk_image_destroy(b, &t->image);

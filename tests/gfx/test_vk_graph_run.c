@@ -4,7 +4,8 @@
  * frame's passes in order with their uses and barriers and the transients
  * with their bytes; the report and the --stats JSON carry the GPU time of
  * each pass as a "gpu_passes" list of {name, gpu_ms} (no pass names in
- * public fields); the null backend has no graph to dump. */
+ * public fields) and the Vulkan owner's host bytes; the null backend has
+ * no graph to dump. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,6 +111,14 @@ static void test_dump_and_pass_times(void **state)
     assert_string_equal(str(json_array_get(gp, 1), "name"), "tonemap");
     assert_string_equal(str(json_array_get(gp, 2), "name"), "ui");
     assert_true(json_is_real(json_object_get(json_array_get(gp, 0), "gpu_ms")));
+    /* the Vulkan owner's host bytes (the backend's allocation callbacks) */
+    json_int_t host = json_integer_value(json_object_get(st, "vulkan_host_bytes"));
+    json_int_t host_peak = json_integer_value(json_object_get(st, "vulkan_host_bytes_peak"));
+    print_message("vulkan_host_bytes %lld, peak %lld\n", (long long)host, (long long)host_peak);
+    assert_true(host > 0);
+    assert_true(host_peak >= host);
+    assert_true(json_is_integer(json_object_get(st, "vulkan_internal_bytes")));
+    assert_true(json_is_integer(json_object_get(st, "vulkan_host_allocations")));
     json_decref(st);
 
     /* the dump: passes in order with uses and barriers; the transients */

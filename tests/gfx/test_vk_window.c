@@ -27,6 +27,9 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <stdatomic.h>
+#include <string.h>
+
 #include "engine/test_engine_fixture.h"
 
 #define HANG_NS (90ull * 1000000000ull)
@@ -179,11 +182,28 @@ static void on_closing(ze_engine_t *e, void *user)
         glfwGetFramebufferSize(w, &h->resized_w, &h->resized_h);
 }
 
+/* Validation messages and host-allocation problems logged on the "vulkan"
+ * channel over a whole run, the backend's destroy included (the report's
+ * count is taken before it: the layer checks at each destroy that the
+ * allocation callbacks match the create's, surface and swapchain too). */
+static atomic_uint g_vk_problems;
+
+static void sink(void *user, const ze_log_record_t *rec)
+{
+    (void)user;
+    if (rec->level >= ZE_LOG_WARN && strcmp(rec->channel, "vulkan") == 0 &&
+        (strncmp(rec->message, "validation", 10) == 0 ||
+         strncmp(rec->message, "host allocations", 16) == 0)) {
+        atomic_fetch_add(&g_vk_problems, 1);
+        print_error("vulkan: %s\n", rec->message);
+    }
+}
+
 static int setup(void **state)
 {
     (void)state;
     setenv("ZENGINE_VK_VALIDATION", "1", 1);
-    ze_log_configure(&(ze_log_desc_t){.quiet = getenv("ZE_TEST_VERBOSE") == NULL});
+    ze_log_configure(&(ze_log_desc_t){.quiet = getenv("ZE_TEST_VERBOSE") == NULL, .sink = sink});
     const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
     g_display = (x && x[0]) || (wl && wl[0]);
     return fx_project_make(&g_project) ? 0 : -1;
@@ -200,6 +220,7 @@ static int teardown(void **state)
 static ze_result run_windowed(hooks_t *h, uint64_t frames, ze_run_report_t *rep)
 {
     h->start_ns = ze_time_now_ns();
+    atomic_store(&g_vk_problems, 0);
     ze_app_desc_t app = {
         .name = "test_vk_window",
         .user = h,
@@ -236,6 +257,8 @@ static void test_present_and_resize(void **state)
     assert_non_null(strstr(rep.device, "window"));
     assert_true(rep.validation_enabled);
     assert_int_equal(rep.validation_messages, 0);
+    assert_int_equal(atomic_load(&g_vk_problems), 0); /* shutdown included */
+    assert_true(rep.vulkan_host_bytes > 0);           /* the owner served the window's too */
     assert_true(h.stats.swapchain_recreates >= 1);
     assert_int_equal(h.resized_w, 400);
     assert_int_equal(h.resized_h, 300);
@@ -269,6 +292,7 @@ static void test_minimized_simulates_without_rendering(void **state)
         assert_true(h.resumed[i]);
     }
     assert_int_equal(rep.validation_messages, 0);
+    assert_int_equal(atomic_load(&g_vk_problems), 0);
     assert_true(rep.shutdown_complete);
 }
 
