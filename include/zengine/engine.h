@@ -272,7 +272,12 @@ typedef struct ze_run_report_t {
        with --strict when a warning was reported. */
     uint32_t warnings, errors;
     uint32_t unresolved_assets, failed_assets;
-    double allocations_per_frame; /* heap allocations per iteration, steady state */
+    /* our heap allocations per iteration, steady state (the Vulkan owner
+       excluded) */
+    double allocations_per_frame;
+    /* the Vulkan driver's allocations through our VkAllocationCallbacks
+       (the Vulkan owner), per iteration, steady state: not the engine's */
+    double vulkan_allocations_per_frame;
     /* the ThirdParty owner's peak (jansson, routed by ze_app_main) and the C
        library heap in use at the end of the run: what GLFW, the Vulkan
        loader and driver and other libraries without hooks hold, outside

@@ -59,8 +59,9 @@ typedef struct ze__resource_t {
 } ze__resource_t;
 
 typedef struct ze__frame_sample_t {
-    float work_ms;   /* iteration time without the frame-rate cap's sleep */
-    uint64_t allocs; /* ze_mem_allocation_count at the iteration's end */
+    float work_ms;          /* iteration time without the frame-rate cap's sleep */
+    uint64_t allocs;        /* ze_mem_allocation_count at the iteration's end, less... */
+    uint64_t driver_allocs; /* ...the Vulkan owner's (the driver's, through our callbacks) */
 } ze__frame_sample_t;
 
 /* Process-wide context handed from ze_app_main to the run (NULL in

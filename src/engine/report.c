@@ -5,6 +5,7 @@
  * ZE__FRAME_SAMPLES iterations are kept (a ring allocated once, so sampling
  * never allocates): avg_frame_ms and p99_frame_ms are over those.
  * allocations_per_frame is the memory manager's heap-allocation counter
+ * (less the Vulkan owner's: the driver's, vulkan_allocations_per_frame)
  * over the second half of the kept iterations (steady state: imports and
  * first loads happen early), divided by their number. */
 #include <jansson.h>
@@ -22,7 +23,9 @@ void ze__report_sample(ze_engine_t *e, double work_ms)
     }
     ze__frame_sample_t *s = &e->samples[e->sample_count % ZE__FRAME_SAMPLES];
     s->work_ms = (float)work_ms;
-    s->allocs = ze_mem_allocation_count(e->mem);
+    uint64_t driver = ze_mem_owner_stats(e->mem, ZE_MEM_OWNER_VULKAN).allocations;
+    s->allocs = ze_mem_allocation_count(e->mem) - driver;
+    s->driver_allocs = driver;
     e->sample_count++;
 }
 
@@ -61,8 +64,10 @@ static void frame_figures(ze_engine_t *e, ze_run_report_t *rep)
     }
     if (n >= 2) {
         uint64_t mid = n / 2;
-        uint64_t a = sample_at(e, n, mid - 1)->allocs, b = sample_at(e, n, n - 1)->allocs;
-        rep->allocations_per_frame = (double)(b - a) / (double)(n - mid);
+        const ze__frame_sample_t *sa = sample_at(e, n, mid - 1), *sb = sample_at(e, n, n - 1);
+        rep->allocations_per_frame = (double)(sb->allocs - sa->allocs) / (double)(n - mid);
+        rep->vulkan_allocations_per_frame =
+            (double)(sb->driver_allocs - sa->driver_allocs) / (double)(n - mid);
     }
 }
 
@@ -140,6 +145,7 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "instances", json_integer(r->instances));
     bad |= put(o, "lights", json_integer(r->lights));
     bad |= put(o, "allocations_per_frame", json_real(r->allocations_per_frame));
+    bad |= put(o, "vulkan_allocations_per_frame", json_real(r->vulkan_allocations_per_frame));
     bad |= put(o, "third_party_bytes_peak", json_integer((json_int_t)r->third_party_bytes_peak));
     bad |= put(o, "unrouted_heap_bytes", json_integer((json_int_t)r->unrouted_heap_bytes));
     bad |= put(o, "vulkan_host_bytes", json_integer((json_int_t)r->vulkan_host_bytes));
