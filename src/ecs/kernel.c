@@ -26,7 +26,8 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
     bool owns_mem = false, owns_jobs = false;
     if (!mem) {
         if (ze_mem_create(&(ze_mem_desc_t){0}, &mem) != ZE_OK) {
-            ZE_LOG_ERROR(ZE__LOG_CH, "kernel: cannot create a memory manager");
+            ze_diag(&d.diag, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "ecs", "kernel",
+                    "cannot create a memory manager");
             return NULL;
         }
         owns_mem = true;
@@ -42,8 +43,9 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
                        &(ze_heap_desc_t){
                            .owner = ZE_MEM_OWNER_ECS, .max_size = heap_size, .thread_safe = true},
                        &heap) != ZE_OK) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "kernel: cannot create the ECS heap (ECS budget %llu MiB)",
-                     (unsigned long long)(budget >> 20));
+        ze_diag(&d.diag, ZE_LOG_ERROR, ZE_ERR_BUDGET, "ecs", "kernel",
+                "cannot create the ECS heap (ECS budget %llu MiB)",
+                (unsigned long long)(budget >> 20));
         if (owns_mem)
             ze_mem_destroy(mem);
         return NULL;
@@ -65,7 +67,8 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
     k->jobs = d.jobs;
     if (!k->jobs) {
         if (ze_job_system_create(&(ze_job_system_desc_t){.mem = mem}, &k->jobs) != ZE_OK) {
-            ZE_LOG_ERROR(ZE__LOG_CH, "kernel: cannot create a job system");
+            ze_diag(&d.diag, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "ecs", "kernel",
+                    "cannot create a job system");
             ze_kernel_destroy(k);
             return NULL;
         }
@@ -173,8 +176,9 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
         return ZE_ERR_INVALID_ARG;
     size_t name_len = strlen(desc->name);
     if (name_len >= ZE_COMPONENT_NAME_MAX) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "component name '%.40s...' is longer than %d characters",
-                     desc->name, ZE_COMPONENT_NAME_MAX - 1);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                          "component name '%.40s...' is longer than %d characters", desc->name,
+                          ZE_COMPONENT_NAME_MAX - 1);
         return ZE_ERR_INVALID_ARG;
     }
     uint32_t align = desc->align ? (uint32_t)desc->align : default_align(desc->size);
@@ -183,41 +187,43 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
         if (strcmp(c->name, desc->name) != 0)
             continue;
         if (c->size != desc->size || c->align != align) {
-            ZE_LOG_ERROR(ZE__LOG_CH,
-                         "component '%s' registered again with a different layout "
-                         "(%u/%u, now %zu/%u)",
-                         desc->name, c->size, c->align, desc->size, align);
+            ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_CONFLICT,
+                              "component '%s' registered again with a different layout "
+                              "(%u/%u, now %zu/%u)",
+                              desc->name, c->size, c->align, desc->size, align);
             return ZE_ERR_CONFLICT;
         }
         *out = (ze_component_t){i};
         return ZE_OK;
     }
     if (desc->size > ZE__COMPONENT_SIZE_MAX || align > ZE__COMPONENT_ALIGN_MAX) {
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "component '%s': size %zu / alignment %u above the limit of %u bytes / %u",
-                     desc->name, desc->size, align, (unsigned)ZE__COMPONENT_SIZE_MAX,
-                     (unsigned)ZE__COMPONENT_ALIGN_MAX);
+        ze__kernel_report(
+            k, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+            "component '%s': size %zu / alignment %u above the limit of %u bytes / %u", desc->name,
+            desc->size, align, (unsigned)ZE__COMPONENT_SIZE_MAX, (unsigned)ZE__COMPONENT_ALIGN_MAX);
         return ZE_ERR_LIMIT;
     }
     if (!ZE_IS_POW2(align) || (desc->size && desc->size % align)) {
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "component '%s': alignment %u must be a power of two dividing the size %zu",
-                     desc->name, align, desc->size);
+        ze__kernel_report(
+            k, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+            "component '%s': alignment %u must be a power of two dividing the size %zu", desc->name,
+            align, desc->size);
         return ZE_ERR_INVALID_ARG;
     }
     if (k->component_count >= ZE_MAX_COMPONENTS) {
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "cannot register component '%s': the kernel already has %d component "
-                     "types, the limit (one bit each in the 64-bit mask)",
-                     desc->name, ZE_MAX_COMPONENTS);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+                          "cannot register component '%s': the kernel already has %d component "
+                          "types, the limit (one bit each in the 64-bit mask)",
+                          desc->name, ZE_MAX_COMPONENTS);
         return ZE_ERR_LIMIT;
     }
     uint32_t id = k->component_count;
     uint64_t stable = desc->stable_id ? desc->stable_id : ze_hash64(desc->name, name_len, 0);
     for (uint32_t i = 0; i < k->component_count; i++) {
         if (k->components[i].stable_id == stable) {
-            ZE_LOG_ERROR(ZE__LOG_CH, "component '%s': stable id %016llx already used by '%s'",
-                         desc->name, (unsigned long long)stable, k->components[i].name);
+            ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_CONFLICT,
+                              "component '%s': stable id %016llx already used by '%s'", desc->name,
+                              (unsigned long long)stable, k->components[i].name);
             return ZE_ERR_CONFLICT;
         }
     }
@@ -228,8 +234,9 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
     if (desc->fields && desc->field_count) {
         fields = ze_alloc(k->alloc, sizeof *fields * desc->field_count, _Alignof(ze_field_desc_t));
         if (!fields) {
-            ZE_LOG_ERROR(ZE__LOG_CH, "component '%s': out of memory for %u fields", desc->name,
-                         desc->field_count);
+            ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                              "component '%s': out of memory for %u fields", desc->name,
+                              desc->field_count);
             return ZE_ERR_OUT_OF_MEMORY;
         }
         memcpy(fields, desc->fields, sizeof *fields * desc->field_count);

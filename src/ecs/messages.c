@@ -70,32 +70,34 @@ ze_result ze_message_register(ze_kernel_t *k, const char *name, size_t size, ze_
         return ZE_ERR_INVALID_ARG;
     size_t len = strlen(name);
     if (len >= ZE_COMPONENT_NAME_MAX) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "message name '%.40s...' is longer than %d characters", name,
-                     ZE_COMPONENT_NAME_MAX - 1);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                          "message name '%.40s...' is longer than %d characters", name,
+                          ZE_COMPONENT_NAME_MAX - 1);
         return ZE_ERR_INVALID_ARG;
     }
     if (size > ZE__MESSAGE_SIZE_MAX) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "message '%s': payload of %zu bytes above the limit of %d", name,
-                     size, ZE__MESSAGE_SIZE_MAX);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+                          "message '%s': payload of %zu bytes above the limit of %d", name, size,
+                          ZE__MESSAGE_SIZE_MAX);
         return ZE_ERR_LIMIT;
     }
     for (uint32_t id = 1; id <= k->message_count; id++) {
         if (strcmp(k->message_names[id], name) != 0)
             continue;
         if (k->message_sizes[id] != size) {
-            ZE_LOG_ERROR(ZE__LOG_CH,
-                         "message '%s' registered again with a different size (%u, now %zu)", name,
-                         k->message_sizes[id], size);
+            ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_CONFLICT,
+                              "message '%s' registered again with a different size (%u, now %zu)",
+                              name, k->message_sizes[id], size);
             return ZE_ERR_CONFLICT;
         }
         *out = (ze_message_type_t){id};
         return ZE_OK;
     }
     if (k->message_count >= ZE__MESSAGE_TYPES - 1) {
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "cannot register message '%s': the kernel already has %d message types, "
-                     "the limit",
-                     name, ZE__MESSAGE_TYPES - 1);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+                          "cannot register message '%s': the kernel already has %d message types, "
+                          "the limit",
+                          name, ZE__MESSAGE_TYPES - 1);
         return ZE_ERR_LIMIT;
     }
     uint32_t id = ++k->message_count;
@@ -137,7 +139,8 @@ static ze__messages_t *bus_get(ze_world_t *w)
         return b;
     b = ze_alloc(w->alloc, sizeof *b, _Alignof(ze__messages_t));
     if (!b) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of memory creating the message bus", w->name);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                       "out of memory creating the message bus");
         return NULL;
     }
     memset(b, 0, sizeof *b);
@@ -200,11 +203,10 @@ ze_result ze_message_publish(ze_world_t *w, ze_message_type_t type, const void *
             b->full_logged = true;
             pthread_mutex_unlock(&b->lock);
             if (log)
-                ZE_LOG_ERROR(ZE__LOG_CH,
-                             "world '%s': message queue full (%zu MiB between pumps); "
-                             "'%s' and later messages dropped until the next pump",
-                             w->name, ZE__MESSAGE_QUEUE_MAX >> 20,
-                             w->kernel->message_names[type.id]);
+                ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_FULL,
+                               "message queue full (%zu MiB between pumps); "
+                               "'%s' and later messages dropped until the next pump",
+                               ZE__MESSAGE_QUEUE_MAX >> 20, w->kernel->message_names[type.id]);
             return ZE_ERR_FULL;
         }
         size_t cap = q->cap ? q->cap : ZE__MESSAGE_QUEUE_MIN;
@@ -214,8 +216,8 @@ ze_result ze_message_publish(ze_world_t *w, ze_message_type_t type, const void *
         uint8_t *nd = ze_realloc(w->alloc, q->data, q->cap, cap, ZE__MESSAGE_RECORD_ALIGN);
         if (!nd) {
             pthread_mutex_unlock(&b->lock);
-            ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of memory publishing '%s'", w->name,
-                         w->kernel->message_names[type.id]);
+            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory publishing '%s'",
+                           w->kernel->message_names[type.id]);
             return ZE_ERR_OUT_OF_MEMORY;
         }
         q->data = nd;
@@ -247,8 +249,8 @@ ze_subscription_t ze_message_subscribe(ze_world_t *w, ze_message_type_t type, ze
         b->next_serial = 1;
     msg_sub_t s = {.id = b->next_serial << 8 | type.id, .fn = fn, .user = user};
     if (ze_array_push(&b->subs[type.id], &s) != ZE_OK) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of memory subscribing to '%s'", w->name,
-                     w->kernel->message_names[type.id]);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory subscribing to '%s'",
+                       w->kernel->message_names[type.id]);
         return (ze_subscription_t){0};
     }
     return (ze_subscription_t){s.id};
@@ -298,8 +300,7 @@ uint32_t ze_message_pump(ze_world_t *w)
     if (!b)
         return 0;
     if (b->in_pump) {
-        ZE_LOG_WARN(ZE__LOG_CH, "world '%s': message pump called from a subscriber (ignored)",
-                    w->name);
+        ze__ecs_report(w, ZE_LOG_WARN, ZE_OK, "message pump called from a subscriber (ignored)");
         return 0;
     }
     /* Take the batch: `delivering` is empty (kept allocated), so publishers

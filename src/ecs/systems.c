@@ -114,11 +114,11 @@ ze_result ze__write_refused(ze_world_t *w, const char *call, ...)
     vsnprintf(what, sizeof what, call, ap);
     va_end(ap);
     const char *group = g_group_names[w->running_group < ZE_GROUP_END ? w->running_group : 0];
-    ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': %s from system '%s' refused: %s systems may %s", w->name,
-                 what, t_running_system ? t_running_system : "?", group,
-                 w->group_writes == ZE__WRITES_NONE
-                     ? "not write (record commands: they apply at the next FrameInput)"
-                     : "write values of existing components only");
+    ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_DENIED, "%s from system '%s' refused: %s systems may %s",
+                   what, t_running_system ? t_running_system : "?", group,
+                   w->group_writes == ZE__WRITES_NONE
+                       ? "not write (record commands: they apply at the next FrameInput)"
+                       : "write values of existing components only");
     return ZE_ERR_DENIED;
 }
 
@@ -163,18 +163,20 @@ ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
     ZE_CHECK(w && desc && desc->fn && desc->name && desc->name[0], (ze_system_t){0});
     uint32_t group = desc->group == ZE_GROUP_DEFAULT ? ZE_GROUP_FIXED_SIMULATION : desc->group;
     if (group >= ZE_GROUP_END) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "system '%s': unknown group %d", desc->name, (int)desc->group);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "system '%s': unknown group %d",
+                       desc->name, (int)desc->group);
         return (ze_system_t){0};
     }
     if (strlen(desc->name) >= ZE_COMPONENT_NAME_MAX) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "system name '%.40s...' longer than %d characters", desc->name,
-                     ZE_COMPONENT_NAME_MAX - 1);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                       "system name '%.40s...' longer than %d characters", desc->name,
+                       ZE_COMPONENT_NAME_MAX - 1);
         return (ze_system_t){0};
     }
     /* FrameUI only reads: its systems may not declare a write mask. */
     if (group == ZE_GROUP_FRAME_UI && (desc->writes || desc->query.write)) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "system '%s': FrameUI systems may not write components",
-                     desc->name);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                       "system '%s': FrameUI systems may not write components", desc->name);
         return (ze_system_t){0};
     }
     ze__systems_t *s = systems_of(w);
@@ -183,8 +185,8 @@ ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
     for (uint32_t i = 0; i < s->entries.count; i++) {
         sys_entry_t *e = entry_at(s, i);
         if (!e->removed && e->group == group && strcmp(e->name, desc->name) == 0) {
-            ZE_LOG_ERROR(ZE__LOG_CH, "system '%s' already exists in %s", desc->name,
-                         g_group_names[group]);
+            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "system '%s' already exists in %s",
+                           desc->name, g_group_names[group]);
             return (ze_system_t){0};
         }
     }
@@ -224,10 +226,10 @@ ze_result ze_system_order(ze_world_t *w, ze_system_t before, ze_system_t after)
     if (!a || !b || a == b)
         return ZE_ERR_NOT_FOUND;
     if (a->group != b->group) {
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "systems '%s' and '%s' are in different groups (%s, %s): groups "
-                     "already run in a fixed order",
-                     a->name, b->name, g_group_names[a->group], g_group_names[b->group]);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                       "systems '%s' and '%s' are in different groups (%s, %s): groups "
+                       "already run in a fixed order",
+                       a->name, b->name, g_group_names[a->group], g_group_names[b->group]);
         return ZE_ERR_INVALID_ARG;
     }
     ze__systems_t *s = w->systems;
@@ -484,7 +486,7 @@ ze_result ze_world_begin_frame(ze_world_t *w, double dt)
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
     if (ze__world_gate(w) != ZE__GATE_NOW) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': begin_frame during iteration or a wave", w->name);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE, "begin_frame during iteration or a wave");
         return ZE_ERR_STATE;
     }
     w->started = true; /* seals the services table */
@@ -509,8 +511,8 @@ ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt)
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
     if (!isfinite(fixed_dt) || fixed_dt <= 0.0) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': fixed step of %g s refused (must be positive)",
-                     w->name, fixed_dt);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                       "fixed step of %g s refused (must be positive)", fixed_dt);
         return ZE_ERR_INVALID_ARG;
     }
     if (ze__world_gate(w) != ZE__GATE_NOW)
@@ -542,10 +544,10 @@ ze_result ze_kernel_set_fixed_step(ze_kernel_t *k, double fixed_dt, uint32_t max
 {
     if (!k || !isfinite(fixed_dt) || fixed_dt <= 0.0 || fixed_dt > ZE__FIXED_DT_MAX ||
         max_substeps == 0) {
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "fixed step %g s with %u sub-steps refused: the step must be "
-                     "positive, at most %g s, and at least one sub-step allowed",
-                     fixed_dt, max_substeps, ZE__FIXED_DT_MAX);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                          "fixed step %g s with %u sub-steps refused: the step must be "
+                          "positive, at most %g s, and at least one sub-step allowed",
+                          fixed_dt, max_substeps, ZE__FIXED_DT_MAX);
         return ZE_ERR_INVALID_ARG;
     }
     k->fixed_dt = fixed_dt;
@@ -598,7 +600,8 @@ ze_result ze_kernel_frame(ze_kernel_t *k, double dt)
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(k, ZE_ERR_INVALID_ARG);
     if (!isfinite(dt) || dt < 0.0 || dt > ZE__FRAME_DT_MAX) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "kernel frame with dt = %g refused", dt);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "kernel frame with dt = %g refused",
+                          dt);
         return ZE_ERR_INVALID_ARG;
     }
     ze_result first = ze_kernel_begin_frame(k, dt);

@@ -25,8 +25,8 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
         return NULL;
     uint32_t cap = d.capacity ? d.capacity : ZE_DEFAULT_WORLD_CAPACITY;
     if (cap > ZE_MAX_WORLD_CAPACITY) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "world capacity %u above the limit of %u", cap,
-                     (unsigned)ZE_MAX_WORLD_CAPACITY);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_LIMIT, "world capacity %u above the limit of %u",
+                          cap, (unsigned)ZE_MAX_WORLD_CAPACITY);
         return NULL;
     }
     ze_world_t *w = ze_alloc(k->alloc, sizeof *w, _Alignof(ze_world_t));
@@ -69,8 +69,9 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
                               &w->gen_region) != ZE_OK ||
         ze_mem_region_reserve(mm, ZE_MEM_OWNER_ECS, (size_t)cap * sizeof(ze_mask_t),
                               &w->mask_region) != ZE_OK) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': cannot reserve the entity table for %u entities",
-                     w->name, cap);
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                          "world '%s': cannot reserve the entity table for %u entities", w->name,
+                          cap);
         ze_world_destroy(w);
         return NULL;
     }
@@ -196,10 +197,9 @@ ze_entity_t ze_entity_create(ze_world_t *w)
     /* A new entity has no components, so making one never disturbs an open
      * iteration; only parallel waves are refused. */
     if (atomic_load_explicit(&w->in_parallel, memory_order_acquire)) {
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "world '%s': entity_create inside a parallel wave (use the "
-                     "system's command buffer)",
-                     w->name);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                       "entity_create inside a parallel wave (use the "
+                       "system's command buffer)");
         return ZE_ENTITY_NULL;
     }
     uint32_t idx;
@@ -211,14 +211,15 @@ ze_entity_t ze_entity_create(ze_world_t *w)
         w->gen[idx] &= ~ZE__GEN_DEAD;
     } else {
         if (w->fresh == w->capacity) {
-            ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': all %u entity slots are in use or retired",
-                         w->name, w->capacity);
+            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                           "all %u entity slots are in use or retired", w->capacity);
             return ZE_ENTITY_NULL;
         }
         idx = w->fresh;
         if ((size_t)(idx + 1) * sizeof(ze_mask_t) > w->mask_region.committed &&
             !ensure_committed(w, idx + 1)) {
-            ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': out of ECS memory for the entity table", w->name);
+            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                           "out of ECS memory for the entity table");
             return ZE_ENTITY_NULL;
         }
         w->fresh++;
@@ -308,10 +309,10 @@ __attribute__((noinline)) static ze_result destroy_with_children(ze_world_t *w, 
     ZE_ARRAY_INIT(&found, w->alloc, ze_entity_t);
     if (!ze__hierarchy_collect(w, e, !detach, &found)) {
         ze_array_free(&found);
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "world '%s': out of memory finding the children of entity %u:%u; "
-                     "nothing destroyed",
-                     w->name, ze_entity_index(e), ze_entity_generation(e));
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                       "out of memory finding the children of entity %u:%u; "
+                       "nothing destroyed",
+                       ze_entity_index(e), ze_entity_generation(e));
         return ZE_ERR_OUT_OF_MEMORY;
     }
     const ze_entity_t *list = found.data;
@@ -477,6 +478,32 @@ uint64_t ze_world_now_ns(const ze_world_t *w)
     return s->clock ? s->clock(s->clock_user) : ze_time_now_ns();
 }
 
+ze_result ze__ecs_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
+                         ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (w) {
+        char subject[80];
+        snprintf(subject, sizeof subject, "world '%.64s'", w->name);
+        ze_diagv(&w->kernel->services.diag, level, code, "ecs", subject, fmt, ap);
+    } else {
+        ze_diagv(NULL, level, code, "ecs", "", fmt, ap);
+    }
+    va_end(ap);
+    return code;
+}
+
+ze_result ze__kernel_report(const ze_kernel_t *k, ze_log_level level, ze_result code,
+                            const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ze_diagv(k ? &k->services.diag : NULL, level, code, "ecs", "", fmt, ap);
+    va_end(ap);
+    return code;
+}
+
 ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
                           ...)
 {
@@ -499,22 +526,24 @@ ze_result ze_world_service_register(ze_world_t *w, const char *name, void *servi
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w && name && name[0], ZE_ERR_INVALID_ARG);
     if (w->started) {
-        ZE_LOG_ERROR(ZE__LOG_CH,
-                     "world '%s': service '%s' registered after the world started "
-                     "(the table is sealed at the first BeginFrame)",
-                     w->name, name);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                       "service '%s' registered after the world started "
+                       "(the table is sealed at the first BeginFrame)",
+                       name);
         return ZE_ERR_STATE;
     }
     size_t len = strlen(name);
     if (len >= ZE_COMPONENT_NAME_MAX) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "world '%s': service name '%.40s...' longer than %d characters",
-                     w->name, name, ZE_COMPONENT_NAME_MAX - 1);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                       "service name '%.40s...' longer than %d characters", name,
+                       ZE_COMPONENT_NAME_MAX - 1);
         return ZE_ERR_INVALID_ARG;
     }
     uint64_t key = ze_hash64(name, len, 0);
     service_entry_t *old = ze_hashmap_get(&w->services, &key);
     if (old && strcmp(old->name, name) != 0) {
-        ZE_LOG_ERROR(ZE__LOG_CH, "service names '%s' and '%s' collide", name, old->name);
+        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_CONFLICT, "service names '%s' and '%s' collide",
+                       name, old->name);
         return ZE_ERR_CONFLICT;
     }
     service_entry_t e = {.ptr = service};
