@@ -578,6 +578,72 @@ __attribute__((format(printf, 3, 4))) static void note(loader_t *L, ze_log_level
 #define PROBLEM(L, ...)   note((L), ZE_LOG_WARN, __VA_ARGS__)
 #define FAIL(L, res, ...) ((L)->failure = (res), note((L), ZE_LOG_ERROR, __VA_ARGS__), (res))
 
+/* Edit distance (insert, delete, substitute, ASCII case ignored), capped:
+ * names longer than 63 bytes are not compared. */
+static uint32_t edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 63 || m > 63)
+        return UINT32_MAX;
+    uint32_t row[64];
+    for (size_t j = 0; j <= m; j++)
+        row[j] = (uint32_t)j;
+    for (size_t i = 1; i <= n; i++) {
+        uint32_t diag = row[0];
+        row[0] = (uint32_t)i;
+        for (size_t j = 1; j <= m; j++) {
+            uint32_t up = row[j];
+            uint32_t cost = (a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0 : 1;
+            uint32_t best = diag + cost;
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[m];
+}
+
+/* " (did you mean 'X'?)" for the closest candidate within a third of the
+ * name's length (at least 1, at most 3 edits); "" when none is close. */
+static const char *suggest(const char *key, const char *const *names, uint32_t count, char *buf,
+                           size_t cap)
+{
+    uint32_t limit = (uint32_t)strlen(key) / 3;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    const char *best = NULL;
+    uint32_t best_d = UINT32_MAX;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!names[i])
+            continue;
+        uint32_t d = edit_distance(key, names[i]);
+        if (d <= limit && d < best_d) {
+            best = names[i];
+            best_d = d;
+        }
+    }
+    buf[0] = '\0';
+    if (best)
+        snprintf(buf, cap, " (did you mean '%.63s'?)", best);
+    return buf;
+}
+
+static const char *suggest_component(const ze_kernel_t *k, const char *key, char *buf, size_t cap)
+{
+    const char *names[256];
+    uint32_t n = 0, total = ze_component_count(k);
+    buf[0] = '\0';
+    for (uint32_t base = 0; base < total && !buf[0]; base += n) {
+        n = 0;
+        for (uint32_t c = base; c < total && n < 256; c++)
+            names[n++] = ze_component_info(k, (ze_component_t){c})->name;
+        suggest(key, names, n, buf, cap);
+    }
+    return buf;
+}
+
 static bool parse_uuid(const json_t *v, ze_uuid_t *out)
 {
     return json_is_string(v) &&
@@ -881,9 +947,23 @@ static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uin
             if (field_ok(info, &info->fields[f]) && !strcmp(info->fields[f].name, key))
                 fd = &info->fields[f];
         if (!fd) {
-            if (!dst)
-                PROBLEM(L, "$.entities[%u].components.%s.%s: unknown field (skipped)", ei, cname,
-                        key);
+            if (!dst) {
+                char hint[128];
+                const char *names[64];
+                uint32_t nn = 0;
+                for (uint32_t f = 0; f < info->field_count && nn < 64; f++)
+                    if (field_ok(info, &info->fields[f]))
+                        names[nn++] = info->fields[f].name;
+                if (!info->field_count)
+                    snprintf(hint, sizeof hint,
+                             " (%s was registered without fields: register them, e.g. with "
+                             "ZE_COMPONENT_DEFINE_FIELDS, so scene files can set them)",
+                             cname);
+                else
+                    suggest(key, names, nn, hint, sizeof hint);
+                PROBLEM(L, "$.entities[%u].components.%s.%s: unknown field (skipped)%s", ei, cname,
+                        key, hint);
+            }
             continue;
         }
         bool dangling = false;
@@ -968,7 +1048,9 @@ static ze_result validate(loader_t *L, json_t *root)
         {
             ze_component_t c;
             if (ze_component_find(L->k, key, &c) != ZE_OK) {
-                PROBLEM(L, "$.entities[%u].components.%s: unknown component (skipped)", i, key);
+                char hint[128];
+                PROBLEM(L, "$.entities[%u].components.%s: unknown component (skipped)%s", i, key,
+                        suggest_component(L->k, key, hint, sizeof hint));
                 continue;
             }
             const ze_component_info_t *info = &L->k->components[c.id];

@@ -60,10 +60,54 @@ static void test_reports_reach_the_kernel_sink(void **state)
     ze_kernel_destroy(k);
 }
 
+/* Typos get a suggestion; a component without reflected fields says so. */
+typedef struct Health {
+    float hp, regen;
+} Health;
+typedef struct Plain {
+    float x;
+} Plain;
+static ZE_COMPONENT_DECLARE(Health);
+static ZE_COMPONENT_DECLARE(Plain);
+
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    ze_diag_capture_t diag = {0};
+    ze_kernel_t *k = ze_kernel_create(&(ze_kernel_desc_t){.diag = ze_diag_capture_sink(&diag)});
+    ze_world_t *w = ze_world_create(k, &(ze_world_desc_t){.name = "typo"});
+    assert_non_null(w);
+    ZE_COMPONENT_DEFINE_FIELDS(w, Health, ZE_FIELD(Health, hp, ZE_FIELD_F32),
+                               ZE_FIELD(Health, regen, ZE_FIELD_F32));
+    ZE_COMPONENT_DEFINE(w, Plain);
+    const char *head = "{\"format\": \"zengine.scene\", \"version\": 1, \"entities\": [{\"uuid\": "
+                       "\"6f0f3c8e-2d1b-4a4e-9a51-0c6d2f7f8b01\", \"components\": {";
+    char scene[512];
+    ze_scene_report_t rep;
+    snprintf(scene, sizeof scene, "%s\"Helth\": {\"hp\": 1}}}]}", head);
+    assert_int_equal(ze_scene_load_json(w, scene, strlen(scene), &rep), ZE_OK);
+    if (!strstr(diag.last, "unknown component (skipped) (did you mean 'Health'?)"))
+        fail_msg("component typo: '%s'", diag.last);
+    snprintf(scene, sizeof scene, "%s\"Health\": {\"hq\": 1}}}]}", head);
+    assert_int_equal(ze_scene_load_json(w, scene, strlen(scene), &rep), ZE_OK);
+    if (!strstr(diag.last, "Health.hq: unknown field (skipped) (did you mean 'hp'?)"))
+        fail_msg("field typo: '%s'", diag.last);
+    snprintf(scene, sizeof scene, "%s\"Zzzzzz\": {}}}]}", head);
+    assert_int_equal(ze_scene_load_json(w, scene, strlen(scene), &rep), ZE_OK);
+    assert_null(strstr(diag.last, "did you mean")); /* nothing close */
+    snprintf(scene, sizeof scene, "%s\"Plain\": {\"x\": 1}}}]}", head);
+    assert_int_equal(ze_scene_load_json(w, scene, strlen(scene), &rep), ZE_OK);
+    if (!strstr(diag.last, "Plain was registered without fields") ||
+        !strstr(diag.last, "ZE_COMPONENT_DEFINE_FIELDS"))
+        fail_msg("no fields: '%s'", diag.last);
+    ze_kernel_destroy(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reports_reach_the_kernel_sink),
+        cmocka_unit_test(test_did_you_mean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
