@@ -13,7 +13,7 @@
  * Set-up of every ECS world, as a game does at start-up: register the
  * components, create the world, then the systems' queries, and only then
  * populate it. The queries are created BEFORE any entity exists, with auto
- * groups on (the default), so they create the owning groups {Position,
+ * groups on (the default), so they create the packs {Position,
  * Velocity} and {Position, Velocity, Mass}; the ECS keeps them packed while
  * the world is populated. Query creation is never timed.
  *
@@ -29,8 +29,8 @@
  * baseline of the medians) carrying the issue's target. At the largest n
  * only, destroy_nogroups and iterate_pos_vel_nogroups repeat destroy and
  * iterate_pos_vel (same baselines, same method) in worlds created with
- * no_auto_groups, so no group exists (checked with ze_group_size); their
- * ratio rows carry no target: they show what the owning groups cost each
+ * no_auto_packs, so no group exists (checked with ze_pack_size); their
+ * ratio rows carry no target: they show what the packs cost each
  * side. destroy times n ze_entity_destroy calls (creation order) plus the
  * world's next query iteration, which settles the destroys the ECS deferred
  * (their storage is compacted in bulk there). bytes_per_entity is
@@ -202,7 +202,7 @@ static void env_destroy(env_t *env)
 }
 
 /* A world as a game sets one up: created, then its systems' queries (and so
- * the owning groups, unless no_groups), then populated by the caller. */
+ * the packs, unless no_groups), then populated by the caller. */
 typedef struct bench_world_t {
     ze_world_t *w;
     ze_query_t q_pv;  /* with Position, Velocity; writes Position */
@@ -213,7 +213,7 @@ static bool world_new_layout(const env_t *env, bench_world_t *bw, bool no_groups
 {
     memset(bw, 0, sizeof(*bw));
     bw->w =
-        ze_world_create(env->k, &(ze_world_desc_t){.name = "bench", .no_auto_groups = no_groups});
+        ze_world_create(env->k, &(ze_world_desc_t){.name = "bench", .no_auto_packs = no_groups});
     if (!bw->w)
         return false;
     bw->q_pv = ze_query_create(
@@ -236,8 +236,8 @@ static bool world_new(const env_t *env, bench_world_t *bw)
 /* True when the world has no group for either of the queries' sets. */
 static bool world_has_no_groups(const ze_world_t *w)
 {
-    return ze_group_size(w, ZE_MASK(Position, Velocity)) == 0 &&
-           ze_group_size(w, ZE_MASK(Position, Velocity, Mass)) == 0;
+    return ze_pack_size(w, ZE_MASK(Position, Velocity)) == 0 &&
+           ze_pack_size(w, ZE_MASK(Position, Velocity, Mass)) == 0;
 }
 
 static void world_free(bench_world_t *bw)
@@ -1313,8 +1313,8 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
     printf("  n=%u: populated in %.0f ms; groups: {Position,Velocity} %u packed, "
            "{Position,Velocity,Mass} %u packed\n",
            n, (double)(ze_bench_now_ns() - t0) * 1e-6,
-           ze_group_size(f->bw.w, ZE_MASK(Position, Velocity)),
-           ze_group_size(f->bw.w, ZE_MASK(Position, Velocity, Mass)));
+           ze_pack_size(f->bw.w, ZE_MASK(Position, Velocity)),
+           ze_pack_size(f->bw.w, ZE_MASK(Position, Velocity, Mass)));
     fflush(stdout);
 
     if (ze_bench_enabled(b, scenarios[S_ITERATE_PV].name))
@@ -1354,7 +1354,7 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
 }
 
 /* destroy (sc = S_DESTROY) or destroy_nogroups (S_DESTROY_NG): the same
- * rounds, in a world with the owning groups or with none. */
+ * rounds, in a world with the packs or with none. */
 static void run_destroy(ze_bench_t *b, create_ctx_t *c, uint32_t rounds, int sc, result_t *res)
 {
     const char *name = scenarios[sc].name;
@@ -1385,15 +1385,15 @@ static void run_nogroups_fixture(ze_bench_t *b, const env_t *env, uint32_t n, ui
     uint64_t t0 = ze_bench_now_ns();
     if (!fixture_init(f, env, n, true)) {
         ze_bench_fail(b, scenarios[S_ITERATE_PV_NG].name,
-                      "populating %u entities with no_auto_groups failed (or a group existed)", n);
+                      "populating %u entities with no_auto_packs failed (or a group existed)", n);
         ze_bench_table_free(f);
         return;
     }
-    printf("  n=%u, no_auto_groups: populated in %.0f ms; groups: {Position,Velocity} %u packed, "
+    printf("  n=%u, no_auto_packs: populated in %.0f ms; groups: {Position,Velocity} %u packed, "
            "{Position,Velocity,Mass} %u packed\n",
            n, (double)(ze_bench_now_ns() - t0) * 1e-6,
-           ze_group_size(f->bw.w, ZE_MASK(Position, Velocity)),
-           ze_group_size(f->bw.w, ZE_MASK(Position, Velocity, Mass)));
+           ze_pack_size(f->bw.w, ZE_MASK(Position, Velocity)),
+           ze_pack_size(f->bw.w, ZE_MASK(Position, Velocity, Mass)));
     fflush(stdout);
     res[S_ITERATE_PV_NG].ok = bench_iterate(b, f, rounds, S_ITERATE_PV_NG, &res[S_ITERATE_PV_NG].r);
     fixture_free(f);
@@ -1471,7 +1471,7 @@ static void print_tradeoff(const ze_bench_t *b, uint32_t n, const result_t res[S
     const char *verdict = (g_it && g_de) || (ng_it && ng_de) ? "one layout meets both targets"
                                                              : "neither layout meets both targets";
     printf("  layout trade-off at n=%u (targets iterate_pos_vel <= %.2f, destroy <= %.2f): "
-           "owning groups: iterate_pos_vel %.2fx %s, destroy %.2fx %s; no_auto_groups: "
+           "packs: iterate_pos_vel %.2fx %s, destroy %.2fx %s; no_auto_packs: "
            "iterate_pos_vel %.2fx %s, destroy %.2fx %s; %s%s\n",
            n, t_it, t_de, ratio[0], g_it ? "met" : "missed", ratio[1], g_de ? "met" : "missed",
            ratio[2], ng_it ? "met" : "missed", ratio[3], ng_de ? "met" : "missed", verdict,

@@ -1,23 +1,26 @@
-/* zengine/ecs.h — entities, components, queries, commands, actors, WorldTick.
+/* zengine/ecs.h — entities, components, queries, commands, systems, the
+ * framework (kernel frame, groups, messages, bindings), snapshots, scene files.
  *
  * What: a kernel holds the component registry, the memory manager and the job
  * system; worlds are created from it. An entity is a 64-bit handle (32-bit
  * index + 32-bit generation, 0 invalid); a stale handle is never alive and
  * never reads another entity's data. Components are registered at run time
  * (at most ZE_MAX_COMPONENTS per kernel) and stored in one sparse set per type
- * with paged dense arrays; owning groups keep the entities that have all of a
- * set of components packed at the front of those arrays in the same order, so
- * a query over them is a plain loop over arrays whatever order the components
- * were added in. Queries are cached per world, keyed by their full sets.
- * Commands defer structural changes; WorldTick runs systems in dependency
- * waves, in parallel on the job system where their masks allow.
- * Not: system groups, fixed step, messages, snapshots (issue "ECS framework").
+ * with paged dense arrays; packs (owning storage sets; "group" is the word of
+ * the system groups) keep the entities that have all of a set of components
+ * packed at the front of those arrays in the same order, so a query over
+ * them is a plain loop over arrays whatever order the components were added
+ * in. Queries are cached per world, keyed by their full sets. Commands defer
+ * structural changes. Systems (ze_system_add) run in the eight groups of the
+ * frame, in dependency waves, in parallel on the job system where their
+ * masks allow.
  * Threads: a world belongs to one thread (the main thread). Inside a parallel
  * wave, systems may read and write component values through their queries and
  * record commands into their own buffer (ze_tick_t.cmds); structural calls
  * on the world from a wave are refused with ZE_ERR_STATE.
  * Memory: everything comes from the kernel's memory manager, owner ECS.
- * Errors: ze_result for recoverable failures; pointers returned by get/add are
+ * Errors: ze_result for recoverable failures, the text through the kernel's
+ * diagnostics sink (ze_kernel_desc_t.diag); pointers returned by get/add are
  * borrows valid until the next structural change of that component type.
  */
 #ifndef ZENGINE_ECS_H
@@ -263,7 +266,7 @@ typedef struct ze_world_desc_t {
     uint32_t capacity;       /* entity slots, exactly (address space reserved); 0 = 1 Mi;
                                 above ZE_MAX_WORLD_CAPACITY refused */
     uint32_t actor_capacity; /* 0 = 1024 */
-    bool no_auto_groups;     /* see ze_query_create */
+    bool no_auto_packs;      /* see ze_query_create */
     const char *const *tags; /* optional, `tag_count` strings (copied) */
     uint32_t tag_count;
 } ze_world_desc_t;
@@ -380,17 +383,17 @@ static inline void *ze_component_get_inline(const ze_world_t *w, ze_entity_t e, 
 #define ze_has(w, e, T)      ze_component_has((w), (e), ZE_ID(T))
 #define ze_remove(w, e, T)   ze_component_remove((w), (e), ZE_ID(T))
 
-/* ------------------------------------------------------------- groups */
+/* -------------------------------------------------------------- packs */
 
-/* An owning group: the entities that have every component of `owned` are
+/* A pack: the entities that have every component of `owned` are
  * kept at the front of those components' dense arrays, in the same order, so
- * iterating them is a loop over packed arrays. Groups may nest (one's set
+ * iterating them is a loop over packed arrays. Packs may nest (one's set
  * contains the other's) but may not partially overlap: ZE_ERR_CONFLICT, with
- * both sets logged. Creating a group sorts existing entities in. Adding or
+ * both sets logged. Creating a pack sorts existing entities in. Adding or
  * removing an owned component costs a few swaps. */
-ze_result ze_group_create(ze_world_t *w, ze_mask_t owned);
-/* Length of the packed range of the group with exactly this set (0 if none). */
-uint32_t ze_group_size(const ze_world_t *w, ze_mask_t owned);
+ze_result ze_pack_create(ze_world_t *w, ze_mask_t owned);
+/* Length of the packed range of the pack with exactly this set (0 if none). */
+uint32_t ze_pack_size(const ze_world_t *w, ze_mask_t owned);
 
 /* ------------------------------------------------------------ queries */
 
@@ -405,9 +408,9 @@ typedef struct ze_query_t {
     uint32_t id; /* 0 = invalid */
 } ze_query_t;
 
-/* A cached query, keyed by its full sets. With auto groups on (the default),
- * the first query whose `with` has two or more components creates an owning
- * group for that set when the set can nest with the existing groups. */
+/* A cached query, keyed by its full sets. With auto packs on (the default),
+ * the first query whose `with` has two or more components creates a pack for that set when the set
+ * can nest with the existing packs. */
 ze_query_t ze_query_create(ze_world_t *w, const ze_query_desc_t *desc);
 /* Number of entities the query matches now (walks them). */
 uint32_t ze_query_count(ze_world_t *w, ze_query_t q);

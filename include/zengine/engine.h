@@ -242,7 +242,7 @@ typedef struct ze_run_desc_t {
                                    frame (backends with a graph: Vulkan) */
     const char *stats;          /* JSON written at exit */
     const char *input_script;   /* replayed input (headless) */
-    const char *backend;        /* NULL = "null" until the Vulkan backend exists */
+    const char *backend;        /* "null" (NULL) or "vulkan" */
     const char *memory_profile; /* NULL = the project's, else default */
     double max_fps;             /* frame-rate cap; 0 = 60 without a virtual clock, none with */
     ze_import_mode import_mode; /* child processes (default) or in-process */

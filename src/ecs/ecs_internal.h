@@ -264,7 +264,7 @@ void ze__world_parallel_end(ze_world_t *w);
 void ze__queries_free(ze_world_t *w);
 void ze__query_groups_changed(ze_world_t *w);
 
-/* groups.c: keep owning groups packed around adds and removes. */
+/* groups.c: keep packs packed around adds and removes. */
 void ze__groups_after_add(ze_world_t *w, uint32_t index, ze__pool_t *p);
 void ze__groups_before_remove(ze_world_t *w, uint32_t index, ze__pool_t *p);
 /* storage.c: remove every component of slot `index` now (a destroy of an

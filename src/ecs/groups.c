@@ -1,4 +1,4 @@
-/* Owning groups. Group g owns a set of component types; the entities that
+/* Packs. Group g owns a set of component types; the entities that
  * have all of them sit at dense positions [0, len) of every owned pool, in
  * the same order, so a query over the set is a loop over packed arrays.
  * Groups nest (sets contained in one another) and are kept sorted by set
@@ -203,7 +203,7 @@ static ze_result group_create(ze_world_t *w, ze_mask_t owned, bool quiet)
     return ZE_OK;
 }
 
-ze_result ze_group_create(ze_world_t *w, ze_mask_t owned)
+ze_result ze_pack_create(ze_world_t *w, ze_mask_t owned)
 {
     ZE__ECS_THREAD_CHECK();
     return group_create(w, owned, false);
@@ -215,7 +215,7 @@ ze_result ze__group_try_create(ze_world_t *w, ze_mask_t owned)
     return group_create(w, owned, true);
 }
 
-uint32_t ze_group_size(const ze_world_t *w, ze_mask_t owned)
+uint32_t ze_pack_size(const ze_world_t *w, ze_mask_t owned)
 {
     ZE__ECS_THREAD_CHECK();
     /* Ghosts of deferred destroys count in a group's range until settled.

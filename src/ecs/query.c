@@ -1,6 +1,6 @@
 /* Queries: cached per world by their full sets; iteration in runs.
  *
- * A query is driven either by an owning group whose set lies within the
+ * A query is driven either by a pack whose set lies within the
  * query's `with` (its range is packed in every owned pool) or by the
  * smallest pool of `with`. A run is a stretch of consecutive driver
  * positions, within one storage page, whose entities all pass the filters
@@ -14,7 +14,7 @@
 enum {
     IT_ACTIVE = 1u << 0,  /* holds the world's iteration lock and scratch */
     IT_FILTER = 1u << 1,  /* entities must be checked one by one */
-    IT_GROUP = 1u << 2,   /* driven by an owning group */
+    IT_GROUP = 1u << 2,   /* driven by a pack */
     IT_HAS_RUN = 1u << 3, /* a run was handed out and may need write-back */
 };
 

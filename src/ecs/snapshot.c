@@ -52,7 +52,7 @@
  * scratch value). Only then is the world replaced: every entity destroyed
  * (dtors run), the table restored (so entities created afterwards get the
  * same handles as in the saved world), the components inserted through the
- * public API (owning groups and bindings see them as adds). Formatter reads
+ * public API (packs and bindings see them as adds). Formatter reads
  * therefore run twice per record, and must depend on their input only. The
  * one failure after validation is running out of memory while inserting: the
  * world then holds part of the snapshot and ZE_ERR_OUT_OF_MEMORY is

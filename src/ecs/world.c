@@ -37,7 +37,7 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
     w->alloc = k->alloc;
     w->capacity = cap;
     w->free_head = NO_SLOT;
-    w->auto_groups = !d.no_auto_groups;
+    w->auto_groups = !d.no_auto_packs;
     w->actor_capacity = d.actor_capacity ? d.actor_capacity : ZE_DEFAULT_ACTOR_CAPACITY;
     snprintf(w->name, sizeof w->name, "%s", d.name ? d.name : "world");
     atomic_init(&w->iter_depth, 0);

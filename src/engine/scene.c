@@ -287,7 +287,7 @@ ze_result ze__scene_init(ze_engine_t *e)
     e->unacquired = 0;
     e->stamp = 0;
     /* Mesh alone in `with` (Transform optional): the engine never creates
-       an owning group that could clash with the application's groups. */
+       a pack that could clash with the application's groups. */
     e->mesh_query = ze_query_create(
         e->world, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t),
                                      .optional = ZE_MASK(ze_transform_t, ze_material_t),

@@ -1,4 +1,4 @@
-/* Queries and owning groups: packing whatever the add order, nesting and
+/* Queries and packs: packing whatever the add order, nesting and
  * conflicts, filters, optional fields, gather and write-back, deferral of
  * structural changes during iteration. */
 #include <setjmp.h>
@@ -34,8 +34,8 @@ static int setup_impl(void **state, bool auto_groups)
     static fx_t f;
     ze_log_configure(&(ze_log_desc_t){.quiet = true});
     f.k = ze_kernel_create(&(ze_kernel_desc_t){0});
-    f.w = ze_world_create(f.k,
-                          &(ze_world_desc_t){.capacity = 100000, .no_auto_groups = !auto_groups});
+    f.w =
+        ze_world_create(f.k, &(ze_world_desc_t){.capacity = 100000, .no_auto_packs = !auto_groups});
     ZE_COMPONENT(f.k, Position);
     ZE_COMPONENT(f.k, Velocity);
     ZE_COMPONENT(f.k, Mass);
@@ -112,7 +112,7 @@ static void test_group_packs_random_order(void **state)
         f->w, &(ze_query_desc_t){.with = M(f, pos) | M(f, vel), .write = M(f, pos)});
     assert_int_not_equal(q.id, 0);
     /* The auto group sorted existing entities in. */
-    assert_int_equal(ze_group_size(f->w, M(f, pos) | M(f, vel)), N - N / 4);
+    assert_int_equal(ze_pack_size(f->w, M(f, pos) | M(f, vel)), N - N / 4);
     uint32_t seen = 0, runs = 0;
     ze_iter_t it = ze_query_iter(f->w, q);
     while (ze_query_next(&it)) {
@@ -142,7 +142,7 @@ static void test_group_maintained_by_add_remove(void **state)
 {
     fx_t *f = *state;
     ze_world_t *w = f->w;
-    assert_int_equal(ze_group_create(w, M(f, pos) | M(f, vel)), ZE_OK);
+    assert_int_equal(ze_pack_create(w, M(f, pos) | M(f, vel)), ZE_OK);
     enum { N = 3000 };
     static ze_entity_t es[N];
     populate(f, N, es);
@@ -172,7 +172,7 @@ static void test_group_maintained_by_add_remove(void **state)
     }
     /* Invariant: [0, len) of both pools = exactly the entities with both,
      * same order, and every value still belongs to its entity. */
-    uint32_t len = ze_group_size(w, M(f, pos) | M(f, vel));
+    uint32_t len = ze_pack_size(w, M(f, pos) | M(f, vel));
     const ze__pool_t *pp = w->pools[f->pos.id], *vp = w->pools[f->vel.id];
     uint32_t both = 0;
     for (uint32_t i = 0; i < N; i++)
@@ -194,20 +194,20 @@ static void test_nested_groups_and_conflicts(void **state)
     static ze_entity_t es[N];
     populate(f, N, es);
     ze_mask_t pv = M(f, pos) | M(f, vel), pvm = pv | M(f, mass);
-    assert_int_equal(ze_group_create(w, pvm), ZE_OK); /* bigger first */
-    assert_int_equal(ze_group_create(w, pv), ZE_OK);  /* then the one containing it */
-    assert_int_equal(ze_group_create(w, pv), ZE_OK);  /* idempotent */
+    assert_int_equal(ze_pack_create(w, pvm), ZE_OK); /* bigger first */
+    assert_int_equal(ze_pack_create(w, pv), ZE_OK);  /* then the one containing it */
+    assert_int_equal(ze_pack_create(w, pv), ZE_OK);  /* idempotent */
     /* {Velocity, Mass} overlaps {Position, Velocity} without nesting. */
-    assert_int_equal(ze_group_create(w, M(f, vel) | M(f, mass)), ZE_ERR_CONFLICT);
-    assert_int_equal(ze_group_create(w, M(f, pos)), ZE_ERR_INVALID_ARG);
+    assert_int_equal(ze_pack_create(w, M(f, vel) | M(f, mass)), ZE_ERR_CONFLICT);
+    assert_int_equal(ze_pack_create(w, M(f, pos)), ZE_ERR_INVALID_ARG);
     uint32_t n_pv = 0, n_pvm = 0;
     for (uint32_t i = 0; i < N; i++) {
         ze_mask_t m = ze_entity_mask(w, es[i]);
         n_pv += (m & pv) == pv;
         n_pvm += (m & pvm) == pvm;
     }
-    assert_int_equal(ze_group_size(w, pv), n_pv);
-    assert_int_equal(ze_group_size(w, pvm), n_pvm);
+    assert_int_equal(ze_pack_size(w, pv), n_pv);
+    assert_int_equal(ze_pack_size(w, pvm), n_pvm);
     /* The three-component query is packed too. */
     ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = pvm});
     uint32_t seen = 0;
@@ -226,7 +226,7 @@ static void test_nested_groups_and_conflicts(void **state)
     n_pvm = 0;
     for (uint32_t i = 0; i < N; i++)
         n_pvm += (ze_entity_mask(w, es[i]) & pvm) == pvm;
-    assert_int_equal(ze_group_size(w, pvm), n_pvm);
+    assert_int_equal(ze_pack_size(w, pvm), n_pvm);
     assert_int_equal(ze_query_count(w, q), n_pvm);
 }
 
@@ -243,7 +243,7 @@ static void test_filters_optional_and_gather(void **state)
                                                          .without = M(f, frozen),
                                                          .optional = M(f, mass),
                                                          .write = M(f, vel)});
-    assert_int_equal(ze_group_size(w, M(f, pos) | M(f, vel)), 0);
+    assert_int_equal(ze_pack_size(w, M(f, pos) | M(f, vel)), 0);
     uint32_t seen = 0, with_mass = 0, gathered_runs = 0;
     ze_iter_t it = ze_query_iter(w, q);
     while (ze_query_next(&it)) {
@@ -419,8 +419,8 @@ static void test_destroy_paths_keep_storage_consistent(void **state)
         ze_component_register(f->k, &(ze_component_desc_t){.name = "B", .size = 12}, &b), ZE_OK);
     const ze_component_t comps[6] = {f->pos, f->vel, f->mass, f->frozen, a, b};
     const ze_mask_t pv = M(f, pos) | M(f, vel), ab = ze_mask_of(a) | ze_mask_of(b);
-    assert_int_equal(ze_group_create(w, pv), ZE_OK);
-    assert_int_equal(ze_group_create(w, pv | M(f, mass)), ZE_OK);
+    assert_int_equal(ze_pack_create(w, pv), ZE_OK);
+    assert_int_equal(ze_pack_create(w, pv | M(f, mass)), ZE_OK);
     const ze_mask_t sets[] = {
         pv,              /* planned: its group owns exactly the set */
         pv | M(f, mass), /* planned: the inner group */
@@ -440,7 +440,7 @@ static void test_destroy_paths_keep_storage_consistent(void **state)
         es[i] = ZE_ENTITY_NULL;
     for (uint32_t op = 0; op < OPS; op++) {
         if (op == OPS / 2)
-            assert_int_equal(ze_group_create(w, ab), ZE_OK); /* sorts members in */
+            assert_int_equal(ze_pack_create(w, ab), ZE_OK); /* sorts members in */
         uint32_t i = (uint32_t)ze_rng_below(&rng, N);
         uint32_t r = (uint32_t)ze_rng_below(&rng, 10);
         ze_entity_t e = es[i];
@@ -483,14 +483,14 @@ static void test_destroy_paths_keep_storage_consistent(void **state)
     ze_entity_t e = ze_entity_create(w);
     ze_component_set(w, e, f->pos, &(Position){1, 1});
     ze_component_set(w, e, f->vel, &(Velocity){1, 1});
-    uint32_t packed = ze_group_size(w, pv);
+    uint32_t packed = ze_pack_size(w, pv);
     assert_int_equal(ze_entity_destroy(w, e), ZE_OK);
     assert_false(ze_entity_alive(w, e));
     assert_null(ze_component_get(w, e, f->pos));
     assert_null(ze__get_sized(w, e, f->pos, sizeof(Position)));
     assert_false(ze_component_has(w, e, f->vel));
     assert_int_equal(w->pend_count, 1);
-    assert_int_equal(ze_group_size(w, pv), packed - 1);
+    assert_int_equal(ze_pack_size(w, pv), packed - 1);
     assert_int_equal(w->pend_count, 0);
     check_storage(w);
 }
@@ -515,9 +515,9 @@ static void test_bulk_destroy_keeps_storage_consistent(void **state)
         ZE_OK); /* in no group */
     const ze_component_t comps[7] = {f->pos, f->vel, f->mass, f->frozen, a, b, loose};
     const ze_mask_t pv = M(f, pos) | M(f, vel), ab = ze_mask_of(a) | ze_mask_of(b);
-    assert_int_equal(ze_group_create(w, pv), ZE_OK);
-    assert_int_equal(ze_group_create(w, pv | M(f, mass)), ZE_OK);
-    assert_int_equal(ze_group_create(w, ab), ZE_OK);
+    assert_int_equal(ze_pack_create(w, pv), ZE_OK);
+    assert_int_equal(ze_pack_create(w, pv | M(f, mass)), ZE_OK);
+    assert_int_equal(ze_pack_create(w, ab), ZE_OK);
     ze_query_t q_pv = ze_query_create(w, &(ze_query_desc_t){.with = pv});
     enum { N = 20000 };
     static ze_entity_t es[N];
@@ -594,7 +594,7 @@ static void test_bulk_destroy_keeps_storage_consistent(void **state)
             break;
         }
         case 1:
-            assert_int_equal(ze_group_size(w, pv), want_pv);
+            assert_int_equal(ze_pack_size(w, pv), want_pv);
             break;
         case 2:
             ze_component_population(w, f->mass);
@@ -661,7 +661,7 @@ static void test_destroy_without_memory(void **state)
     fx_t *f = *state;
     ze_world_t *w = f->w;
     ze_mem_t *mm = ze_kernel_mem(f->k);
-    assert_int_equal(ze_group_create(w, M(f, pos) | M(f, vel)), ZE_OK);
+    assert_int_equal(ze_pack_create(w, M(f, pos) | M(f, vel)), ZE_OK);
     enum { N = 5000 };
     static ze_entity_t es[N];
     for (uint32_t i = 0; i < N; i++) {

@@ -140,7 +140,7 @@ static ze_byte_writer_t writer(const fixture_t *f)
 }
 
 /* A world with holes in its table, components added in mixed orders, an
- * owning group, tags, transient values and built-ins. */
+ * pack, tags, transient values and built-ins. */
 static void populate(fixture_t *f, ze_world_t *w)
 {
     ze_entity_t e[64];
@@ -161,7 +161,7 @@ static void populate(fixture_t *f, ze_world_t *w)
             ze_component_set(w, e[i], ZE_ID(ze_transform_t), &t);
         }
     }
-    /* An owning group reorders the dense arrays. */
+    /* A pack reorders the dense arrays. */
     ze_query_t q =
         ze_query_create(w, &(ze_query_desc_t){.with = ze_mask_of(f->pos) | ze_mask_of(f->vel)});
     assert_true(q.id != 0);
@@ -225,7 +225,7 @@ static void test_round_trip_byte_identical(void **state)
     ze_query_t q =
         ze_query_create(w2, &(ze_query_desc_t){.with = ze_mask_of(f->pos) | ze_mask_of(f->vel)});
     assert_int_equal(ze_query_count(w2, q),
-                     ze_group_size(w2, ze_mask_of(f->pos) | ze_mask_of(f->vel)));
+                     ze_pack_size(w2, ze_mask_of(f->pos) | ze_mask_of(f->vel)));
     assert_int_equal(ze_query_count(w2, q), 10); /* i % 6 == 0, 0 destroyed */
     ze_world_destroy(w2);
     ze_byte_writer_free(&a);

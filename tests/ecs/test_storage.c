@@ -469,7 +469,7 @@ static void test_add_paths_and_page_growth(void **state)
 
 /* A destroy frees the slot at once: the next create reuses it (last freed
  * first), stale handles read nothing, queries and populations no longer
- * count it; whichever removal path ran (a world with owning groups, one
+ * count it; whichever removal path ran (a world with packs, one
  * without), the worlds hash equal. */
 static void test_destroy_then_create_iterate_hash(void **state)
 {
@@ -478,14 +478,14 @@ static void test_destroy_then_create_iterate_hash(void **state)
     ZE_COMPONENT(f->k, Velocity);
     ze_world_t *ws[2] = {
         ze_world_create(f->k, &(ze_world_desc_t){.capacity = 8192}),
-        ze_world_create(f->k, &(ze_world_desc_t){.capacity = 8192, .no_auto_groups = true}),
+        ze_world_create(f->k, &(ze_world_desc_t){.capacity = 8192, .no_auto_packs = true}),
     };
     enum { N = 5000 };
     static ze_entity_t es[2][N];
     for (int v = 0; v < 2; v++) {
         ze_world_t *w = ws[v];
         ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(Position, Velocity)});
-        assert_int_equal(ze_group_size(w, ZE_MASK(Position, Velocity)), 0);
+        assert_int_equal(ze_pack_size(w, ZE_MASK(Position, Velocity)), 0);
         for (int i = 0; i < N; i++) {
             es[v][i] = ze_entity_create(w);
             ze_set(w, es[v][i], Position, {(float)i, 0});
@@ -530,7 +530,7 @@ static void test_destroy_then_create_iterate_hash(void **state)
         }
         assert_int_equal(seen, pv);
         if (v == 0) /* the group was kept and destroys took the planned path */
-            assert_int_equal(ze_group_size(w, ZE_MASK(Position, Velocity)), pv);
+            assert_int_equal(ze_pack_size(w, ZE_MASK(Position, Velocity)), pv);
         for (int i = 0; i < N; i++) {
             if (ze_entity_is_null(es[v][i]))
                 continue;
