@@ -159,11 +159,6 @@ typedef struct ze_render_backend_desc_t {
     const char *title;
     bool vsync;
     uint32_t pending_capacity; /* asset notifications in flight; 0 = 1024 */
-    /* null backend: time each frame takes on the render thread (a slow GPU
-       in tests); 0 = none */
-    uint32_t frame_delay_us;
-    /* tests: the Nth frame (1-based) reports a lost device; 0 = never */
-    uint64_t lose_device_at_frame;
     /* The engine's window (a GLFWwindow *) or NULL. With one (and headless
        false) the Vulkan backend creates its surface from it at create, on
        the main thread (glfwCreateWindowSurface with the backend's instance,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/engine_internal.h"
+#include "gfx/backend.h" /* test faults of the run context */
 
 /* ------------------------------------------------------------- window */
 
@@ -50,11 +51,12 @@ static ze_result render_device_init(ze_engine_t *e)
         .height = e->window.height,
         .title = e->window.title,
         .vsync = e->window.vsync,
-        .frame_delay_us = e->ctx.backend_frame_delay_us,
-        .lose_device_at_frame = e->ctx.backend_lose_device_at,
+
         .native_window = e->native_window,
     };
-    ze_result r = ze_render_backend_create(name, &d, &e->backend);
+    ze__render_faults_t faults = {.frame_delay_us = e->ctx.backend_frame_delay_us,
+                                  .lose_device_at_frame = e->ctx.backend_lose_device_at};
+    ze_result r = ze__render_backend_create_with(name, &d, &faults, &e->backend);
     if (r != ZE_OK) {
         ze__engine_fail(e, r, "render backend '%s': %s", name,
                         r == ZE_ERR_NOT_FOUND ? "no such backend" : ze_result_str(r));

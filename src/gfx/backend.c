@@ -12,6 +12,16 @@ enum { PENDING_CAPACITY_MAX = 1u << 22 };
 ze_result ze_render_backend_create(const char *name, const ze_render_backend_desc_t *desc,
                                    ze_render_backend_t **out)
 {
+    return ze__render_backend_create_with(name, desc, NULL, out);
+}
+
+ze_result ze__render_backend_create_with(const char *name, const ze_render_backend_desc_t *desc,
+                                         const ze__render_faults_t *faults,
+                                         ze_render_backend_t **out)
+{
+    static const ze__render_faults_t none = {0};
+    if (!faults)
+        faults = &none;
     ZE_CHECK(out, ZE_ERR_INVALID_ARG);
     *out = NULL;
     ZE_CHECK(name && desc && desc->mem, ZE_ERR_INVALID_ARG);
@@ -21,9 +31,9 @@ ze_result ze_render_backend_create(const char *name, const ze_render_backend_des
         return ZE_ERR_LIMIT;
     }
     if (strcmp(name, ze__null_render_backend.name) == 0)
-        return ze__null_render_backend.create(desc, out);
+        return ze__null_render_backend.create(desc, faults, out);
     if (strcmp(name, ze__vulkan_render_backend.name) == 0)
-        return ze__vulkan_render_backend.create(desc, out);
+        return ze__vulkan_render_backend.create(desc, faults, out);
     ZE_LOG_ERROR(LOG_CH, "unknown render backend '%s' (known: null, vulkan)", name);
     return ZE_ERR_NOT_FOUND;
 }

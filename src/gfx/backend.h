@@ -18,11 +18,25 @@
 
 #include "zengine/gfx.h"
 
+/* Faults for lifecycle tests, never in the public desc
+ * (ze__render_backend_create_with). */
+typedef struct ze__render_faults_t {
+    uint32_t frame_delay_us;       /* null backend: each frame sleeps (a slow GPU) */
+    uint64_t lose_device_at_frame; /* that frame (1-based) reports a lost device; 0 never */
+} ze__render_faults_t;
+
+/* ze_render_backend_create with faults (NULL: none). */
+ze_result ze__render_backend_create_with(const char *name, const ze_render_backend_desc_t *desc,
+                                         const ze__render_faults_t *faults,
+                                         ze_render_backend_t **out);
+
 typedef struct ze__render_backend_vtable_t {
     const char *name;
-    /* desc: checked non-NULL with desc->mem set; defaults not yet applied.
-       On success *out is the backend's object (base first). */
-    ze_result (*create)(const ze_render_backend_desc_t *desc, ze_render_backend_t **out);
+    /* desc: checked non-NULL with desc->mem set; defaults not yet applied;
+       faults never NULL. On success *out is the backend's object (base
+       first). */
+    ze_result (*create)(const ze_render_backend_desc_t *desc, const ze__render_faults_t *faults,
+                        ze_render_backend_t **out);
     void (*destroy)(ze_render_backend_t *b);
     /* scene: checked non-NULL and consistent (counts match arrays; the
        overlay's too, and an atlas it carries has a size). */

@@ -28,7 +28,7 @@
  * any thread. Each field is exact on its own; a snapshot of several fields
  * taken while the render thread runs may mix two frames.
  *
- * Test knobs from the desc: frame_delay_us (each frame sleeps, a slow GPU)
+ * Test faults (backend.h, never in the public desc): frame_delay_us (each frame sleeps, a slow GPU)
  * and lose_device_at_frame (that frame, 1-based over the frames that passed
  * argument checks, returns ZE_ERR_IO and logs "device lost (simulated)";
  * every later frame returns ZE_ERR_IO too). */
@@ -126,7 +126,8 @@ static bool kept_type(uint32_t type)
 
 static void null_destroy(ze_render_backend_t *b);
 
-static ze_result null_create(const ze_render_backend_desc_t *desc, ze_render_backend_t **out)
+static ze_result null_create(const ze_render_backend_desc_t *desc,
+                             const ze__render_faults_t *faults, ze_render_backend_t **out)
 {
     ze_allocator_t alloc = ze_mem_owner_allocator(desc->mem, ZE_MEM_OWNER_RENDER);
     null_backend_t *nb = ze_alloc(alloc, sizeof *nb, alignof(null_backend_t));
@@ -138,8 +139,8 @@ static ze_result null_create(const ze_render_backend_desc_t *desc, ze_render_bac
     nb->base.vt = &ze__null_render_backend;
     nb->alloc = alloc;
     nb->headless = desc->headless;
-    nb->frame_delay_us = desc->frame_delay_us;
-    nb->lose_at = desc->lose_device_at_frame;
+    nb->frame_delay_us = faults->frame_delay_us;
+    nb->lose_at = faults->lose_device_at_frame;
     nb->capacity = desc->pending_capacity ? desc->pending_capacity : DEFAULT_PENDING;
     atomic_init(&nb->tail, 0);
     atomic_init(&nb->head, 0);

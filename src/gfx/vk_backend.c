@@ -15,7 +15,7 @@
  * graph rebuilt if its shape changed, the graph's passes, one submission
  * (the timeline plus the target's binary semaphores), present. A lost
  * device — a Vulkan call that returns VK_ERROR_DEVICE_LOST, a wait that
- * times out, or desc.lose_device_at_frame — makes this and every later
+ * times out, or the test fault lose_device_at_frame — makes this and every later
  * frame return ZE_ERR_IO. Destroy (main thread, render thread joined): waits for the
  * GPU (bounded), then tears down in reverse. */
 #include <string.h>
@@ -54,7 +54,8 @@ static ze_result create_stages(ze_vk_backend_t *b)
     return ze__vk_graph_prepare(b, &shape);
 }
 
-static ze_result vk_create(const ze_render_backend_desc_t *desc, ze_render_backend_t **out)
+static ze_result vk_create(const ze_render_backend_desc_t *desc, const ze__render_faults_t *faults,
+                           ze_render_backend_t **out)
 {
     ze_allocator_t alloc = ze_mem_owner_allocator(desc->mem, ZE_MEM_OWNER_RENDER);
     ze_vk_backend_t *b = ZE_NEW(alloc, ze_vk_backend_t);
@@ -66,6 +67,7 @@ static ze_result vk_create(const ze_render_backend_desc_t *desc, ze_render_backe
     b->base.vt = &ze__vulkan_render_backend;
     b->alloc = alloc;
     b->desc = *desc;
+    b->lose_device_at_frame = faults->lose_device_at_frame;
     b->desc.title = NULL; /* not kept */
     snprintf(b->device_name, sizeof b->device_name, "vulkan (no device)");
     atomic_init(&b->tail, 0);
@@ -145,7 +147,7 @@ static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_scene_t *scen
     if (b->lost)
         return ZE_ERR_IO;
     b->frame_calls++;
-    if (b->desc.lose_device_at_frame && b->frame_calls == b->desc.lose_device_at_frame) {
+    if (b->lose_device_at_frame && b->frame_calls == b->lose_device_at_frame) {
         b->lost = true;
         ZE_LOG_ERROR(ZE_VK_LOG, "device lost (simulated) at frame %llu",
                      (unsigned long long)b->frame_calls);

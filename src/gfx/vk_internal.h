@@ -465,6 +465,7 @@ struct ze_vk_backend_t {
     atomic_uint_fast64_t swapchain_recreates;
     atomic_uint_fast32_t ui_instances;     /* the last frame's overlay (vk_pass_ui.c) */
     atomic_uint_fast64_t ui_atlas_uploads; /* atlas revisions uploaded */
+    uint64_t lose_device_at_frame;         /* test fault (backend.h); 0 never */
 };
 
 static inline ze_vk_backend_t *ze__vk(ze_render_backend_t *b)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "zengine/gfx.h"
+#include "gfx/backend.h"
 
 typedef struct fixture_t {
     ze_mem_t *mm;
@@ -33,6 +34,16 @@ static int teardown(void **state)
     ze_mem_destroy(f->mm);
     ze_log_reset();
     return 0;
+}
+
+static ze_render_backend_t *make_faulty(fixture_t *f, ze_render_backend_desc_t d,
+                                        ze__render_faults_t faults)
+{
+    d.mem = f->mm;
+    ze_render_backend_t *b = NULL;
+    assert_int_equal(ze__render_backend_create_with("null", &d, &faults, &b), ZE_OK);
+    assert_non_null(b);
+    return b;
 }
 
 static ze_render_backend_t *make(fixture_t *f, ze_render_backend_desc_t d)
@@ -311,7 +322,8 @@ static void test_full_queue(void **state)
 static void test_device_lost(void **state)
 {
     fixture_t *f = *state;
-    ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){.lose_device_at_frame = 3});
+    ze_render_backend_t *b = make_faulty(f, (ze_render_backend_desc_t){0},
+                                         (ze__render_faults_t){.lose_device_at_frame = 3});
     ze_render_scene_t s = scene_of(1, NULL, 0, NULL, 0);
     ze_render_scene_t bad = scene_of(1, NULL, 1, NULL, 0);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
@@ -328,7 +340,8 @@ static void test_device_lost(void **state)
     assert_int_equal(ze_render_backend_asset_ready(b, &a), ZE_OK);
     ze_render_backend_destroy(b);
 
-    b = make(f, (ze_render_backend_desc_t){.lose_device_at_frame = 1});
+    b = make_faulty(f, (ze_render_backend_desc_t){0},
+                    (ze__render_faults_t){.lose_device_at_frame = 1});
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_ERR_IO);
     assert_int_equal(ze_render_backend_stats(b).frames, 0);
     ze_render_backend_destroy(b);
@@ -363,7 +376,8 @@ static void test_scene_revision(void **state)
 static void test_screenshot_and_frame_delay(void **state)
 {
     fixture_t *f = *state;
-    ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){.frame_delay_us = 20000});
+    ze_render_backend_t *b = make_faulty(f, (ze_render_backend_desc_t){0},
+                                         (ze__render_faults_t){.frame_delay_us = 20000});
     ze_render_scene_t s = scene_of(1, NULL, 0, NULL, 0);
     uint64_t t0 = ze_time_now_ns();
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
