@@ -312,6 +312,11 @@ ze_result ze_entity_destroy_ex(ze_world_t *w, ze_entity_t e, uint32_t flags);
 bool ze_entity_alive(const ze_world_t *w, ze_entity_t e);
 /* The alive handle for a slot index, or ZE_ENTITY_NULL. */
 ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index);
+/* Destroy every entity of the world at once (dtors and bindings as for
+ * ze_entity_destroy, component hooks' permission not asked, like a
+ * snapshot load): linear, where destroying a hierarchy entity by entity
+ * searches for children each time. ZE_ERR_STATE during an iteration. */
+ze_result ze_world_clear(ze_world_t *w);
 /* Component bits of an alive entity (0 when not alive). */
 ze_mask_t ze_entity_mask(const ze_world_t *w, ze_entity_t e);
 

@@ -327,6 +327,26 @@ __attribute__((noinline)) static ze_result destroy_with_children(ze_world_t *w, 
     return ZE_OK;
 }
 
+ze_result ze_world_clear(ze_world_t *w)
+{
+    ZE__ECS_THREAD_CHECK();
+    ZE_CHECK(w, ZE_ERR_INVALID_ARG);
+    if (ze__world_gate(w) != ZE__GATE_NOW)
+        return ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                              "ze_world_clear during an iteration or a parallel wave");
+    /* Every entity goes: no child search per destroy (what a subtree
+       destroy would find is destroyed anyway). */
+    uint32_t left = ze_world_entity_count(w);
+    for (uint32_t idx = 0; left && idx < ze_world_capacity(w); idx++) {
+        ze_entity_t e = ze_entity_from_index(w, idx);
+        if (!ze_entity_is_null(e)) {
+            ze__entity_destroy_flat(w, e);
+            left--;
+        }
+    }
+    return ZE_OK;
+}
+
 ze_result ze_entity_destroy(ze_world_t *w, ze_entity_t e)
 {
     return ze_entity_destroy_ex(w, e, ZE_DESTROY_SUBTREE);

@@ -395,14 +395,7 @@ ze_result ze__scene_reconcile(ze_engine_t *e)
 
 static void clear_world(ze_world_t *w)
 {
-    uint32_t left = ze_world_entity_count(w);
-    for (uint32_t idx = 0; left && idx < ze_world_capacity(w); idx++) {
-        ze_entity_t ent = ze_entity_from_index(w, idx);
-        if (!ze_entity_is_null(ent)) {
-            (void)ze_entity_destroy(w, ent);
-            left--;
-        }
-    }
+    (void)ze_world_clear(w);
 }
 
 ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path)

@@ -319,6 +319,32 @@ static ze_entity_t unit(ze_world_t *w, float x, float y, float z)
     return spawn(w, (ze_vec3_t){x, y, z}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
 }
 
+/* ze_world_clear takes every entity, hierarchies included, at once; the
+ * world is usable after. */
+static void test_world_clear(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    ze_entity_t parent = unit(f.w, 1, 0, 0);
+    ze_entity_t prev = parent;
+    for (int i = 0; i < 100; i++) { /* a chain 101 deep */
+        ze_entity_t c = unit(f.w, 0, 1, 0);
+        set_parent(f.w, c, prev);
+        prev = c;
+    }
+    ze_entity_t loose = ze_entity_create(f.w);
+    assert_int_equal(ze_world_entity_count(f.w), 102);
+    assert_int_equal(ze_world_clear(f.w), ZE_OK);
+    assert_int_equal(ze_world_entity_count(f.w), 0);
+    assert_false(ze_entity_alive(f.w, parent));
+    assert_false(ze_entity_alive(f.w, prev));
+    assert_false(ze_entity_alive(f.w, loose));
+    ze_entity_t again = unit(f.w, 2, 0, 0);
+    assert_true(ze_entity_alive(f.w, again));
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    fixture_end(&f);
+}
+
 /* a -> b -> c -> d, a -> e, and an unrelated root r -> s: destroying b
  * takes c and d with it; destroying a takes e; r and s stay. */
 static void test_destroy_parent_destroys_subtree(void **state)
@@ -708,6 +734,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_world_clear),
         cmocka_unit_test(test_three_level_chain),
         cmocka_unit_test(test_reparent),
         cmocka_unit_test(test_parent_destroyed_or_without_transform),
