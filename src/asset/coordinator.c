@@ -803,7 +803,7 @@ static ze_result start_import(ze_import_coordinator_t *ic, ze_uuid_t u)
                  "install the zengine program beside the game",
                  ic->cooker, strerror(errno));
         remove_running(ic, im);
-        outcome_fail(&o, "%s", why);
+        outcome_fail(&o, "%.500s", why);
     } else {
         const char *argv[] = {ic->cooker, "cook",       im->host_source,
                               "--out",    im->host_out, "--json",

@@ -199,8 +199,7 @@ static bool output_writable(const char *flag, const char *path, char *why, size_
         *slash = '\0';
     if (access(dir, W_OK) == 0)
         return true;
-    snprintf(why, cap, "%s %.200s: cannot write into '%.200s': %s", flag, path, dir,
-             strerror(errno));
+    snprintf(why, cap, "%s %.150s: cannot write into its folder: %s", flag, path, strerror(errno));
     return false;
 }
 
@@ -319,7 +318,7 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
     if (r == ZE_OK && (!output_writable("--stats", run->stats, why, sizeof why) ||
                        !output_writable("--screenshot", run->screenshot, why, sizeof why) ||
                        !output_writable("--dump-graph", run->dump_graph, why, sizeof why)))
-        r = fail_early(app, rep, ZE_ERR_IO, "%s", why);
+        r = fail_early(app, rep, ZE_ERR_IO, "%.250s", why);
 
     /* The project before the memory manager: it may choose the profile. */
     ze_project_t *project = NULL;
