@@ -1014,8 +1014,8 @@ typedef struct ze_services_t {
 } ze_services_t;
 const ze_services_t *ze_world_services(const ze_world_t *w);
 uint64_t ze_world_now_ns(const ze_world_t *w);
-/* Report to the kernel's sink: module "ecs", subject = the world's name.
- * Returns `code`. */
+/* Report to the kernel's sink: module "ecs", subject = the world's name
+ * (w NULL: the log, no subject). Returns `code`. */
 ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
                           ...) __attribute__((format(printf, 4, 5)));
 /* A per-world table of named services (function tables, user state). Sealed

@@ -129,16 +129,16 @@ static ze__actor_manager_t *manager_create(ze_world_t *w)
 {
     ze__actor_manager_t *m = ZE_NEW(w->alloc, ze__actor_manager_t);
     if (!m) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                       "out of memory for the actor manager");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "out of memory for the actor manager");
         return NULL;
     }
     memset(m, 0, sizeof *m);
     m->world = w;
     uint32_t cap = w->actor_capacity ? w->actor_capacity : ZE_DEFAULT_ACTOR_CAPACITY;
     if (cap > ACTOR_MAX_CAPACITY) {
-        ze__ecs_report(w, ZE_LOG_WARN, ZE_OK, "actor capacity %u above the limit of %u; using %u",
-                       cap, (unsigned)ACTOR_MAX_CAPACITY, (unsigned)ACTOR_MAX_CAPACITY);
+        ze_world_report(w, ZE_LOG_WARN, ZE_OK, "actor capacity %u above the limit of %u; using %u",
+                        cap, (unsigned)ACTOR_MAX_CAPACITY, (unsigned)ACTOR_MAX_CAPACITY);
         cap = ACTOR_MAX_CAPACITY;
     }
     m->capacity = cap;
@@ -282,11 +282,11 @@ ze_actor_t ze_actor_create(ze_world_t *w, const ze_actor_class_t *cls)
     ZE_CHECK(w && cls, (ze_actor_t){0});
     if (!cls->name || !cls->name[0] || cls->size < sizeof(ze_actor_base_t) ||
         cls->size > ACTOR_MAX_SIZE) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "actor class '%s': needs a name and a size from %zu "
-                       "(ze_actor_base_t first) to %zu bytes, has %zu",
-                       cls->name ? cls->name : "(null)", sizeof(ze_actor_base_t), ACTOR_MAX_SIZE,
-                       cls->size);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "actor class '%s': needs a name and a size from %zu "
+                        "(ze_actor_base_t first) to %zu bytes, has %zu",
+                        cls->name ? cls->name : "(null)", sizeof(ze_actor_base_t), ACTOR_MAX_SIZE,
+                        cls->size);
         return (ze_actor_t){0};
     }
     if (ze__write_denied(w, true)) {
@@ -294,36 +294,36 @@ ze_actor_t ze_actor_create(ze_world_t *w, const ze_actor_class_t *cls)
         return (ze_actor_t){0};
     }
     if (ze__world_gate(w) == ZE__GATE_REFUSE) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE, "actor '%s' created inside a parallel wave",
-                       cls->name);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE, "actor '%s' created inside a parallel wave",
+                        cls->name);
         return (ze_actor_t){0};
     }
     if (!w->actors && !(w->actors = manager_create(w)))
         return (ze_actor_t){0};
     ze__actor_manager_t *m = w->actors;
     if (m->finalizing) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "actor '%s' created while the world is destroyed", cls->name);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "actor '%s' created while the world is destroyed", cls->name);
         return (ze_actor_t){0};
     }
     if (m->alive >= m->capacity) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT,
-                       "actor capacity of %u reached (creating '%s')", m->capacity, cls->name);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+                        "actor capacity of %u reached (creating '%s')", m->capacity, cls->name);
         return (ze_actor_t){0};
     }
     uint32_t idx = slot_take(m);
     if (idx == NO_SLOT) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT,
-                       "no actor slot left for '%s' (%u alive, %u retired)", cls->name, m->alive,
-                       m->slot_used - m->alive);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+                        "no actor slot left for '%s' (%u alive, %u retired)", cls->name, m->alive,
+                        m->slot_used - m->alive);
         return (ze_actor_t){0};
     }
     ze_entity_t e = ze_entity_create(w);
     void *inst = ze_entity_is_null(e) ? NULL : instance_alloc(m, cls->size);
     if (!inst || !order_push(m, idx)) {
         if (!ze_entity_is_null(e)) {
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                           "out of ECS memory for actor '%s' (%zu bytes)", cls->name, cls->size);
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                            "out of ECS memory for actor '%s' (%zu bytes)", cls->name, cls->size);
             ze_entity_destroy(w, e);
         }
         if (inst)
@@ -397,8 +397,8 @@ void ze_actors_tick(ze_world_t *w, float dt)
     if (!m || m->finalizing)
         return;
     if (m->ticking) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "ze_actors_tick called from inside an on_tick");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "ze_actors_tick called from inside an on_tick");
         return;
     }
     m->ticking++;

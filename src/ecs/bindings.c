@@ -178,8 +178,8 @@ static void note_locked(ze_world_t *w, ze__bindings_t *b, ze_entity_t e, uint32_
     return;
 oom:
     if (!b->oom_logged)
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                       "out of memory recording binding deltas (dropped)");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "out of memory recording binding deltas (dropped)");
     b->oom_logged = true;
 }
 
@@ -249,13 +249,13 @@ static void update_bind_mask(ze_world_t *w, const ze__bindings_t *b)
 static ze_binder_t attach(ze_world_t *w, binder_rec_t rec)
 {
     if (atomic_load_explicit(&w->in_parallel, memory_order_acquire)) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "binder attach inside a parallel wave (refused)");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "binder attach inside a parallel wave (refused)");
         return (ze_binder_t){0};
     }
     ze__bindings_t *b = bindings_get(w);
     if (!b) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory attaching a binder");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory attaching a binder");
         return (ze_binder_t){0};
     }
     if (++b->next_id == 0)
@@ -263,7 +263,7 @@ static ze_binder_t attach(ze_world_t *w, binder_rec_t rec)
     rec.id = b->next_id;
     rec.snapshot_due = true;
     if (ze_array_push(&b->binders, &rec) != ZE_OK) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory attaching a binder");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory attaching a binder");
         return (ze_binder_t){0};
     }
     w->bind_mask |= rec.mask;
@@ -352,8 +352,8 @@ static void emit_snapshot(ze_world_t *w, ze__bindings_t *b, uint32_t bi)
     /* Callbacks may change the pool: take the entity list first. */
     ze_array_clear(&b->scratch);
     if (ze_array_resize(&b->scratch, p->count) != ZE_OK) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                       "out of memory for a binder snapshot");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "out of memory for a binder snapshot");
         return;
     }
     for (uint32_t d = 0; d < p->count; d++)
@@ -409,7 +409,7 @@ void ze_bindings_apply(ze_world_t *w)
     if (!b)
         return;
     if (b->in_apply) {
-        ze__ecs_report(w, ZE_LOG_WARN, ZE_OK, "ze_bindings_apply called from a binder (ignored)");
+        ze_world_report(w, ZE_LOG_WARN, ZE_OK, "ze_bindings_apply called from a binder (ignored)");
         return;
     }
     /* Take the frame's change set; notes made by callbacks go to the next

@@ -192,8 +192,8 @@ static void *push(ze_commands_t *c, uint8_t kind, uint32_t comp, ze_entity_t e, 
     }
     size_t total = CMD_HDR + pad + round16(size);
     if (size > UINT32_MAX || !reserve(c, total)) {
-        ze__ecs_report(c->world, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                       "commands: out of memory recording a %zu-byte value", size);
+        ze_world_report(c->world, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "commands: out of memory recording a %zu-byte value", size);
         return NULL;
     }
     cmd_hdr_t *h = (cmd_hdr_t *)(void *)(c->data + c->size);
@@ -244,7 +244,7 @@ ze_commands_t *ze_commands_create(ze_world_t *w)
     ZE_CHECK(w, NULL);
     ze_commands_t *c = ZE_NEW(w->alloc, ze_commands_t);
     if (!c) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "commands: out of memory");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "commands: out of memory");
         return NULL;
     }
     memset(c, 0, sizeof *c);
@@ -312,8 +312,8 @@ static const ze_component_info_t *check_component(const ze_commands_t *c, ze_com
 {
     const ze_component_info_t *info = info_of(c->world, comp.id);
     if (!info) {
-        ze__ecs_report(c->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "commands: unknown component id %u", comp.id);
+        ze_world_report(c->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "commands: unknown component id %u", comp.id);
         return NULL;
     }
     return info;
@@ -324,8 +324,8 @@ ze_entity_t ze_cmd_spawn(ze_commands_t *c, ze_spawn_fn fn, void *user)
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(c, ZE_ENTITY_NULL);
     if (c->spawn_count == UINT32_MAX) {
-        ze__ecs_report(c->world, ZE_LOG_ERROR, ZE_ERR_LIMIT,
-                       "commands: too many spawns in one buffer");
+        ze_world_report(c->world, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+                        "commands: too many spawns in one buffer");
         return ZE_ENTITY_NULL;
     }
     ze_entity_t pending = pending_handle(c->spawn_count);
@@ -383,10 +383,10 @@ ze_result ze_cmd_set(ze_commands_t *c, ze_entity_t e, ze_component_t comp, const
     if (!value)
         return ZE_ERR_INVALID_ARG;
     if (info->align > CMD_ALIGN) {
-        ze__ecs_report(c->world, ZE_LOG_ERROR, ZE_ERR_UNSUPPORTED,
-                       "commands: component %s is aligned to %u bytes; commands hold values "
-                       "aligned to at most %d",
-                       info->name, info->align, CMD_ALIGN);
+        ze_world_report(c->world, ZE_LOG_ERROR, ZE_ERR_UNSUPPORTED,
+                        "commands: component %s is aligned to %u bytes; commands hold values "
+                        "aligned to at most %d",
+                        info->name, info->align, CMD_ALIGN);
         return ZE_ERR_UNSUPPORTED;
     }
     void *dst = push(c, CMD_SET, comp.id, e, info->size, info->align);
@@ -435,8 +435,8 @@ ze_result ze_commands_merge(ze_commands_t *dst, ze_commands_t *src)
     size_t gap = ZE_ALIGN_UP(dst->size, (size_t)CMD_ALIGN) - dst->size;
     size_t total;
     if (!ze_size_add(gap, src->size, &total) || !reserve(dst, total)) {
-        ze__ecs_report(dst->world, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                       "commands: out of memory merging %zu bytes", src->size);
+        ze_world_report(dst->world, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "commands: out of memory merging %zu bytes", src->size);
         return ZE_ERR_OUT_OF_MEMORY;
     }
     if (gap) {
@@ -679,8 +679,8 @@ ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
     case ZE__GATE_NOW:
         break;
     case ZE__GATE_REFUSE:
-        ze__ecs_report(c->world, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "commands: flush refused inside a parallel wave");
+        ze_world_report(c->world, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "commands: flush refused inside a parallel wave");
         return ZE_ERR_STATE;
     case ZE__GATE_DEFER:
         /* An iteration is open on the world: hand the commands to the world's
@@ -726,10 +726,10 @@ ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
                         break;
                     }
                     if (w->policy == ZE_VALIDATION_LOG || (flags & ZE__FLUSH_VALUES_ONLY))
-                        ze__ecs_report(c->world, ZE_LOG_WARN, ZE_OK,
-                                       "commands: command %u on entity %u:%u refused (%s)",
-                                       this_command, ze_entity_index(target),
-                                       ze_entity_generation(target), ze_result_str(why));
+                        ze_world_report(c->world, ZE_LOG_WARN, ZE_OK,
+                                        "commands: command %u on entity %u:%u refused (%s)",
+                                        this_command, ze_entity_index(target),
+                                        ze_entity_generation(target), ze_result_str(why));
                     if (h.kind == CMD_SET)
                         drop_value(c, (cmd_hdr_t *)(void *)(c->data + record_at));
                     if (h.kind == CMD_SPAWN) {
@@ -748,8 +748,8 @@ ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
             if (ordinal != c->resolved_count || !resolve_reserve(c, ordinal + 1)) {
                 /* Not created, nor any later spawn of this flush (their
                  * slots cannot be recorded): commands on them are skipped. */
-                ze__ecs_report(c->world, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                               "commands: out of memory resolving spawns");
+                ze_world_report(c->world, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                                "commands: out of memory resolving spawns");
                 keep_first(&first, ZE_ERR_OUT_OF_MEMORY);
                 continue;
             }
@@ -798,14 +798,14 @@ ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags)
         }
         if (r != ZE_OK) {
             const ze_component_info_t *info = info_of(w, comp.id);
-            ze__ecs_report(c->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                           "commands: %s of %s on entity %u:%u failed: %s",
-                           h.kind == CMD_DESTROY ? "destroy"
-                           : h.kind == CMD_ADD   ? "add"
-                           : h.kind == CMD_SET   ? "set"
-                                                 : "remove",
-                           h.kind == CMD_DESTROY ? "entity" : (info ? info->name : "?"),
-                           ze_entity_index(e), ze_entity_generation(e), ze_result_str(r));
+            ze_world_report(c->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                            "commands: %s of %s on entity %u:%u failed: %s",
+                            h.kind == CMD_DESTROY ? "destroy"
+                            : h.kind == CMD_ADD   ? "add"
+                            : h.kind == CMD_SET   ? "set"
+                                                  : "remove",
+                            h.kind == CMD_DESTROY ? "entity" : (info ? info->name : "?"),
+                            ze_entity_index(e), ze_entity_generation(e), ze_result_str(r));
             keep_first(&first, r);
         }
     }

@@ -26,11 +26,8 @@ const char *ze_worldtick_error(const ze_worldtick_t *t);
 /* Run every wave (committing first if needed), then flush the commands. */
 ze_result ze_worldtick_run(ze_worldtick_t *t, float dt);
 uint32_t ze_worldtick_wave_count(const ze_worldtick_t *t);
-/* The ECS's reports: to the kernel's diagnostics sink of world `w` (or of
- * kernel `k`), module "ecs", subject the world's name; NULL: the log.
- * Return `code`. */
-ze_result ze__ecs_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
-                         ...) __attribute__((format(printf, 4, 5)));
+/* The kernel's own reports (ze_world_report for a world's): its
+ * diagnostics sink, module "ecs"; NULL: the log. Return `code`. */
 ze_result ze__kernel_report(const ze_kernel_t *k, ze_log_level level, ze_result code,
                             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

@@ -129,16 +129,16 @@ static ze_result group_create(ze_world_t *w, ze_mask_t owned, bool quiet)
 {
     if (__builtin_popcountll(owned) < 2) {
         if (!quiet)
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                           "a group owns at least two component types");
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                            "a group owns at least two component types");
         return ZE_ERR_INVALID_ARG;
     }
     if (owned >> w->kernel->component_count && w->kernel->component_count < 64)
         return ZE_ERR_INVALID_ARG;
     if (ze__world_gate(w) != ZE__GATE_NOW) {
         if (!quiet)
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                           "groups cannot be created during iteration");
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                            "groups cannot be created during iteration");
         return ZE_ERR_STATE;
     }
     ze__world_settle(w); /* the walk below reads masks of dense entries */
@@ -151,9 +151,9 @@ static ze_result group_create(ze_world_t *w, ze_mask_t owned, bool quiet)
         bool nested = (other & owned) == 0 || (other & owned) == other || (other & owned) == owned;
         if (!nested) {
             if (!quiet)
-                ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_CONFLICT,
-                               "group %016llx overlaps group %016llx without nesting in it",
-                               (unsigned long long)owned, (unsigned long long)other);
+                ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_CONFLICT,
+                                "group %016llx overlaps group %016llx without nesting in it",
+                                (unsigned long long)owned, (unsigned long long)other);
             return ZE_ERR_CONFLICT;
         }
         if ((other & owned) == owned && w->groups[i].len > start_len)
@@ -161,8 +161,8 @@ static ze_result group_create(ze_world_t *w, ze_mask_t owned, bool quiet)
     }
     if (w->group_count == ZE__MAX_GROUPS) {
         if (!quiet)
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT, "at most %d groups per world",
-                           ZE__MAX_GROUPS);
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT, "at most %d groups per world",
+                            ZE__MAX_GROUPS);
         return ZE_ERR_LIMIT;
     }
     /* Every owned pool must exist (an empty one is fine). */

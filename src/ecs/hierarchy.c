@@ -214,17 +214,17 @@ static ze_result hierarchy_run(ze_world_t *w, ze_query_t q)
     }
 
     if (cycles) {
-        ze__ecs_report(w, ZE_LOG_WARN, ZE_OK,
-                       "%u Parent cycle(s) broken this update; the first at entity "
-                       "%u:%u, whose parent %u:%u is also its descendant (treated as a root)",
-                       cycles, ze_entity_index(cycle_at), ze_entity_generation(cycle_at),
-                       ze_entity_index(cycle_parent), ze_entity_generation(cycle_parent));
+        ze_world_report(w, ZE_LOG_WARN, ZE_OK,
+                        "%u Parent cycle(s) broken this update; the first at entity "
+                        "%u:%u, whose parent %u:%u is also its descendant (treated as a root)",
+                        cycles, ze_entity_index(cycle_at), ze_entity_generation(cycle_at),
+                        ze_entity_index(cycle_parent), ze_entity_generation(cycle_parent));
         result = ZE_ERR_CYCLE;
     }
 done:
     if (result == ZE_ERR_OUT_OF_MEMORY)
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                       "hierarchy update out of memory for %u transforms", cap);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "hierarchy update out of memory for %u transforms", cap);
     temp_release(&t);
     return result;
 }

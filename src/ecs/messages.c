@@ -139,8 +139,8 @@ static ze__messages_t *bus_get(ze_world_t *w)
         return b;
     b = ze_alloc(w->alloc, sizeof *b, _Alignof(ze__messages_t));
     if (!b) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                       "out of memory creating the message bus");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "out of memory creating the message bus");
         return NULL;
     }
     memset(b, 0, sizeof *b);
@@ -203,10 +203,10 @@ ze_result ze_message_publish(ze_world_t *w, ze_message_type_t type, const void *
             b->full_logged = true;
             pthread_mutex_unlock(&b->lock);
             if (log)
-                ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_FULL,
-                               "message queue full (%zu MiB between pumps); "
-                               "'%s' and later messages dropped until the next pump",
-                               ZE__MESSAGE_QUEUE_MAX >> 20, w->kernel->message_names[type.id]);
+                ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_FULL,
+                                "message queue full (%zu MiB between pumps); "
+                                "'%s' and later messages dropped until the next pump",
+                                ZE__MESSAGE_QUEUE_MAX >> 20, w->kernel->message_names[type.id]);
             return ZE_ERR_FULL;
         }
         size_t cap = q->cap ? q->cap : ZE__MESSAGE_QUEUE_MIN;
@@ -216,8 +216,8 @@ ze_result ze_message_publish(ze_world_t *w, ze_message_type_t type, const void *
         uint8_t *nd = ze_realloc(w->alloc, q->data, q->cap, cap, ZE__MESSAGE_RECORD_ALIGN);
         if (!nd) {
             pthread_mutex_unlock(&b->lock);
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory publishing '%s'",
-                           w->kernel->message_names[type.id]);
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory publishing '%s'",
+                            w->kernel->message_names[type.id]);
             return ZE_ERR_OUT_OF_MEMORY;
         }
         q->data = nd;
@@ -249,8 +249,8 @@ ze_subscription_t ze_message_subscribe(ze_world_t *w, ze_message_type_t type, ze
         b->next_serial = 1;
     msg_sub_t s = {.id = b->next_serial << 8 | type.id, .fn = fn, .user = user};
     if (ze_array_push(&b->subs[type.id], &s) != ZE_OK) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory subscribing to '%s'",
-                       w->kernel->message_names[type.id]);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory subscribing to '%s'",
+                        w->kernel->message_names[type.id]);
         return (ze_subscription_t){0};
     }
     return (ze_subscription_t){s.id};
@@ -300,7 +300,7 @@ uint32_t ze_message_pump(ze_world_t *w)
     if (!b)
         return 0;
     if (b->in_pump) {
-        ze__ecs_report(w, ZE_LOG_WARN, ZE_OK, "message pump called from a subscriber (ignored)");
+        ze_world_report(w, ZE_LOG_WARN, ZE_OK, "message pump called from a subscriber (ignored)");
         return 0;
     }
     /* Take the batch: `delivering` is empty (kept allocated), so publishers

@@ -53,12 +53,12 @@ ze_query_t ze_query_create(ze_world_t *w, const ze_query_desc_t *desc)
     if (!key.with || ((key.with | key.without | key.optional) & ~known) ||
         (key.write & ~(key.with | key.optional)) || (key.with & key.without) ||
         (key.optional & (key.with | key.without))) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "invalid query (with %016llx, without %016llx, optional %016llx, write "
-                       "%016llx): `with` must be non-empty, the sets disjoint and registered, "
-                       "`write` within with|optional",
-                       (unsigned long long)key.with, (unsigned long long)key.without,
-                       (unsigned long long)key.optional, (unsigned long long)key.write);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "invalid query (with %016llx, without %016llx, optional %016llx, write "
+                        "%016llx): `with` must be non-empty, the sets disjoint and registered, "
+                        "`write` within with|optional",
+                        (unsigned long long)key.with, (unsigned long long)key.without,
+                        (unsigned long long)key.optional, (unsigned long long)key.write);
         return (ze_query_t){0};
     }
     uint32_t *found = ze_hashmap_get(&w->query_map, &key);

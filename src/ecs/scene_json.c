@@ -452,7 +452,8 @@ static ze_result assign_uuids(ze_world_t *w)
         ze_uuid_component_t v = u ? *u : (ze_uuid_component_t){0};
         bool fresh_id = !u || ze_uuid_is_nil(v.value) || ze_hashmap_get(&seen, &v.value);
         if (u && fresh_id && !ze_uuid_is_nil(v.value))
-            ze__ecs_report(w, ZE_LOG_WARN, ZE_OK, "entity %u repeats a uuid; given a new one", idx);
+            ze_world_report(w, ZE_LOG_WARN, ZE_OK, "entity %u repeats a uuid; given a new one",
+                            idx);
         while (fresh_id) {
             v.value = ze_uuid_v4();
             fresh_id = ze_hashmap_get(&seen, &v.value) != NULL;
@@ -473,8 +474,8 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
     if (!w || !out)
         return ZE_ERR_INVALID_ARG;
     if (ze__world_gate(w) != ZE__GATE_NOW) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "scene save during an iteration or parallel wave");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "scene save during an iteration or parallel wave");
         return ZE_ERR_STATE;
     }
     if (out->failed)
@@ -506,10 +507,10 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
                 continue;
             if (!info->field_count && info->size && !raw_ok(info)) {
                 if (!(warned & ((ze_mask_t)1 << c)))
-                    ze__ecs_report(w, ZE_LOG_WARN, ZE_OK,
-                                   "component '%s' has hooks and no reflection: not "
-                                   "written to the scene",
-                                   info->name);
+                    ze_world_report(w, ZE_LOG_WARN, ZE_OK,
+                                    "component '%s' has hooks and no reflection: not "
+                                    "written to the scene",
+                                    info->name);
                 warned |= (ze_mask_t)1 << c;
                 continue;
             }
@@ -538,8 +539,8 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
         freelocale(c_locale);
     }
     if (e.replaced)
-        ze__ecs_report(w, ZE_LOG_WARN, ZE_OK, "%u invalid UTF-8 sequence(s) written as U+FFFD",
-                       e.replaced);
+        ze_world_report(w, ZE_LOG_WARN, ZE_OK, "%u invalid UTF-8 sequence(s) written as U+FFFD",
+                        e.replaced);
     return out->failed ? ZE_ERR_OUT_OF_MEMORY : ZE_OK;
 }
 

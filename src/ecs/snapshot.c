@@ -276,17 +276,17 @@ static ze_result save_formatted_records(const ze_world_t *w, const ze__pool_t *p
             return ZE_ERR_OUT_OF_MEMORY;
         ze_result r = f->write(out, ze__pool_data(p, ze__sparse_get(p, idx) - 1), f->user);
         if (r != ZE_OK) {
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                           "snapshot formatter of '%s' failed (%s)",
-                           w->kernel->components[p->id].name, ze_result_str(r));
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                            "snapshot formatter of '%s' failed (%s)",
+                            w->kernel->components[p->id].name, ze_result_str(r));
             return r;
         }
         if (out->failed)
             return ZE_ERR_OUT_OF_MEMORY;
         size_t len = out->size - at - 4;
         if (len > UINT32_MAX - 1) {
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT, "a '%s' record is over 4 GiB",
-                           w->kernel->components[p->id].name);
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT, "a '%s' record is over 4 GiB",
+                            w->kernel->components[p->id].name);
             return ZE_ERR_LIMIT;
         }
         put_u32(out->data + at, (uint32_t)len);
@@ -304,8 +304,8 @@ ze_result ze_world_save(const ze_world_t *cw, ze_byte_writer_t *out)
      * const objects (ze_world_create allocates them). */
     ze_world_t *w = (ze_world_t *)cw;
     if (ze__world_gate(w) != ZE__GATE_NOW) {
-        ze__ecs_report(cw, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "snapshot save during an iteration or parallel wave");
+        ze_world_report(cw, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "snapshot save during an iteration or parallel wave");
         return ZE_ERR_STATE;
     }
     ze__world_settle(w);
@@ -320,10 +320,10 @@ ze_result ze_world_save(const ze_world_t *cw, ze_byte_writer_t *out)
         if (!w->pools[c] || !w->pools[c]->count || (info->flags & ZE_COMPONENT_TRANSIENT))
             continue;
         if (needs_formatter(info) && !k->formatters[c].write) {
-            ze__ecs_report(cw, ZE_LOG_ERROR, ZE_ERR_UNSUPPORTED,
-                           "component '%s' has dtor/copy/move hooks and no snapshot "
-                           "formatter: its bytes cannot be saved raw",
-                           info->name);
+            ze_world_report(cw, ZE_LOG_ERROR, ZE_ERR_UNSUPPORTED,
+                            "component '%s' has dtor/copy/move hooks and no snapshot "
+                            "formatter: its bytes cannot be saved raw",
+                            info->name);
             return ZE_ERR_UNSUPPORTED;
         }
         uint32_t i = n++;
@@ -336,7 +336,7 @@ ze_result ze_world_save(const ze_world_t *cw, ze_byte_writer_t *out)
     uint32_t dead = w->fresh - w->alive, free_count = 0;
     for (uint32_t s = w->free_head; s != NO_SLOT; s = (uint32_t)w->mask[s]) {
         if (s >= w->fresh || free_count > dead) {
-            ze__ecs_report(cw, ZE_LOG_ERROR, ZE_ERR_INTERNAL, "corrupt free list");
+            ze_world_report(cw, ZE_LOG_ERROR, ZE_ERR_INTERNAL, "corrupt free list");
             return ZE_ERR_INTERNAL;
         }
         free_count++;
@@ -462,8 +462,8 @@ __attribute__((format(printf, 3, 4))) static ze_result reject(const loader_t *L,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    ze__ecs_report(L->w, ZE_LOG_ERROR, ZE_ERR_PARSE, "snapshot rejected (world unchanged): %s",
-                   msg);
+    ze_world_report(L->w, ZE_LOG_ERROR, ZE_ERR_PARSE, "snapshot rejected (world unchanged): %s",
+                    msg);
     return res;
 }
 
@@ -829,10 +829,10 @@ static ze_result apply(loader_t *L)
                     r = ZE_ERR_PARSE;
             }
             if (r != ZE_OK && result == ZE_OK) {
-                ze__ecs_report(w, ZE_LOG_ERROR, r,
-                               "snapshot load failed inserting '%s' after validation "
-                               "(%s): the world holds part of the snapshot",
-                               info->name, ze_result_str(r));
+                ze_world_report(w, ZE_LOG_ERROR, r,
+                                "snapshot load failed inserting '%s' after validation "
+                                "(%s): the world holds part of the snapshot",
+                                info->name, ze_result_str(r));
                 result = r;
             }
         }
@@ -848,8 +848,8 @@ ze_result ze_world_load(ze_world_t *w, const void *data, size_t size)
     if (ze__write_denied(w, true))
         return ze__write_refused(w, "ze_world_load");
     if (ze__world_gate(w) != ZE__GATE_NOW) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "snapshot load during an iteration or parallel wave");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "snapshot load during an iteration or parallel wave");
         return ZE_ERR_STATE;
     }
     loader_t *L = ze_alloc(w->alloc, sizeof *L, _Alignof(loader_t));

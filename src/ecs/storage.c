@@ -179,8 +179,8 @@ static inline void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, co
     /* Pages already there (the common case) need no call. */
     bool ready = d < p->cap && p->sparse[index >> ZE__PAGE_BITS] != ZERO_PAGE;
     if (!ready && !pool_reserve(w, p, d, index)) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of ECS memory adding '%s'",
-                       w->kernel->components[p->id].name);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of ECS memory adding '%s'",
+                        w->kernel->components[p->id].name);
         *ok = false;
         return NULL;
     }

@@ -114,11 +114,12 @@ ze_result ze__write_refused(ze_world_t *w, const char *call, ...)
     vsnprintf(what, sizeof what, call, ap);
     va_end(ap);
     const char *group = g_group_names[w->running_group < ZE_GROUP_END ? w->running_group : 0];
-    ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_DENIED, "%s from system '%s' refused: %s systems may %s",
-                   what, t_running_system ? t_running_system : "?", group,
-                   w->group_writes == ZE__WRITES_NONE
-                       ? "not write (record commands: they apply at the next FrameInput)"
-                       : "write values of existing components only");
+    ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_DENIED,
+                    "%s from system '%s' refused: %s systems may %s", what,
+                    t_running_system ? t_running_system : "?", group,
+                    w->group_writes == ZE__WRITES_NONE
+                        ? "not write (record commands: they apply at the next FrameInput)"
+                        : "write values of existing components only");
     return ZE_ERR_DENIED;
 }
 
@@ -163,20 +164,20 @@ ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
     ZE_CHECK(w && desc && desc->fn && desc->name && desc->name[0], (ze_system_t){0});
     uint32_t group = desc->group == ZE_GROUP_DEFAULT ? ZE_GROUP_FIXED_SIMULATION : desc->group;
     if (group >= ZE_GROUP_END) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "system '%s': unknown group %d",
-                       desc->name, (int)desc->group);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "system '%s': unknown group %d",
+                        desc->name, (int)desc->group);
         return (ze_system_t){0};
     }
     if (strlen(desc->name) >= ZE_COMPONENT_NAME_MAX) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "system name '%.40s...' longer than %d characters", desc->name,
-                       ZE_COMPONENT_NAME_MAX - 1);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "system name '%.40s...' longer than %d characters", desc->name,
+                        ZE_COMPONENT_NAME_MAX - 1);
         return (ze_system_t){0};
     }
     /* FrameUI only reads: its systems may not declare a write mask. */
     if (group == ZE_GROUP_FRAME_UI && (desc->writes || desc->query.write)) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "system '%s': FrameUI systems may not write components", desc->name);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "system '%s': FrameUI systems may not write components", desc->name);
         return (ze_system_t){0};
     }
     ze__systems_t *s = systems_of(w);
@@ -185,8 +186,8 @@ ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
     for (uint32_t i = 0; i < s->entries.count; i++) {
         sys_entry_t *e = entry_at(s, i);
         if (!e->removed && e->group == group && strcmp(e->name, desc->name) == 0) {
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "system '%s' already exists in %s",
-                           desc->name, g_group_names[group]);
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG, "system '%s' already exists in %s",
+                            desc->name, g_group_names[group]);
             return (ze_system_t){0};
         }
     }
@@ -226,10 +227,10 @@ ze_result ze_system_order(ze_world_t *w, ze_system_t before, ze_system_t after)
     if (!a || !b || a == b)
         return ZE_ERR_NOT_FOUND;
     if (a->group != b->group) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "systems '%s' and '%s' are in different groups (%s, %s): groups "
-                       "already run in a fixed order",
-                       a->name, b->name, g_group_names[a->group], g_group_names[b->group]);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "systems '%s' and '%s' are in different groups (%s, %s): groups "
+                        "already run in a fixed order",
+                        a->name, b->name, g_group_names[a->group], g_group_names[b->group]);
         return ZE_ERR_INVALID_ARG;
     }
     ze__systems_t *s = w->systems;
@@ -486,7 +487,7 @@ ze_result ze_world_begin_frame(ze_world_t *w, double dt)
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
     if (ze__world_gate(w) != ZE__GATE_NOW) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE, "begin_frame during iteration or a wave");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE, "begin_frame during iteration or a wave");
         return ZE_ERR_STATE;
     }
     w->started = true; /* seals the services table */
@@ -511,8 +512,8 @@ ze_result ze_world_fixed_step(ze_world_t *w, double fixed_dt)
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
     if (!isfinite(fixed_dt) || fixed_dt <= 0.0) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "fixed step of %g s refused (must be positive)", fixed_dt);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "fixed step of %g s refused (must be positive)", fixed_dt);
         return ZE_ERR_INVALID_ARG;
     }
     if (ze__world_gate(w) != ZE__GATE_NOW)

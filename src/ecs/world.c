@@ -197,9 +197,9 @@ ze_entity_t ze_entity_create(ze_world_t *w)
     /* A new entity has no components, so making one never disturbs an open
      * iteration; only parallel waves are refused. */
     if (atomic_load_explicit(&w->in_parallel, memory_order_acquire)) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "entity_create inside a parallel wave (use the "
-                       "system's command buffer)");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "entity_create inside a parallel wave (use the "
+                        "system's command buffer)");
         return ZE_ENTITY_NULL;
     }
     uint32_t idx;
@@ -211,15 +211,15 @@ ze_entity_t ze_entity_create(ze_world_t *w)
         w->gen[idx] &= ~ZE__GEN_DEAD;
     } else {
         if (w->fresh == w->capacity) {
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                           "all %u entity slots are in use or retired", w->capacity);
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                            "all %u entity slots are in use or retired", w->capacity);
             return ZE_ENTITY_NULL;
         }
         idx = w->fresh;
         if ((size_t)(idx + 1) * sizeof(ze_mask_t) > w->mask_region.committed &&
             !ensure_committed(w, idx + 1)) {
-            ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                           "out of ECS memory for the entity table");
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                            "out of ECS memory for the entity table");
             return ZE_ENTITY_NULL;
         }
         w->fresh++;
@@ -309,10 +309,10 @@ __attribute__((noinline)) static ze_result destroy_with_children(ze_world_t *w, 
     ZE_ARRAY_INIT(&found, w->alloc, ze_entity_t);
     if (!ze__hierarchy_collect(w, e, !detach, &found)) {
         ze_array_free(&found);
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                       "out of memory finding the children of entity %u:%u; "
-                       "nothing destroyed",
-                       ze_entity_index(e), ze_entity_generation(e));
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "out of memory finding the children of entity %u:%u; "
+                        "nothing destroyed",
+                        ze_entity_index(e), ze_entity_generation(e));
         return ZE_ERR_OUT_OF_MEMORY;
     }
     const ze_entity_t *list = found.data;
@@ -332,8 +332,8 @@ ze_result ze_world_clear(ze_world_t *w)
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w, ZE_ERR_INVALID_ARG);
     if (ze__world_gate(w) != ZE__GATE_NOW)
-        return ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                              "ze_world_clear during an iteration or a parallel wave");
+        return ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                               "ze_world_clear during an iteration or a parallel wave");
     /* Every entity goes: no child search per destroy (what a subtree
        destroy would find is destroyed anyway). */
     uint32_t left = ze_world_entity_count(w);
@@ -498,22 +498,6 @@ uint64_t ze_world_now_ns(const ze_world_t *w)
     return s->clock ? s->clock(s->clock_user) : ze_time_now_ns();
 }
 
-ze_result ze__ecs_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
-                         ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (w) {
-        char subject[80];
-        snprintf(subject, sizeof subject, "world '%.64s'", w->name);
-        ze_diagv(&w->kernel->services.diag, level, code, "ecs", subject, fmt, ap);
-    } else {
-        ze_diagv(NULL, level, code, "ecs", "", fmt, ap);
-    }
-    va_end(ap);
-    return code;
-}
-
 ze_result ze__kernel_report(const ze_kernel_t *k, ze_log_level level, ze_result code,
                             const char *fmt, ...)
 {
@@ -529,9 +513,10 @@ ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result cod
 {
     va_list ap;
     va_start(ap, fmt);
-    char subject[80];
-    snprintf(subject, sizeof subject, "world '%.64s'", w->name);
-    ze_diagv(&w->kernel->services.diag, level, code, "ecs", subject, fmt, ap);
+    char subject[80] = "";
+    if (w)
+        snprintf(subject, sizeof subject, "world '%.64s'", w->name);
+    ze_diagv(w ? &w->kernel->services.diag : NULL, level, code, "ecs", subject, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -546,24 +531,24 @@ ze_result ze_world_service_register(ze_world_t *w, const char *name, void *servi
     ZE__ECS_THREAD_CHECK();
     ZE_CHECK(w && name && name[0], ZE_ERR_INVALID_ARG);
     if (w->started) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "service '%s' registered after the world started "
-                       "(the table is sealed at the first BeginFrame)",
-                       name);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "service '%s' registered after the world started "
+                        "(the table is sealed at the first BeginFrame)",
+                        name);
         return ZE_ERR_STATE;
     }
     size_t len = strlen(name);
     if (len >= ZE_COMPONENT_NAME_MAX) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "service name '%.40s...' longer than %d characters", name,
-                       ZE_COMPONENT_NAME_MAX - 1);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "service name '%.40s...' longer than %d characters", name,
+                        ZE_COMPONENT_NAME_MAX - 1);
         return ZE_ERR_INVALID_ARG;
     }
     uint64_t key = ze_hash64(name, len, 0);
     service_entry_t *old = ze_hashmap_get(&w->services, &key);
     if (old && strcmp(old->name, name) != 0) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_CONFLICT, "service names '%s' and '%s' collide",
-                       name, old->name);
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_CONFLICT, "service names '%s' and '%s' collide",
+                        name, old->name);
         return ZE_ERR_CONFLICT;
     }
     service_entry_t e = {.ptr = service};

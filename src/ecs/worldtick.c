@@ -92,7 +92,7 @@ ze_worldtick_t *ze_worldtick_create(ze_world_t *w)
     ZE_CHECK(w, NULL);
     ze_worldtick_t *t = ZE_NEW(w->alloc, ze_worldtick_t);
     if (!t) {
-        ze__ecs_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "worldtick: out of memory");
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "worldtick: out of memory");
         return NULL;
     }
     memset(t, 0, sizeof *t);
@@ -158,20 +158,20 @@ ze_system_t ze_worldtick_add(ze_worldtick_t *t, const ze_system_desc_t *desc)
 {
     ZE_CHECK(t && desc, (ze_system_t){0});
     if (!desc->name || !desc->name[0] || !desc->fn) {
-        ze__ecs_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "worldtick: a system needs a name and a function (%s)",
-                       desc->name ? desc->name : "unnamed");
+        ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "worldtick: a system needs a name and a function (%s)",
+                        desc->name ? desc->name : "unnamed");
         return (ze_system_t){0};
     }
     if (t->systems.count >= UINT32_MAX - 1) {
-        ze__ecs_report(t->world, ZE_LOG_ERROR, ZE_ERR_LIMIT, "worldtick: too many systems");
+        ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_LIMIT, "worldtick: too many systems");
         return (ze_system_t){0};
     }
     size_t len = strlen(desc->name);
     uint64_t h = name_hash(desc->name, len);
     if (name_taken(t, desc->name, h)) {
-        ze__ecs_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "worldtick: a system named \"%s\" already exists", desc->name);
+        ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "worldtick: a system named \"%s\" already exists", desc->name);
         return (ze_system_t){0};
     }
 
@@ -189,8 +189,8 @@ ze_system_t ze_worldtick_add(ze_worldtick_t *t, const ze_system_desc_t *desc)
     if (q.with) {
         s.query = ze_query_create(t->world, &q);
         if (s.query.id == 0) {
-            ze__ecs_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                           "worldtick: system \"%s\": its query was refused", desc->name);
+            ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                            "worldtick: system \"%s\": its query was refused", desc->name);
             return (ze_system_t){0};
         }
     }
@@ -211,8 +211,8 @@ ze_system_t ze_worldtick_add(ze_worldtick_t *t, const ze_system_desc_t *desc)
     t->dirty = true;
     return (ze_system_t){index + 1};
 oom:
-    ze__ecs_report(t->world, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
-                   "worldtick: out of memory adding system \"%s\"", desc->name);
+    ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                    "worldtick: out of memory adding system \"%s\"", desc->name);
     return (ze_system_t){0};
 }
 
@@ -221,14 +221,14 @@ ze_result ze_worldtick_order(ze_worldtick_t *t, ze_system_t before, ze_system_t 
     ZE_CHECK(t, ZE_ERR_INVALID_ARG);
     uint32_t n = t->systems.count;
     if (before.id == 0 || before.id > n || after.id == 0 || after.id > n) {
-        ze__ecs_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "worldtick: order(%u, %u): no such system", before.id, after.id);
+        ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "worldtick: order(%u, %u): no such system", before.id, after.id);
         return ZE_ERR_INVALID_ARG;
     }
     if (before.id == after.id) {
-        ze__ecs_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                       "worldtick: system \"%s\" cannot be ordered before itself",
-                       sys_at(t, before.id - 1)->name);
+        ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
+                        "worldtick: system \"%s\" cannot be ordered before itself",
+                        sys_at(t, before.id - 1)->name);
         return ZE_ERR_INVALID_ARG;
     }
     wt_edge_t e = {before.id - 1, after.id - 1};
@@ -655,8 +655,8 @@ ze_result ze__worldtick_run_ex(ze_worldtick_t *t, float dt, ze_commands_t **main
     if (r != ZE_OK)
         return r;
     if (ze__world_gate(t->world) == ZE__GATE_REFUSE) {
-        ze__ecs_report(t->world, ZE_LOG_ERROR, ZE_ERR_STATE,
-                       "worldtick: run refused inside a parallel wave");
+        ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_STATE,
+                        "worldtick: run refused inside a parallel wave");
         return ZE_ERR_STATE;
     }
     const uint32_t *order = t->order.data;

@@ -393,11 +393,6 @@ ze_result ze__scene_reconcile(ze_engine_t *e)
 
 /* ---------------------------------------------------------- scene load */
 
-static void clear_world(ze_world_t *w)
-{
-    (void)ze_world_clear(w);
-}
-
 ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path)
 {
     return ze__engine_load_scene(e, vfs_path, false);
@@ -421,7 +416,7 @@ ze_result ze__engine_load_scene(ze_engine_t *e, const char *vfs_path, bool addit
     ze_result r = ze_world_save(w, &saved);
     if (r == ZE_OK) {
         if (!additive)
-            clear_world(w);
+            (void)ze_world_clear(w);
         ze_scene_report_t rep;
         uint32_t errors = e->diag_capture.errors;
         r = ze_scene_load_json(w, (const char *)buf.data, buf.size, &rep);
