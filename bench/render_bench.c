@@ -5,7 +5,7 @@
  * graph and GPU-driven scenes"), committed as `rebuild_*` rows before the
  * render-proxy work replaces it: every iteration the main thread reconciles
  * every Mesh binding, updates every world matrix (the hierarchy system, each
- * fixed step) and rebuilds the whole render-scene snapshot.
+ * fixed step) and rebuilds the whole render-state snapshot.
  *
  * Each measurement is one ze_app_run: a project in a temporary folder (the
  * showcase's crate model with a sidecar of a fixed uuid, imported in-process

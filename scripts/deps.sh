@@ -90,13 +90,16 @@ fi
 
 have_backports_source || add_backports_source
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
+# Another apt (a second `make deps` started at the same time, unattended
+# upgrades) holds the dpkg lock: wait for it rather than fail.
+APT=(apt-get -o DPkg::Lock::Timeout=900)
+$SUDO "${APT[@]}" update -q
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}"
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  $SUDO "${APT[@]}" install -y -q --no-install-recommends "${missing[@]}"
 fi
 if [ $need_bpo -eq 1 ]; then
   echo "deps: installing ${BACKPORTS_PACKAGES[*]} from ${CODENAME}-backports"
-  $SUDO apt-get install -y -q --no-install-recommends -t "${CODENAME}-backports" "${BACKPORTS_PACKAGES[@]}"
+  $SUDO "${APT[@]}" install -y -q --no-install-recommends -t "${CODENAME}-backports" "${BACKPORTS_PACKAGES[@]}"
 fi
 echo "deps: done"

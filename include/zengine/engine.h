@@ -15,7 +15,7 @@
  *   7 alpha  8 import tick  9 scheduler drain (+ asset manager tick)
  *   10 on_update  11 on_render_ui with the engine's ZUI context, the UI's
  *   draw list and glyph atlas published to the render thread's overlay
- *   mailbox, sync ECS -> render scene, the snapshot published to the
+ *   mailbox, sync ECS -> render state, the snapshot published to the
  *   render-state mailbox  12 frame-rate cap (every iteration, also when
  *   nothing was published).
  * UI: the engine owns one ZUI context (font: the packaged DejaVu, else the

@@ -1,8 +1,8 @@
-/* zengine/gfx.h — the render-backend interface, the render-scene snapshot
+/* zengine/gfx.h — the render-backend interface, the render-state snapshot
  * the render thread consumes, and the `null` backend.
  *
  * What: the engine's render thread drives one backend through this
- * interface. Each frame it hands the backend an immutable render-scene
+ * interface. Each frame it hands the backend an immutable render-state
  * snapshot (instances with world matrices, lights, camera, sky) that the
  * main thread built in a mailbox slot's arena; the backend never sees ECS
  * data. Assets reach a backend only as `ze_asset_data_t` notifications from
@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-/* ------------------------------------------------------ render scene */
+/* ------------------------------------------------------ render state */
 
 typedef struct ze_render_instance_t {
     ze_mat4_t world;    /* interpolated between the last two fixed steps */
@@ -108,8 +108,8 @@ typedef struct ze_render_ui_instance_t {
 } ze_render_ui_instance_t;
 
 /* The UI overlay of a frame: the main thread's latest draw list, published
- * through its own latest-state mailbox (not the render scene's) and
- * attached to the scene by the render thread. Arrays live in the overlay
+ * through its own latest-state mailbox (not the render state's) and
+ * attached to the state by the render thread. Arrays live in the overlay
  * slot's arena, valid for the frame call that receives them. */
 typedef struct ze_render_overlay_t {
     uint64_t frame;          /* main-loop iteration that built it */
@@ -128,7 +128,7 @@ typedef struct ze_render_overlay_t {
 
 /* One frame's immutable snapshot. Arrays live in the same mailbox slot
  * arena as the struct; valid until the render thread takes a newer one. */
-typedef struct ze_render_scene_t {
+typedef struct ze_render_state_t {
     uint64_t frame;     /* main-loop iteration that built it */
     uint64_t sim_steps; /* fixed steps run so far */
     float alpha;        /* interpolation factor used for the matrices */
@@ -144,7 +144,7 @@ typedef struct ze_render_scene_t {
     /* The UI drawn over the final image (NULL: none). The main thread
        leaves it NULL; the render thread sets it from the overlay mailbox. */
     const ze_render_overlay_t *overlay;
-} ze_render_scene_t;
+} ze_render_state_t;
 
 /* ----------------------------------------------------------- backends */
 
@@ -222,7 +222,7 @@ const char *ze_render_backend_name(const ze_render_backend_t *b);
 /* A human-readable device ("null (headless)", "NVIDIA H200 (driver ...)"). */
 const char *ze_render_backend_device(const ze_render_backend_t *b);
 /* Render thread: drain pending assets, render the snapshot, finish. */
-ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_scene_t *scene);
+ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_state_t *state);
 /* Main thread: an asset became Loaded (or was reloaded). Copies what the
  * backend keeps; `data` may be freed right after. */
 ze_result ze_render_backend_asset_ready(ze_render_backend_t *b, const ze_asset_data_t *data);

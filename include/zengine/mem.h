@@ -129,6 +129,10 @@ void ze_mem_log_stats(ze_mem_t *mm);
 void ze_mem_fault_fail_nth(ze_mem_t *mm, uint64_t n);
 /* Every allocation of `owner` fails while `fail` is true. */
 void ze_mem_fault_fail_owner(ze_mem_t *mm, ze_mem_owner owner, bool fail);
+/* `owner`'s allocations neither count toward nor take the Nth failure
+ * while `exempt` is true (sweeps over our own allocations: the Vulkan
+ * owner holds the driver's, made through our callbacks). */
+void ze_mem_fault_exempt_owner(ze_mem_t *mm, ze_mem_owner owner, bool exempt);
 /* Allocations counted since the last ze_mem_fault_fail_nth (for sweeps:
  * run once unarmed with n = UINT64_MAX to learn how many there are). */
 uint64_t ze_mem_fault_counter(ze_mem_t *mm);

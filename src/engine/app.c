@@ -272,7 +272,7 @@ static ze_result engine_run(ze_engine_t *e)
     }
     if (r == ZE_OK && e->virtual_clock)
         ze__loop_settle_assets(e, 30000);
-    if (r == ZE_OK && e->ctx.init_allocations)
+    if (r == ZE_OK && e->ctx.init_allocations && !e->ctx.fault_stage)
         *e->ctx.init_allocations = ze_mem_fault_counter(e->mem);
     if (r == ZE_OK) {
         r = ze__main_loop(e);
@@ -310,6 +310,9 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
     else if (ctx->fail_stage && !known_stage(ctx->fail_stage))
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "fail_stage '%s' is not an engine stage",
                        ctx->fail_stage);
+    else if (ctx->fault_stage && !known_stage(ctx->fault_stage))
+        r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "fault_stage '%s' is not an engine stage",
+                       ctx->fault_stage);
     else if (run->fixed_dt < 0.0 || run->fixed_dt != run->fixed_dt || run->fixed_dt > 1.0)
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "fixed_dt must be in (0, 1] seconds");
     else if (run->max_fps < 0.0 || run->max_fps != run->max_fps)
@@ -349,9 +352,10 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
     if (r == ZE_OK && (r = ze_mem_create(&(ze_mem_desc_t){.profile = profile}, &mm)) != ZE_OK)
         fail_early(app, rep, r, "memory manager (%s profile) could not be created",
                    ze_mem_profile_name(profile));
-    if (r == ZE_OK && ctx->fail_allocation_at)
+    /* (a sweep of one stage is armed by the stage: stages.c) */
+    if (r == ZE_OK && ctx->fail_allocation_at && !ctx->fault_stage)
         ze_mem_fault_fail_nth(mm, ctx->fail_allocation_at);
-    else if (r == ZE_OK && ctx->init_allocations)
+    else if (r == ZE_OK && ctx->init_allocations && !ctx->fault_stage)
         ze_mem_fault_fail_nth(mm, UINT64_MAX); /* count from here */
     if (r == ZE_OK && ctx->route_third_party)
         ze__third_party_route(mm);

@@ -74,6 +74,11 @@ typedef struct ze__run_ctx_t {
        allocations initialization made, counted up to the main loop. */
     uint64_t fail_allocation_at;
     uint64_t *init_allocations;
+    /* ...counted only during this init stage (NULL: the whole of
+       initialization), without the Vulkan owner's allocations (the
+       driver's, through our callbacks): sweeps of the Vulkan stages over
+       our own allocations. */
+    const char *fault_stage;
     /* The process entry point: route jansson's allocations into the
        ThirdParty owner for the run (third_party.c). */
     bool route_third_party;
@@ -119,7 +124,7 @@ struct ze_engine_t {
 
     /* ---- subsystems, in stage order */
     ze_render_backend_t *backend;
-    ze_mailbox_t *mailbox; /* main -> render: ze_render_scene_t */
+    ze_mailbox_t *mailbox; /* main -> render: ze_render_state_t */
     ze_main_scheduler_t *scheduler;
     ze_vfs_t *vfs;
     bool cache_writable;
@@ -227,7 +232,7 @@ void ze__ui_begin(ze_engine_t *e, double dt);
  * (minimized). */
 void ze__ui_end(ze_engine_t *e, bool publish);
 
-/* sync.c: the render scene of this iteration into the mailbox. */
+/* sync.c: the render state of this iteration into the mailbox. */
 ze_result ze__sync_publish(ze_engine_t *e, float alpha);
 
 /* scene.c */

@@ -136,7 +136,7 @@ ze_result ze__main_loop(ze_engine_t *e)
             app->on_update(e, dt, user);
         /* 11. UI: the application builds, the frame ends and its overlay
            goes to the render thread's overlay mailbox (not while minimized);
-           then the render scene into the render-state mailbox */
+           then the render state into the render-state mailbox */
         ZE_ZONE_BEGIN("ui");
         if (app->on_render_ui && e->ui)
             app->on_render_ui(e, e->ui, user);

@@ -1,5 +1,5 @@
 /* The render thread: the seed's render loop (steps 1-8) through the render
- * backend interface. It takes the newest render-scene snapshot from the
+ * backend interface. It takes the newest render-state snapshot from the
  * latest-state mailbox and, when it is newer than the last one rendered,
  * hands it to the backend with the newest UI overlay from the overlay
  * mailbox attached (a copy of the snapshot's struct; ui_bridge.c says how
@@ -24,13 +24,13 @@ static void *render_main(void *arg)
            still renders the last state the main loop published. */
         stopping = atomic_load_explicit(&e->render_stop, memory_order_acquire);
         uint64_t seq = 0;
-        const ze_render_scene_t *scene = ze_mailbox_take(e->mailbox, NULL, &seq);
+        const ze_render_state_t *scene = ze_mailbox_take(e->mailbox, NULL, &seq);
         if (scene && seq != rendered_seq) {
             /* the newest UI overlay (or the one held: a missed UI frame is
                simply not drawn), attached to a copy of the snapshot */
             const ze_render_overlay_t *ov =
                 e->overlay ? ze_mailbox_take(e->overlay, NULL, NULL) : NULL;
-            ze_render_scene_t framed = *scene;
+            ze_render_state_t framed = *scene;
             framed.overlay = ov;
             ZE_ZONE_BEGIN("render frame");
             ze_result r = ze_render_backend_frame(e->backend, &framed);

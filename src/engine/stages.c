@@ -522,6 +522,23 @@ const ze__stage_t *ze__stage_at(uint32_t i)
     return i < ZE_COUNTOF(g_stages) ? &g_stages[i] : NULL;
 }
 
+/* A sweep of one stage (the run context's fault_stage): the Nth of the
+ * stage's own allocations fails, or (counting run) they are counted. */
+static void sweep_arm(ze_engine_t *e)
+{
+    ze_mem_fault_exempt_owner(e->mem, ZE_MEM_OWNER_VULKAN, true);
+    ze_mem_fault_fail_nth(e->mem,
+                          e->ctx.fail_allocation_at ? e->ctx.fail_allocation_at : UINT64_MAX);
+}
+
+static void sweep_disarm(ze_engine_t *e)
+{
+    if (e->ctx.init_allocations)
+        *e->ctx.init_allocations = ze_mem_fault_counter(e->mem);
+    ze_mem_fault_fail_nth(e->mem, 0);
+    ze_mem_fault_exempt_owner(e->mem, ZE_MEM_OWNER_VULKAN, false);
+}
+
 ze_result ze__stages_init(ze_engine_t *e)
 {
     ze_run_report_t *rep = e->report;
@@ -529,12 +546,17 @@ ze_result ze__stages_init(ze_engine_t *e)
         const ze__stage_t *s = &g_stages[i];
         ze_result r;
         rep->error[0] = 0;
+        bool swept = e->ctx.fault_stage && strcmp(e->ctx.fault_stage, s->name) == 0;
+        if (swept)
+            sweep_arm(e);
         if (e->ctx.fail_stage && strcmp(e->ctx.fail_stage, s->name) == 0) {
             r = ZE_ERR_FAULT_INJECTED;
             ze__engine_fail(e, r, "fault injected");
         } else {
             r = s->init(e);
         }
+        if (swept)
+            sweep_disarm(e);
         if (r != ZE_OK) {
             char detail[sizeof rep->error];
             snprintf(detail, sizeof detail, "%s", rep->error[0] ? rep->error : ze_result_str(r));

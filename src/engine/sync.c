@@ -1,5 +1,5 @@
-/* ECS -> render scene: the seed's TransformSync and LightSync, the camera
- * and the sky, written as one immutable ze_render_scene_t into a mailbox
+/* ECS -> render state: the seed's TransformSync and LightSync, the camera
+ * and the sky, written as one immutable ze_render_state_t into a mailbox
  * slot's arena and published to the render thread (main thread, step 11).
  *
  * Interpolation rule: the hierarchy computes world matrices at the end of
@@ -51,7 +51,7 @@ static ze_mat4_t projection(const ze_camera_t *c, float aspect)
     return m;
 }
 
-static void fill_camera(ze_engine_t *e, ze_render_scene_t *s, float alpha)
+static void fill_camera(ze_engine_t *e, ze_render_state_t *s, float alpha)
 {
     ze_world_t *w = e->world;
     ze_query_t q = ze_query_create(
@@ -148,7 +148,7 @@ ze_result ze__sync_publish(ze_engine_t *e, float alpha)
     ze_arena_t *a = ze_mailbox_begin_write(e->mailbox);
     if (!a)
         return ZE_ERR_STATE;
-    ze_render_scene_t *s = ZE_ARENA_NEW(a, ze_render_scene_t);
+    ze_render_state_t *s = ZE_ARENA_NEW(a, ze_render_state_t);
     /* Upper bounds: the populations (entities lacking a Transform are
        skipped when filling). */
     uint32_t max_inst = ze_component_population(w, ZE_ID(ze_mesh_t));

@@ -17,7 +17,7 @@
  * render thread presents through, and it reports the old size for an
  * iconified window. Iconified or a 0x0 framebuffer is "minimized" (the loop
  * keeps simulating but publishes nothing); otherwise the framebuffer size
- * becomes the window configuration's width/height, which the render scene
+ * becomes the window configuration's width/height, which the render state
  * carries (resized when it changed).
  * A close request (glfwWindowShouldClose) sets input.quit_requested.
  * Close (stage fini, after the render backend is destroyed): the window,

@@ -54,13 +54,13 @@ const char *ze_render_backend_device(const ze_render_backend_t *b)
     return b ? b->vt->device(b) : "none";
 }
 
-ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_scene_t *scene)
+ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_state_t *scene)
 {
     ZE_CHECK(b && scene, ZE_ERR_INVALID_ARG);
     /* The snapshot crossed a thread boundary: never trust its counts. */
     if ((scene->instance_count && !scene->instances) || (scene->light_count && !scene->lights)) {
         ZE_LOG_ERROR(
-            LOG_CH, "render scene of frame %llu rejected: %u instances at %p, %u lights at %p",
+            LOG_CH, "render state of frame %llu rejected: %u instances at %p, %u lights at %p",
             (unsigned long long)scene->frame, scene->instance_count, (const void *)scene->instances,
             scene->light_count, (const void *)scene->lights);
         return ZE_ERR_INVALID_ARG;

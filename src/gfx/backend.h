@@ -40,7 +40,7 @@ typedef struct ze__render_backend_vtable_t {
     void (*destroy)(ze_render_backend_t *b);
     /* scene: checked non-NULL and consistent (counts match arrays; the
        overlay's too, and an atlas it carries has a size). */
-    ze_result (*frame)(ze_render_backend_t *b, const ze_render_scene_t *scene);
+    ze_result (*frame)(ze_render_backend_t *b, const ze_render_state_t *scene);
     ze_result (*asset_ready)(ze_render_backend_t *b, const ze_asset_data_t *data);
     ze_result (*screenshot)(ze_render_backend_t *b, const char *png_path);
     /* Optional (NULL: ZE_ERR_UNSUPPORTED). */

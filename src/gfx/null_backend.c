@@ -246,7 +246,7 @@ static void drain_pending(null_backend_t *nb)
 
 /* Read what a renderer would read, so a dangling snapshot shows up under
  * AddressSanitizer instead of passing silently. */
-static float consume_snapshot(const ze_render_scene_t *scene)
+static float consume_snapshot(const ze_render_state_t *scene)
 {
     float acc = scene->alpha + scene->sky.exposure;
     if (scene->has_camera)
@@ -278,7 +278,7 @@ static void count_overlay(null_backend_t *nb, const ze_render_overlay_t *ov)
 }
 
 /* Render thread. */
-static ze_result null_frame(ze_render_backend_t *b, const ze_render_scene_t *scene)
+static ze_result null_frame(ze_render_backend_t *b, const ze_render_state_t *scene)
 {
     null_backend_t *nb = nb_of(b);
     if (nb->lost)

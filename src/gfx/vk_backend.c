@@ -136,7 +136,7 @@ static ze_result resize(ze_vk_backend_t *b, uint32_t w, uint32_t h)
     return r == ZE_OK ? b->target->ops->resize(b->target, w, h) : r;
 }
 
-static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_scene_t *scene)
+static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_state_t *scene)
 {
     ze_vk_backend_t *b = ze__vk(rb);
     if (!b->render_thread_known) {

@@ -106,7 +106,7 @@ static void mat_copy(float dst[16], const ze_mat4_t *m)
     memcpy(dst, m, sizeof(float) * 16);
 }
 
-static uint32_t count_draws(ze_vk_backend_t *b, const ze_render_scene_t *s)
+static uint32_t count_draws(ze_vk_backend_t *b, const ze_render_state_t *s)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < s->instance_count; i++) {
@@ -117,7 +117,7 @@ static uint32_t count_draws(ze_vk_backend_t *b, const ze_render_scene_t *s)
     return n;
 }
 
-static void fill_frame(ze_vk_backend_t *b, const ze_render_scene_t *s, ze_vk_gpu_frame_t *g)
+static void fill_frame(ze_vk_backend_t *b, const ze_render_state_t *s, ze_vk_gpu_frame_t *g)
 {
     memset(g, 0, sizeof *g);
     ze_mat4_t vp = ze_mat4_mul(s->camera.projection, s->camera.view);
@@ -157,7 +157,7 @@ static void fill_frame(ze_vk_backend_t *b, const ze_render_scene_t *s, ze_vk_gpu
     g->counts[0] = points;
 }
 
-ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
+ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s,
                              ze_vk_draw_list_t *out)
 {
     ZE__VK_ON_RENDER_THREAD(b);

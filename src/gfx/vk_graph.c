@@ -439,7 +439,7 @@ static void record_batch(ze_vk_backend_t *b, VkCommandBuffer cmd, uint32_t first
         vkCmdPipelineBarrier2(cmd, &di);
 }
 
-ze_result ze__vk_graph_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
+ze_result ze__vk_graph_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s,
                               const ze_vk_backbuffer_t *back)
 {
     ZE__VK_ON_RENDER_THREAD(b);

@@ -232,7 +232,7 @@ typedef struct ze_vk_pass_ctx_t {
     ze_vk_backend_t *b;
     ze_vk_frame_t *f;
     VkCommandBuffer cmd;
-    const ze_render_scene_t *scene;
+    const ze_render_state_t *scene;
     void *state; /* the pass's own */
 } ze_vk_pass_ctx_t;
 
@@ -559,7 +559,7 @@ ze_result ze__vk_passes_recreate(ze_vk_backend_t *b);
 ze_result ze__vk_graph_prepare(ze_vk_backend_t *b, const ze_vk_shape_t *shape);
 /* Record the frame: the imports bound (the target's LDR image, `back`),
  * then each pass behind its barrier batch, between timestamps. */
-ze_result ze__vk_graph_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
+ze_result ze__vk_graph_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s,
                               const ze_vk_backbuffer_t *back);
 /* A resource of the built graph (a pass's own handle), NULL if none. */
 ze_vk_graph_res_t *ze__vk_graph_res(ze_vk_backend_t *b, ze_rg_res_t res);
@@ -602,7 +602,7 @@ typedef struct ze_vk_draw_list_t {
     VkDeviceSize indirect, count; /* offsets of the commands, the count */
     uint32_t draws;
 } ze_vk_draw_list_t;
-ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_scene_t *s,
+ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s,
                              ze_vk_draw_list_t *out);
 
 /* vk_screenshot.c */

@@ -166,7 +166,7 @@ static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)
 {
     ze_vk_backend_t *b = ctx->b;
     forward_t *fw = ctx->state;
-    const ze_render_scene_t *s = ctx->scene;
+    const ze_render_state_t *s = ctx->scene;
     ze_vk_draw_list_t dl;
     ze_result r = ze__vk_draws_build(b, ctx->f, s, &dl);
     if (r != ZE_OK)

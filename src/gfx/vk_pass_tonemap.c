@@ -116,7 +116,7 @@ static ze_result tonemap_record(const ze_vk_pass_ctx_t *ctx)
 {
     tonemap_t *t = ctx->state;
     const ze_vk_image_t *out = &ze__vk_graph_res(ctx->b, t->ldr)->image;
-    const ze_render_scene_t *s = ctx->scene;
+    const ze_render_state_t *s = ctx->scene;
     VkCommandBuffer cmd = ctx->cmd;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, t->layout, 0, 1, &t->set, 0, NULL);

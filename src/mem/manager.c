@@ -368,6 +368,11 @@ void ze_mem_fault_fail_owner(ze_mem_t *mm, ze_mem_owner owner, bool fail)
     update_fault_gate(mm);
 }
 
+void ze_mem_fault_exempt_owner(ze_mem_t *mm, ze_mem_owner owner, bool exempt)
+{
+    atomic_store(&mm->owners[owner].fault_exempt, exempt);
+}
+
 uint64_t ze_mem_fault_counter(ze_mem_t *mm)
 {
     return atomic_load(&mm->fault_counter);
@@ -379,7 +384,8 @@ ze_result ze__mem_fault_slow(ze_mem_t *mm, ze_mem_owner owner)
         ze__mem_note_failure(mm, owner, ZE_ERR_FAULT_INJECTED, 0);
         return ZE_ERR_FAULT_INJECTED;
     }
-    if (atomic_load_explicit(&mm->fault_armed, memory_order_relaxed)) {
+    if (atomic_load_explicit(&mm->fault_armed, memory_order_relaxed) &&
+        !atomic_load_explicit(&mm->owners[owner].fault_exempt, memory_order_relaxed)) {
         uint64_t c = atomic_fetch_add_explicit(&mm->fault_counter, 1, memory_order_relaxed) + 1;
         if (c == atomic_load_explicit(&mm->fault_nth, memory_order_relaxed)) {
             ze__mem_note_failure(mm, owner, ZE_ERR_FAULT_INJECTED, 0);

@@ -37,6 +37,7 @@ typedef struct ze__owner_t {
     atomic_uint_fast64_t last_warn_ns, last_fail_log_ns;
     atomic_uint_fast64_t allocs_shared; /* allocations of threads without a count slot */
     atomic_bool fail;                   /* fault injection */
+    atomic_bool fault_exempt;           /* not counted by fail_nth */
     _Atomic(ze_heap_t *) heap;
 } ze__owner_t;
 

@@ -141,7 +141,7 @@ static void test_deterministic_runs(void **state)
     assert_true(hashes[0] != hashes[2]); /* one more step: things moved */
 }
 
-/* The render scene as the backend receives it: a recording backend is not
+/* The render state as the backend receives it: a recording backend is not
  * available through the interface, so check what the engine published. */
 static void test_snapshot_contents(void **state)
 {

@@ -70,10 +70,10 @@ static ze_asset_data_t asset(uint32_t n, ze_asset_type type, uint32_t gen)
         .uuid = uuid_n(n), .type = type, .generation = gen, .bytes = bytes, .size = sizeof bytes};
 }
 
-static ze_render_scene_t scene_of(uint64_t frame, const ze_render_instance_t *inst, uint32_t ni,
+static ze_render_state_t scene_of(uint64_t frame, const ze_render_instance_t *inst, uint32_t ni,
                                   const ze_render_light_t *lights, uint32_t nl)
 {
-    return (ze_render_scene_t){
+    return (ze_render_state_t){
         .frame = frame,
         .width = 1280,
         .height = 720,
@@ -163,7 +163,7 @@ static void test_frame_counts(void **state)
     }
     lights[1].type = ZE_RENDER_LIGHT_POINT;
 
-    ze_render_scene_t s = scene_of(10, inst, 5, lights, 2);
+    ze_render_state_t s = scene_of(10, inst, 5, lights, 2);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
     s = scene_of(11, inst, 3, lights, 1);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
@@ -189,7 +189,7 @@ static void test_bad_snapshot_rejected(void **state)
     ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){0});
     ze_render_instance_t inst[1] = {{.world = ze_mat4_identity()}};
     ze_render_light_t light[1] = {{.type = ZE_RENDER_LIGHT_DIRECTIONAL}};
-    ze_render_scene_t s = scene_of(1, NULL, 3, light, 1);
+    ze_render_state_t s = scene_of(1, NULL, 3, light, 1);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_ERR_INVALID_ARG);
     s = scene_of(2, inst, 1, NULL, 2);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_ERR_INVALID_ARG);
@@ -210,7 +210,7 @@ static void test_assets_resident_after_next_frame(void **state)
 {
     fixture_t *f = *state;
     ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){0});
-    ze_render_scene_t s = scene_of(1, NULL, 0, NULL, 0);
+    ze_render_state_t s = scene_of(1, NULL, 0, NULL, 0);
     ze_asset_data_t m = asset(1, ZE_ASSET_TYPE_MESH, 3);
     ze_asset_data_t mat = asset(2, ZE_ASSET_TYPE_MATERIAL, 1);
     ze_asset_data_t tex = asset(3, ZE_ASSET_TYPE_TEXTURE, 1);
@@ -284,7 +284,7 @@ static void test_full_queue(void **state)
 {
     fixture_t *f = *state;
     ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){.pending_capacity = 4});
-    ze_render_scene_t s = scene_of(1, NULL, 0, NULL, 0);
+    ze_render_state_t s = scene_of(1, NULL, 0, NULL, 0);
     for (uint32_t i = 1; i <= 4; i++) {
         ze_asset_data_t a = asset(i, ZE_ASSET_TYPE_MESH, i);
         assert_int_equal(ze_render_backend_asset_ready(b, &a), ZE_OK);
@@ -324,8 +324,8 @@ static void test_device_lost(void **state)
     fixture_t *f = *state;
     ze_render_backend_t *b = make_faulty(f, (ze_render_backend_desc_t){0},
                                          (ze__render_faults_t){.lose_device_at_frame = 3});
-    ze_render_scene_t s = scene_of(1, NULL, 0, NULL, 0);
-    ze_render_scene_t bad = scene_of(1, NULL, 1, NULL, 0);
+    ze_render_state_t s = scene_of(1, NULL, 0, NULL, 0);
+    ze_render_state_t bad = scene_of(1, NULL, 1, NULL, 0);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
     assert_int_equal(ze_render_backend_frame(b, &bad), ZE_ERR_INVALID_ARG); /* not a frame */
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
@@ -353,7 +353,7 @@ static void test_scene_revision(void **state)
     ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){0});
     ze_asset_data_t m = asset(1, ZE_ASSET_TYPE_MESH, 1);
     assert_int_equal(ze_render_backend_asset_ready(b, &m), ZE_OK);
-    ze_render_scene_t s = scene_of(1, NULL, 0, NULL, 0);
+    ze_render_state_t s = scene_of(1, NULL, 0, NULL, 0);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK); /* revision 0: the start */
     assert_int_equal(ze_render_backend_stats(b).scene_resets, 0);
     s.scene_revision = 1;
@@ -378,7 +378,7 @@ static void test_screenshot_and_frame_delay(void **state)
     fixture_t *f = *state;
     ze_render_backend_t *b = make_faulty(f, (ze_render_backend_desc_t){0},
                                          (ze__render_faults_t){.frame_delay_us = 20000});
-    ze_render_scene_t s = scene_of(1, NULL, 0, NULL, 0);
+    ze_render_state_t s = scene_of(1, NULL, 0, NULL, 0);
     uint64_t t0 = ze_time_now_ns();
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
@@ -399,7 +399,7 @@ static void test_no_allocations_in_steady_state(void **state)
     fixture_t *f = *state;
     ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){0});
     ze_render_instance_t inst[8] = {{.world = ze_mat4_identity()}};
-    ze_render_scene_t s = scene_of(1, inst, 8, NULL, 0);
+    ze_render_state_t s = scene_of(1, inst, 8, NULL, 0);
     for (uint32_t i = 1; i <= 100; i++) {
         ze_asset_data_t a = asset(i, ZE_ASSET_TYPE_MESH, 1);
         assert_int_equal(ze_render_backend_asset_ready(b, &a), ZE_OK);

@@ -24,7 +24,7 @@ enum {
 
 typedef struct ctx_t {
     ze_render_backend_t *b;
-    const ze_render_scene_t *scene;
+    const ze_render_state_t *scene;
     atomic_bool stop;
     atomic_int errors;
     atomic_uint_fast64_t frames_ok;
@@ -95,7 +95,7 @@ static void test_pending_queue_stress(void **state)
     ze_render_instance_t inst[4];
     memset(inst, 0, sizeof inst);
     ze_render_light_t light = {.type = ZE_RENDER_LIGHT_DIRECTIONAL, .intensity = 1.0f};
-    ze_render_scene_t scene = {
+    ze_render_state_t scene = {
         .frame = 7, .instance_count = 4, .instances = inst, .light_count = 1, .lights = &light};
     ctx_t c = {.b = b, .scene = &scene};
     pthread_t render, observer;

@@ -172,7 +172,7 @@ static const float FOV = 0.7f;
 typedef struct scene_t {
     ze_render_instance_t inst[4];
     ze_render_light_t lights[3];
-    ze_render_scene_t s;
+    ze_render_state_t s;
 } scene_t;
 
 static ze_mat4_t place(float x, float y, float z, float sx, float sy, float sz)
@@ -213,7 +213,7 @@ static void scene_make(scene_t *sc, uint32_t w, uint32_t h)
                                         .range = 3.0f,
                                         .color = {1.0f, 0.4f, 0.2f},
                                         .position = {2.2f, 1.2f, 1.0f}};
-    ze_render_scene_t *s = &sc->s;
+    ze_render_state_t *s = &sc->s;
     s->frame = 1;
     s->width = w;
     s->height = h;

@@ -181,7 +181,7 @@ static int teardown(void **state)
 
 static void frame(ze_render_backend_t *b, uint32_t w, uint32_t h, uint64_t n)
 {
-    ze_render_scene_t s = {.frame = n, .width = w, .height = h, .sky = {.exposure = 1.0f}};
+    ze_render_state_t s = {.frame = n, .width = w, .height = h, .sky = {.exposure = 1.0f}};
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
 }
 

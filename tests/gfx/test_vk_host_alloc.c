@@ -89,7 +89,7 @@ static void test_backend_host_bytes_in_the_vulkan_owner(void **state)
 
     /* frames: command pools, the graph's transients, timestamps */
     for (uint64_t fr = 1; fr <= 3; fr++) {
-        ze_render_scene_t s = {
+        ze_render_state_t s = {
             .frame = fr,
             .width = W,
             .height = H,
@@ -98,7 +98,7 @@ static void test_backend_host_bytes_in_the_vulkan_owner(void **state)
         assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
     }
     /* a resize: the target's image and the graph's transients again */
-    ze_render_scene_t big = {.frame = 4, .width = 2 * W, .height = 2 * H};
+    ze_render_state_t big = {.frame = 4, .width = 2 * W, .height = 2 * H};
     assert_int_equal(ze_render_backend_frame(b, &big), ZE_OK);
     st = ze_render_backend_stats(b);
     assert_int_equal(st.validation_messages, 0);

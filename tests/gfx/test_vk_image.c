@@ -89,10 +89,10 @@ static const ze_vec3_t EYE = {0.0f, 0.0f, 3.0f};
 static const ze_vec3_t SKY = {0.1f, 0.15f, 0.25f};
 static const float FOV = 0.785398f; /* 45 degrees */
 
-static ze_render_scene_t scene_for(ze_render_instance_t *inst, ze_render_light_t *lights,
+static ze_render_state_t scene_for(ze_render_instance_t *inst, ze_render_light_t *lights,
                                    uint32_t nlights)
 {
-    ze_render_scene_t s = {
+    ze_render_state_t s = {
         .frame = 1,
         .width = W,
         .height = H,
@@ -284,7 +284,7 @@ static void test_clear_and_screenshot(void **state)
     assert_string_not_equal(ze_render_backend_device(b), "");
     uint8_t *px = ze_alloc(f->alloc, W * H * 4, 16);
     assert_int_equal(ze__vk_test_pixels(b, px, W * H * 4), ZE_ERR_STATE); /* nothing yet */
-    ze_render_scene_t s = scene_for(NULL, NULL, 0);
+    ze_render_state_t s = scene_for(NULL, NULL, 0);
     s.instance_count = 0;
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
     assert_int_equal(ze__vk_test_pixels(b, px, W * H * 4), ZE_OK);
@@ -320,7 +320,7 @@ static void test_lit_sphere(void **state)
     assert_int_equal(ze_render_backend_asset_ready(b, &sp.material), ZE_OK);
     ze_render_instance_t inst = {.world = ze_mat4_identity(), .mesh = uuid_n(1), .id = 1};
     ze_render_light_t l = sun();
-    ze_render_scene_t s = scene_for(&inst, &l, 1);
+    ze_render_state_t s = scene_for(&inst, &l, 1);
     for (int i = 0; i < 3; i++) {
         s.frame = (uint64_t)i + 1;
         assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);

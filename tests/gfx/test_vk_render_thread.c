@@ -39,9 +39,9 @@ typedef struct child_t {
     char png[128];
 } child_t;
 
-static ze_render_scene_t empty_scene(uint64_t frame)
+static ze_render_state_t empty_scene(uint64_t frame)
 {
-    ze_render_scene_t s = {
+    ze_render_state_t s = {
         .frame = frame,
         .width = W,
         .height = H,
@@ -62,7 +62,7 @@ static ze_render_scene_t empty_scene(uint64_t frame)
 static void *render_thread(void *p)
 {
     child_t *c = p;
-    ze_render_scene_t s = empty_scene(1);
+    ze_render_state_t s = empty_scene(1);
     c->frame_result = ze_render_backend_frame(c->b, &s);
     s.frame = 2;
     if (c->frame_result == ZE_OK)
@@ -97,7 +97,7 @@ static void child(intruder_t intruder)
         ze_render_backend_resident(c.b, (ze_uuid_t){{1}}) != 0)
         _exit(7);
     if (intruder == INTRUDER_FRAME) {
-        ze_render_scene_t s = empty_scene(3);
+        ze_render_state_t s = empty_scene(3);
         (void)ze_render_backend_frame(c.b, &s); /* aborts */
         _exit(8);
     }

@@ -90,9 +90,9 @@ static void instances(ze_render_ui_instance_t *in, uint32_t *n)
 
 static uint8_t g_atlas[AW * AH];
 
-static ze_render_scene_t scene_of(uint64_t frame, const ze_render_overlay_t *ov)
+static ze_render_state_t scene_of(uint64_t frame, const ze_render_overlay_t *ov)
 {
-    return (ze_render_scene_t){
+    return (ze_render_state_t){
         .frame = frame,
         .width = W,
         .height = H,
@@ -164,7 +164,7 @@ static void test_overlay_in_screenshot(void **state)
                               .atlas_width = AW,
                               .atlas_height = AH,
                               .atlas_pixels = g_atlas};
-    ze_render_scene_t s = scene_of(1, &ov);
+    ze_render_state_t s = scene_of(1, &ov);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
 
     /* the screenshot PNG */
@@ -239,7 +239,7 @@ static void test_bad_overlay_refused(void **state)
     assert_int_equal(
         ze_render_backend_create("null", &(ze_render_backend_desc_t){.mem = f->mm}, &b), ZE_OK);
     ze_render_overlay_t ov = {.width = W, .height = H, .instance_count = 3};
-    ze_render_scene_t s = scene_of(1, &ov);
+    ze_render_state_t s = scene_of(1, &ov);
     assert_int_equal(ze_render_backend_frame(b, &s), ZE_ERR_INVALID_ARG);
     ov.instance_count = 0;
     ov.atlas_pixels = g_atlas; /* pixels without a size */
