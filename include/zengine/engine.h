@@ -300,6 +300,9 @@ typedef struct ze_run_report_t {
     uint32_t gpu_pass_count;
     ze_render_pass_time_t gpu_passes[ZE_RENDER_MAX_PASS_TIMES];
     uint64_t gpu_memory_bytes;
+    /* Vulkan: the last completed frame's draws (instance x submesh):
+       candidates, drawn, outside the view frustum (GPU culling) */
+    uint32_t draws, draws_visible, draws_frustum_culled;
     bool validation_enabled;
     uint64_t snapshots_published, snapshots_replaced; /* replaced: never seen by render */
     uint64_t world_hash;                              /* ze_world_hash of the main world at exit */

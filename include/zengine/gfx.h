@@ -150,6 +150,15 @@ typedef struct ze_render_state_t {
 
 typedef struct ze_render_backend_t ze_render_backend_t;
 
+/* What the GPU draws of a state's instances. */
+typedef enum ze_render_cull_mode {
+    /* vulkan: a compute pass tests each draw's bounding sphere (the mesh's
+       bounds through its world matrix) against the view frustum and
+       compacts the visible ones for one indirect draw */
+    ZE_RENDER_CULL_DEFAULT = 0,
+    ZE_RENDER_CULL_NONE, /* every instance is drawn (debugging, references) */
+} ze_render_cull_mode;
+
 typedef struct ze_render_backend_desc_t {
     ze_mem_t *mem;   /* required */
     ze_vfs_t *vfs;   /* engine assets, /cache/pso; may be NULL (null backend) */
@@ -166,6 +175,7 @@ typedef struct ze_render_backend_desc_t {
        swapchain; the window must outlive the backend. NULL: offscreen.
        The null backend ignores it. */
     void *native_window;
+    ze_render_cull_mode cull;
 } ze_render_backend_desc_t;
 
 enum { ZE_RENDER_MAX_PASS_TIMES = 16, ZE_RENDER_PASS_NAME_MAX = 32 };
@@ -211,6 +221,10 @@ typedef struct ze_render_stats_t {
        what the driver reported allocating itself (internal allocations
        notified, outside the owner) */
     uint64_t host_bytes, host_bytes_peak, host_allocations, host_internal_bytes;
+    /* vulkan: the last completed frame's draws (an instance x a submesh of
+       its mesh): candidates, those drawn, and those outside the view
+       frustum (candidates - visible; 0 without culling) */
+    uint32_t last_draws, last_draws_visible, last_draws_frustum_culled;
 } ze_render_stats_t;
 
 /* "null" (and, when built, "vulkan"). ZE_ERR_NOT_FOUND for an unknown name;

@@ -91,6 +91,9 @@ void ze__report_fill(ze_engine_t *e)
         rep->gpu_pass_count = rs.gpu_pass_count;
         memcpy(rep->gpu_passes, rs.gpu_passes, sizeof rep->gpu_passes);
         rep->gpu_memory_bytes = rs.gpu_memory_bytes;
+        rep->draws = rs.last_draws;
+        rep->draws_visible = rs.last_draws_visible;
+        rep->draws_frustum_culled = rs.last_draws_frustum_culled;
         rep->vulkan_host_bytes = rs.host_bytes;
         rep->vulkan_host_bytes_peak = rs.host_bytes_peak;
         rep->vulkan_host_allocations = rs.host_allocations;
@@ -168,6 +171,9 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     }
     bad |= put(o, "gpu_passes", passes);
     bad |= put(o, "gpu_memory_bytes", json_integer((json_int_t)r->gpu_memory_bytes));
+    bad |= put(o, "draws", json_integer((json_int_t)r->draws));
+    bad |= put(o, "draws_visible", json_integer((json_int_t)r->draws_visible));
+    bad |= put(o, "draws_frustum_culled", json_integer((json_int_t)r->draws_frustum_culled));
     bad |= put(o, "validation_enabled", json_boolean(r->validation_enabled));
     bad |= put(o, "snapshots_published", json_integer((json_int_t)r->snapshots_published));
     bad |= put(o, "snapshots_replaced", json_integer((json_int_t)r->snapshots_replaced));

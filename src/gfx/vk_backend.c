@@ -26,7 +26,7 @@ static void vk_destroy(ze_render_backend_t *rb);
 
 static ze_vk_shape_t shape_of(const ze_vk_backend_t *b, const ze_vk_backbuffer_t *back)
 {
-    return (ze_vk_shape_t){b->target->width, b->target->height, *back};
+    return (ze_vk_shape_t){b->target->width, b->target->height, *back, b->cull};
 }
 
 static ze_result create_stages(ze_vk_backend_t *b)
@@ -67,6 +67,7 @@ static ze_result vk_create(const ze_render_backend_desc_t *desc, const ze__rende
     b->base.vt = &ze__vulkan_render_backend;
     b->alloc = alloc;
     b->desc = *desc;
+    b->cull = desc->cull != ZE_RENDER_CULL_NONE;
     b->lose_device_at_frame = faults->lose_device_at_frame;
     b->desc.title = NULL; /* not kept */
     snprintf(b->device_name, sizeof b->device_name, "vulkan (no device)");
@@ -174,6 +175,8 @@ static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_state_t *scen
     if (r == ZE_OK)
         r = ze__vk_graph_prepare(b, &shape);
     if (r == ZE_OK)
+        r = ze__vk_draws_build(b, f, scene);
+    if (r == ZE_OK)
         r = ze__vk_graph_record(b, f, scene, &back);
     ze_vk_submit_sync_t sync = {0};
     if (r == ZE_OK) {
@@ -280,6 +283,9 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
     st.host_bytes_peak = hs.peak;
     st.host_allocations = hs.allocations;
     st.host_internal_bytes = hs.internal_bytes;
+    st.last_draws = ld32(&b->last_draws);
+    st.last_draws_visible = ld32(&b->last_draws_visible);
+    st.last_draws_frustum_culled = st.last_draws - st.last_draws_visible;
     pthread_mutex_lock(&b->lock);
     st.gpu_pass_count = b->pass_time_count;
     memcpy(st.gpu_passes, b->pass_times, sizeof st.gpu_passes[0] * b->pass_time_count);

@@ -1,12 +1,18 @@
 /* Per-frame draw data, in the frame slot's host-visible buffer (f->data,
  * grown by doubling, the old one freed by timeline value): the frame
- * constants (view-projection, camera, sky, one directional light, up to
- * ZE_VK_MAX_POINT_LIGHTS point lights), the materials the frame uses (index
- * 0: the default; each resident material once per frame) and one indexed
- * indirect command per instance and submesh (firstInstance indexes the
- * per-draw SSBO: world and normal matrices, material index) with their
- * count, for one vkCmdDrawIndexedIndirectCount. Written by the CPU before
- * the submission (host-coherent: no GPU barrier). Render thread. */
+ * constants (view-projection, camera, frustum planes, sky, one directional
+ * light, up to ZE_VK_MAX_POINT_LIGHTS point lights), the materials the
+ * frame uses (index 0: the default; each resident material once per frame)
+ * and one indexed indirect command per instance and submesh (firstInstance
+ * indexes the per-draw SSBO: world and normal matrices, material index,
+ * the submesh's local bounding sphere) with their count, for one
+ * vkCmdDrawIndexedIndirectCount. Written by the CPU before the submission
+ * (host-coherent: no GPU barrier). With GPU culling these commands are the
+ * candidates: the cull pass (vk_pass_cull.c) copies the visible ones into
+ * the slot's `visible` buffer (device-local, as many as the candidates'
+ * capacity) and counts them in `visible_count` (host-visible: zeroed here,
+ * read back by ze__vk_draws_retire for the statistics). Render thread. */
+#include <math.h>
 #include <string.h>
 
 #include "gfx/vk_internal.h"
@@ -31,6 +37,21 @@ static layout_t frame_layout(uint32_t draws, uint32_t materials)
     return l;
 }
 
+/* The cull pass's output for `cap` draws (the count buffer once). */
+static ze_result cull_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap)
+{
+    VkBufferUsageFlags use =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+    if (!f->visible_count.buffer) {
+        ze_result r = ze__vk_buffer_create(b, 256, use, true, &f->visible_count);
+        if (r != ZE_OK)
+            return r;
+    }
+    ze__vk_defer_buffer(b, &f->visible);
+    return ze__vk_buffer_create(b, sizeof(VkDrawIndexedIndirectCommand) * (VkDeviceSize)cap, use,
+                                false, &f->visible);
+}
+
 static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws)
 {
     uint32_t want = draws + 1; /* materials: at most one per draw, plus the default */
@@ -46,18 +67,27 @@ static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws
                                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                            VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                                        true, &f->data);
+    if (r == ZE_OK && b->cull)
+        r = cull_buffers(b, f, cap);
     if (r != ZE_OK) {
+        ze__vk_defer_buffer(b, &f->data);
         f->draw_capacity = f->material_capacity = 0;
         return r;
     }
     f->draw_capacity = f->material_capacity = cap;
-    VkDescriptorBufferInfo bi[3] = {
+    /* set 1: frame, materials, draws; with culling also the candidate
+       commands, the visible ones and their count (the cull pass's) */
+    VkDescriptorBufferInfo bi[6] = {
         {f->data.buffer, 0, sizeof(ze_vk_gpu_frame_t)},
         {f->data.buffer, l.materials, sizeof(ze_vk_gpu_material_t) * cap},
         {f->data.buffer, l.draws, sizeof(ze_vk_gpu_draw_t) * cap},
+        {f->data.buffer, l.indirect, sizeof(VkDrawIndexedIndirectCommand) * cap},
+        {f->visible.buffer, 0, VK_WHOLE_SIZE},
+        {f->visible_count.buffer, 0, VK_WHOLE_SIZE},
     };
-    VkWriteDescriptorSet w[3];
-    for (uint32_t i = 0; i < 3; i++)
+    uint32_t nw = b->cull ? 6 : 3;
+    VkWriteDescriptorSet w[6];
+    for (uint32_t i = 0; i < nw; i++)
         w[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstSet = f->set,
@@ -67,7 +97,7 @@ static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws
                 i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .pBufferInfo = &bi[i],
         };
-    vkUpdateDescriptorSets(b->device, 3, w, 0, NULL);
+    vkUpdateDescriptorSets(b->device, nw, w, 0, NULL);
     return ZE_OK;
 }
 
@@ -117,11 +147,43 @@ static uint32_t count_draws(ze_vk_backend_t *b, const ze_render_state_t *s)
     return n;
 }
 
+/* The frustum's planes from the view-projection (Gribb and Hartmann, for
+ * Vulkan's clip volume: -w <= x, y <= w, 0 <= z <= w): row 3 +- row 0,
+ * row 3 +- row 1, row 2, row 3 - row 2; normalised so that a sphere is
+ * outside when its centre is more than its radius behind one. */
+static void frustum_planes(const ze_mat4_t *vp, float planes[6][4])
+{
+    float row[4][4];
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            row[r][c] = vp->m[c][r]; /* column-major */
+    for (int c = 0; c < 4; c++) {
+        planes[0][c] = row[3][c] + row[0][c];
+        planes[1][c] = row[3][c] - row[0][c];
+        planes[2][c] = row[3][c] + row[1][c];
+        planes[3][c] = row[3][c] - row[1][c];
+        planes[4][c] = row[2][c];
+        planes[5][c] = row[3][c] - row[2][c];
+    }
+    for (int i = 0; i < 6; i++) {
+        float *p = planes[i];
+        float len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+        if (len > 1e-20f && isfinite(len)) {
+            for (int c = 0; c < 4; c++)
+                p[c] /= len;
+        } else {
+            p[0] = p[1] = p[2] = 0.0f;
+            p[3] = 1.0f;
+        }
+    }
+}
+
 static void fill_frame(ze_vk_backend_t *b, const ze_render_state_t *s, ze_vk_gpu_frame_t *g)
 {
     memset(g, 0, sizeof *g);
     ze_mat4_t vp = ze_mat4_mul(s->camera.projection, s->camera.view);
     mat_copy(g->view_proj, &vp);
+    frustum_planes(&vp, g->planes);
     g->camera_pos[0] = s->camera.position.x;
     g->camera_pos[1] = s->camera.position.y;
     g->camera_pos[2] = s->camera.position.z;
@@ -157,8 +219,7 @@ static void fill_frame(ze_vk_backend_t *b, const ze_render_state_t *s, ze_vk_gpu
     g->counts[0] = points;
 }
 
-ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s,
-                             ze_vk_draw_list_t *out)
+ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s)
 {
     ZE__VK_ON_RENDER_THREAD(b);
     uint32_t draws = s->has_camera ? count_draws(b, s) : 0;
@@ -193,6 +254,7 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
             mat_copy(gd[n].world, &in->world);
             mat_copy(gd[n].normal, &nrm);
             gd[n].material = material_index(b, mu, mats, &nmat);
+            memcpy(gd[n].sphere, sm->sphere, sizeof sm->sphere);
             cmds[n] = (VkDrawIndexedIndirectCommand){
                 .indexCount = sm->index_count,
                 .instanceCount = 1,
@@ -204,6 +266,21 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
         }
     }
     *(uint32_t *)(base + l.count) = n;
-    *out = (ze_vk_draw_list_t){f->data.buffer, l.indirect, l.count, n};
+    ((ze_vk_gpu_frame_t *)base)->counts[1] = n;
+    f->draws = (ze_vk_draw_list_t){f->data.buffer, l.indirect, l.count, n};
+    if (b->cull && n)
+        *(uint32_t *)f->visible_count.map = 0; /* the cull pass counts from here */
+    f->count_pending = true;
     return ZE_OK;
+}
+
+void ze__vk_draws_retire(ze_vk_backend_t *b, ze_vk_frame_t *f)
+{
+    if (!f->count_pending)
+        return;
+    f->count_pending = false;
+    uint32_t n = f->draws.draws;
+    uint32_t visible = b->cull && n ? *(const uint32_t *)f->visible_count.map : n;
+    atomic_store_explicit(&b->last_draws, n, memory_order_relaxed);
+    atomic_store_explicit(&b->last_draws_visible, visible < n ? visible : n, memory_order_relaxed);
 }

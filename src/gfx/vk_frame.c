@@ -100,6 +100,8 @@ void ze__vk_frames_destroy(ze_vk_backend_t *b)
     for (int i = 0; i < ZE_VK_FRAMES; i++) {
         ze_vk_frame_t *f = &b->frames[i];
         ze__vk_buffer_destroy(b, &f->data);
+        ze__vk_buffer_destroy(b, &f->visible);
+        ze__vk_buffer_destroy(b, &f->visible_count);
         if (f->pool)
             vkDestroyCommandPool(b->device, f->pool, b->host_cb);
         f->pool = VK_NULL_HANDLE;
@@ -203,11 +205,15 @@ static void read_timestamps(ze_vk_backend_t *b, uint32_t slot)
 
 void ze__vk_timestamps_poll(ze_vk_backend_t *b, uint64_t completed)
 {
-    /* oldest first, so the newest frame's times are the ones left */
+    /* oldest first, so the newest frame's times (and counts) are the ones
+       left */
     for (uint32_t k = 0; k < ZE_VK_FRAMES; k++) { /* frame_slot: the oldest frame */
         uint32_t slot = (b->frame_slot + k) % ZE_VK_FRAMES;
-        if (b->frames[slot].timed_count && b->frames[slot].value <= completed)
+        if (b->frames[slot].value > completed)
+            continue;
+        if (b->frames[slot].timed_count)
             read_timestamps(b, slot);
+        ze__vk_draws_retire(b, &b->frames[slot]);
     }
 }
 

@@ -24,10 +24,8 @@
 #include "gfx/vk_internal.h"
 
 static const ze_vk_pass_t *const PASSES[] = {
-    &ze__vk_pass_forward,
-    &ze__vk_pass_tonemap,
-    &ze__vk_pass_ui,
-    &ze__vk_pass_present,
+    &ze__vk_pass_cull, &ze__vk_pass_forward, &ze__vk_pass_tonemap,
+    &ze__vk_pass_ui,   &ze__vk_pass_present,
 };
 _Static_assert(ZE_COUNTOF(PASSES) <= ZE_VK_MAX_PASSES, "more passes than timestamps");
 
@@ -177,7 +175,7 @@ static bool same_shape(const ze_vk_shape_t *a, const ze_vk_shape_t *b)
 {
     /* the backbuffer's handle changes every frame; its presence, format
        and size make the shape */
-    return a->width == b->width && a->height == b->height &&
+    return a->width == b->width && a->height == b->height && a->cull == b->cull &&
            (a->back.image != VK_NULL_HANDLE) == (b->back.image != VK_NULL_HANDLE) &&
            a->back.format == b->back.format && a->back.width == b->back.width &&
            a->back.height == b->back.height;
@@ -222,10 +220,25 @@ static void bind_passes(ze_vk_backend_t *b)
     }
 }
 
-/* The imports' Vulkan objects for this frame. */
-static void bind_imports(ze_vk_backend_t *b, const ze_vk_backbuffer_t *back)
+static void bind_buffer(ze_vk_backend_t *b, const char *name, const ze_vk_buffer_t *buf)
 {
     ze_vk_graph_t *g = &b->graph;
+    int32_t i = ze__rg_index(g->rg, ze__rg_find(g->rg, name));
+    if (i >= 0) {
+        g->res[i].buffer = buf->buffer;
+        g->res[i].size = buf->size;
+    }
+}
+
+/* The imports' Vulkan objects for this frame (f: the frame slot's
+   buffers; NULL at a build, before any frame). */
+static void bind_imports(ze_vk_backend_t *b, const ze_vk_backbuffer_t *back, const ze_vk_frame_t *f)
+{
+    ze_vk_graph_t *g = &b->graph;
+    if (f) {
+        bind_buffer(b, ZE_VK_RES_VISIBLE, &f->visible);
+        bind_buffer(b, ZE_VK_RES_VISIBLE_COUNT, &f->visible_count);
+    }
     int32_t ldr = ze__rg_index(g->rg, ze__rg_find(g->rg, ZE_VK_RES_LDR));
     if (ldr >= 0) {
         g->res[ldr].image = b->target->image;
@@ -269,7 +282,7 @@ static ze_result build(ze_vk_backend_t *b, const ze_vk_shape_t *shape)
     ze__rg_memory(g->rg, &unaliased, &aliased);
     atomic_store_explicit(&b->transient_bytes, aliased, memory_order_relaxed);
     atomic_store_explicit(&b->transient_bytes_unaliased, unaliased, memory_order_relaxed);
-    bind_imports(b, &shape->back);
+    bind_imports(b, &shape->back, NULL);
     bind_passes(b);
     uint32_t barriers;
     ze__rg_barriers(g->rg, &barriers);
@@ -446,7 +459,7 @@ ze_result ze__vk_graph_record(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_ren
     ze_vk_graph_t *g = &b->graph;
     if (!g->built)
         return ZE_ERR_STATE;
-    bind_imports(b, back);
+    bind_imports(b, back, f);
     f->timed_count = 0;
     uint32_t n = ze__rg_pass_count(g->rg);
     for (uint32_t pos = 0; pos < n; pos++) {

@@ -135,6 +135,14 @@ typedef struct ze_vk_image_t {
 
 /* ------------------------------------------------------------- frames */
 
+/* The frame's draws: candidates (host-visible, in f->data) or, culled, the
+ * visible ones (device-local, compacted by the cull pass). */
+typedef struct ze_vk_draw_list_t {
+    VkBuffer buffer;
+    VkDeviceSize indirect, count; /* offsets of the commands, the count */
+    uint32_t draws;               /* candidates: the most the count can say */
+} ze_vk_draw_list_t;
+
 typedef struct ze_vk_frame_t {
     VkCommandPool pool;
     VkCommandBuffer cmd;
@@ -144,8 +152,16 @@ typedef struct ze_vk_frame_t {
     const char *timed[ZE_VK_MAX_PASSES];
     uint32_t timed_count;
     ze_vk_buffer_t data; /* per-frame host-visible: UBO, materials, draws */
-    VkDescriptorSet set; /* set 1 over `data` */
+    VkDescriptorSet set; /* set 1 over `data` (and the cull buffers) */
     uint32_t draw_capacity, material_capacity;
+    /* The frame's draw list (vk_draws.c), built before the graph records;
+       with GPU culling, the cull pass's output: the visible commands
+       (device-local, draw_capacity of them) and their count (host-visible:
+       the CPU zeroes it before the submission and reads it back once the
+       frame completed, for the statistics). */
+    ze_vk_draw_list_t draws;
+    ze_vk_buffer_t visible, visible_count;
+    bool count_pending; /* a submitted frame's counts are still to be read */
 } ze_vk_frame_t;
 
 typedef enum ze_vk_dead_kind {
@@ -220,11 +236,16 @@ struct ze_vk_target_t {
 typedef struct ze_vk_shape_t {
     uint32_t width, height;  /* the render size (the target's) */
     ze_vk_backbuffer_t back; /* image VK_NULL_HANDLE: no present pass */
+    bool cull;               /* GPU culling: the cull pass feeds the geometry */
 } ze_vk_shape_t;
 
 /* Resources every frame imports (vk_graph.c declares them). */
 #define ZE_VK_RES_LDR        "ldr"
 #define ZE_VK_RES_BACKBUFFER "backbuffer"
+/* With GPU culling (vk_pass_cull.c declares them; each frame slot's own
+   buffers are bound): the visible draws' commands and their count. */
+#define ZE_VK_RES_VISIBLE       "visible_draws"
+#define ZE_VK_RES_VISIBLE_COUNT "visible_count"
 
 typedef struct ze_vk_backend_t ze_vk_backend_t;
 
@@ -260,8 +281,8 @@ typedef struct ze_vk_pass_t {
     ze_result (*record)(const ze_vk_pass_ctx_t *ctx);
 } ze_vk_pass_t;
 
-extern const ze_vk_pass_t ze__vk_pass_forward, ze__vk_pass_tonemap, ze__vk_pass_ui,
-    ze__vk_pass_present;
+extern const ze_vk_pass_t ze__vk_pass_cull, ze__vk_pass_forward, ze__vk_pass_tonemap,
+    ze__vk_pass_ui, ze__vk_pass_present;
 
 /* The Vulkan objects of a graph resource: transients (owned by the graph,
  * bound into their aliased slot's memory), imports (bound each frame). */
@@ -305,6 +326,7 @@ typedef struct ze_vk_vertex_t {
 typedef struct ze_vk_submesh_t {
     uint32_t index_offset, index_count;
     ze_uuid_t material;
+    float sphere[4]; /* bounds for culling: its box's centre, half-diagonal */
 } ze_vk_submesh_t;
 
 typedef struct ze_vk_mesh_payload_t {
@@ -353,9 +375,13 @@ typedef struct ze_vk_gpu_frame_t {
     float sky[4];         /* rgb linear, w = ambient strength */
     float light_dir[4];   /* xyz direction light travels, w = 1 when present */
     float light_color[4]; /* rgb * intensity */
-    uint32_t counts[4];   /* x = point lights */
+    uint32_t counts[4];   /* x = point lights, y = candidate draws */
     float point_pos[ZE_VK_MAX_POINT_LIGHTS][4];   /* xyz, w = range (0 = none) */
     float point_color[ZE_VK_MAX_POINT_LIGHTS][4]; /* rgb * intensity */
+    /* the view frustum, world space: inside when dot(xyz, p) + w >= 0;
+       left, right, bottom, top, near, far (normalised; a degenerate plane
+       is (0, 0, 0, 1): everything inside) */
+    float planes[6][4];
 } ze_vk_gpu_frame_t;
 
 typedef struct ze_vk_gpu_material_t {
@@ -368,6 +394,7 @@ typedef struct ze_vk_gpu_draw_t {
     float world[16];
     float normal[16];
     uint32_t material, _pad[3];
+    float sphere[4]; /* the submesh's bounding sphere, local: centre, radius */
 } ze_vk_gpu_draw_t;
 
 enum { ZE_VK_MAT_MASK = 1u, ZE_VK_MAT_DOUBLE_SIDED = 2u };
@@ -466,6 +493,10 @@ struct ze_vk_backend_t {
     atomic_uint_fast32_t ui_instances;     /* the last frame's overlay (vk_pass_ui.c) */
     atomic_uint_fast64_t ui_atlas_uploads; /* atlas revisions uploaded */
     uint64_t lose_device_at_frame;         /* test fault (backend.h); 0 never */
+    /* culling (vk_pass_cull.c): desc.cull; the last completed frame's
+       candidate and visible draws */
+    bool cull;
+    atomic_uint_fast32_t last_draws, last_draws_visible;
 };
 
 static inline ze_vk_backend_t *ze__vk(ze_render_backend_t *b)
@@ -594,16 +625,15 @@ ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipeli
                                   VkPipeline *out);
 
 /* vk_draws.c */
-/* The frame's draw data in f->data: constants (camera, lights, sky), the
- * materials used, one indexed indirect command per instance x submesh and
- * their count. */
-typedef struct ze_vk_draw_list_t {
-    VkBuffer buffer;
-    VkDeviceSize indirect, count; /* offsets of the commands, the count */
-    uint32_t draws;
-} ze_vk_draw_list_t;
-ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s,
-                             ze_vk_draw_list_t *out);
+/* The frame's draw data in f->data (constants: camera, frustum planes,
+ * lights, sky; the materials used; one record and one indexed indirect
+ * command per instance x submesh, and their count) into f->draws; with
+ * GPU culling, the cull pass's output buffers grown to match and their
+ * count zeroed. */
+ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s);
+/* Render thread, once the frame in `f` completed: its visible count into
+ * the statistics. */
+void ze__vk_draws_retire(ze_vk_backend_t *b, ze_vk_frame_t *f);
 
 /* vk_screenshot.c */
 /* The last image as tightly packed RGBA8 (sRGB-encoded), from the Render

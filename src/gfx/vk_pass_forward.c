@@ -4,9 +4,11 @@
  * ZE_VK_MAX_POINT_LIGHTS point lights with the glTF range window; ambient
  * = sky colour x 0.1 x base colour; cleared to the sky colour) in one
  * vkCmdDrawIndexedIndirectCount over the frame's draw list (vk_draws.c),
- * vertices and indices from the RRM's global buffers.
+ * or with GPU culling over the cull pass's visible draws, vertices and
+ * indices from the RRM's global buffers.
  * Graph: creates "hdr" (colour attachment) and "depth" (depth attachment),
- * both transients of the render size. Forward fragment shading is the
+ * both transients of the render size; with culling reads "visible_draws"
+ * and "visible_count" (indirect). Forward fragment shading is the
  * phase-1 exception to DESIGN's compute rule for full-screen work.
  * Render thread, or create/destroy. */
 #include <string.h>
@@ -20,6 +22,8 @@ typedef struct forward_t {
     VkPipelineLayout layout;
     VkPipeline pipeline;
     ze_rg_res_t hdr, depth;
+    ze_rg_res_t visible, count; /* culling: the cull pass's output */
+    bool culled;
 } forward_t;
 
 static ze_result forward_pipeline(ze_vk_backend_t *b, forward_t *fw)
@@ -160,6 +164,13 @@ static void forward_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_p
     fw->depth = ze__rg_create_resource(g, "depth", &d);
     ze__rg_use(g, pass, fw->hdr, ZE_RG_COLOR_ATTACHMENT);
     ze__rg_use(g, pass, fw->depth, ZE_RG_DEPTH_ATTACHMENT);
+    fw->culled = shape->cull;
+    if (fw->culled) {
+        fw->visible = ze__rg_find(g, ZE_VK_RES_VISIBLE);
+        fw->count = ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT);
+        ze__rg_use(g, pass, fw->visible, ZE_RG_INDIRECT);
+        ze__rg_use(g, pass, fw->count, ZE_RG_INDIRECT);
+    }
 }
 
 static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)
@@ -167,10 +178,10 @@ static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)
     ze_vk_backend_t *b = ctx->b;
     forward_t *fw = ctx->state;
     const ze_render_state_t *s = ctx->scene;
-    ze_vk_draw_list_t dl;
-    ze_result r = ze__vk_draws_build(b, ctx->f, s, &dl);
-    if (r != ZE_OK)
-        return r;
+    ze_vk_draw_list_t dl = ctx->f->draws;
+    if (fw->culled)
+        dl = (ze_vk_draw_list_t){
+            .buffer = ctx->f->visible.buffer, .indirect = 0, .count = 0, .draws = dl.draws};
     const ze_vk_image_t *hdr = &ze__vk_graph_res(b, fw->hdr)->image;
     const ze_vk_image_t *depth = &ze__vk_graph_res(b, fw->depth)->image;
     VkCommandBuffer cmd = ctx->cmd;
@@ -213,7 +224,8 @@ static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)
         VkDeviceSize zero = 0;
         vkCmdBindVertexBuffers(cmd, 0, 1, &b->vb.buffer, &zero);
         vkCmdBindIndexBuffer(cmd, b->ib.buffer, 0, VK_INDEX_TYPE_UINT32);
-        vkCmdDrawIndexedIndirectCount(cmd, dl.buffer, dl.indirect, dl.buffer, dl.count, dl.draws,
+        VkBuffer count = fw->culled ? ctx->f->visible_count.buffer : dl.buffer;
+        vkCmdDrawIndexedIndirectCount(cmd, dl.buffer, dl.indirect, count, dl.count, dl.draws,
                                       sizeof(VkDrawIndexedIndirectCommand));
     }
     vkCmdEndRendering(cmd);

@@ -67,7 +67,13 @@ static void mesh_payload(const ze_zemesh_view_t *v, uint8_t *p)
     for (uint32_t i = 0; i < v->submesh_count; i++) {
         ze_zemesh_submesh_t sm;
         ze_asset_zemesh_submesh(v, i, &sm);
-        subs[i] = (ze_vk_submesh_t){sm.index_offset, sm.index_count, sm.material};
+        subs[i] = (ze_vk_submesh_t){sm.index_offset, sm.index_count, sm.material, {0}};
+        /* the box's bounding sphere (GPU culling: vk_pass_cull.c) */
+        ze_vec3_t c = ze_vec3_scale(ze_vec3_add(sm.min, sm.max), 0.5f);
+        subs[i].sphere[0] = c.x;
+        subs[i].sphere[1] = c.y;
+        subs[i].sphere[2] = c.z;
+        subs[i].sphere[3] = ze_vec3_length(ze_vec3_sub(sm.max, c));
     }
     ze_vk_vertex_t *verts = (ze_vk_vertex_t *)(subs + v->submesh_count);
     const uint32_t *off = v->attribute_offset;
@@ -578,15 +584,22 @@ static ze_result descriptors_create(ze_vk_backend_t *b)
     };
     ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &lci, b->host_cb, &b->bindless_layout),
                "vkCreateDescriptorSetLayout");
-    VkShaderStageFlags vf = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    VkDescriptorSetLayoutBinding fb[3] = {
+    /* set 1, per frame slot (vk_draws.c): frame constants, materials,
+       draws; the cull pass's candidate commands, visible commands and
+       their count (written only with culling on) */
+    VkShaderStageFlags vf =
+        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
+    VkDescriptorSetLayoutBinding fb[6] = {
         {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, vf, NULL},
         {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, vf, NULL},
         {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, vf, NULL},
+        {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
+        {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
+        {5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
     };
     VkDescriptorSetLayoutCreateInfo fci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = 3,
+        .bindingCount = 6,
         .pBindings = fb,
     };
     ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &fci, b->host_cb, &b->frame_layout),
@@ -595,7 +608,7 @@ static ze_result descriptors_create(ze_vk_backend_t *b)
     VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, ZE_VK_MAX_TEXTURES},
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, ZE_VK_FRAMES},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * ZE_VK_FRAMES},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5 * ZE_VK_FRAMES},
     };
     VkDescriptorPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,

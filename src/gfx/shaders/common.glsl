@@ -1,4 +1,4 @@
-// Shared by forward.vert and forward.frag: the frame constants (std140)
+// Shared by forward.vert, forward.frag and cull.comp: the frame constants (std140)
 // and the per-draw and material SSBOs (std430). Layouts match
 // ze_vk_gpu_frame_t, ze_vk_gpu_draw_t and ze_vk_gpu_material_t in
 // src/gfx/vk_internal.h.
@@ -11,9 +11,10 @@ layout(std140, set = 1, binding = 0) uniform Frame {
     vec4 sky;         // rgb linear, w = ambient strength
     vec4 light_dir;   // xyz: direction the light travels; w = 1 when present
     vec4 light_color; // rgb * intensity
-    uvec4 counts;     // x = point lights
+    uvec4 counts;     // x = point lights, y = candidate draws
     vec4 point_pos[MAX_POINT_LIGHTS];   // xyz, w = range (0 = unbounded)
     vec4 point_color[MAX_POINT_LIGHTS]; // rgb * intensity
+    vec4 planes[6]; // world space, inside when dot(xyz, p) + w >= 0
 } frame;
 
 struct Material {
@@ -26,6 +27,7 @@ struct Draw {
     mat4 world;
     mat4 normal;
     uvec4 material;
+    vec4 sphere; // the submesh's bounds, local: centre, radius
 };
 
 layout(std430, set = 1, binding = 1) readonly buffer Materials { Material materials[]; };

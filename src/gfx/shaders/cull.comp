@@ -1,0 +1,55 @@
+#version 450
+// GPU culling: each candidate draw's bounding sphere (its submesh's, through
+// the draw's world matrix: the centre transformed, the radius scaled by the
+// largest axis scale) against the six frustum planes; the visible commands
+// are compacted into `visible` with their count. One thread per candidate;
+// a workgroup counts its visible draws in shared memory and reserves their
+// range with one global atomic, so the count buffer (host-visible, read
+// back for the statistics) sees one atomic per group, not per draw. The
+// order of the ranges between groups is not fixed; within a group it is.
+#include "common.glsl"
+
+layout(local_size_x = 64) in;
+
+struct Command {
+    uint index_count;
+    uint instance_count;
+    uint first_index;
+    int vertex_offset;
+    uint first_instance;
+};
+
+layout(std430, set = 1, binding = 3) readonly buffer Candidates { Command candidates[]; };
+layout(std430, set = 1, binding = 4) writeonly buffer Visible { Command visible[]; };
+layout(std430, set = 1, binding = 5) buffer VisibleCount { uint visible_count; };
+
+shared uint group_count;
+shared uint group_base;
+
+bool inside(uint i)
+{
+    Draw d = draws[candidates[i].first_instance];
+    vec3 c = (d.world * vec4(d.sphere.xyz, 1.0)).xyz;
+    float s = max(max(length(d.world[0].xyz), length(d.world[1].xyz)), length(d.world[2].xyz));
+    float r = d.sphere.w * s;
+    for (int p = 0; p < 6; p++)
+        if (dot(frame.planes[p].xyz, c) + frame.planes[p].w < -r)
+            return false;
+    return true;
+}
+
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (gl_LocalInvocationIndex == 0)
+        group_count = 0;
+    barrier();
+    bool vis = i < frame.counts.y && inside(i);
+    uint slot = vis ? atomicAdd(group_count, 1) : 0;
+    barrier();
+    if (gl_LocalInvocationIndex == 0)
+        group_base = group_count > 0 ? atomicAdd(visible_count, group_count) : 0;
+    barrier();
+    if (vis)
+        visible[group_base + slot] = candidates[i];
+}

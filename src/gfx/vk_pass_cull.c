@@ -1,0 +1,100 @@
+/* The cull pass (compute): the frame's candidate draws (vk_draws.c) tested
+ * against the view frustum on the GPU, the visible ones compacted into the
+ * frame slot's `visible` buffer with their count in `visible_count`, which
+ * the forward pass draws with one vkCmdDrawIndexedIndirectCount
+ * (shaders/cull.comp says how). Runs when the backend culls
+ * (ze_render_backend_desc_t.cull DEFAULT).
+ * Graph: imports "visible_draws" and "visible_count" (each frame slot's
+ * own buffers, bound per frame by vk_graph.c): their last use before the
+ * graph is the previous frame's indirect read, their contents are not
+ * kept (the CPU zeroed the count before the submission: host writes are
+ * visible to the queue), and it writes both (storage).
+ * Render thread, or create/destroy. */
+#include <string.h>
+
+#include "gfx/vk_internal.h"
+
+enum { GROUP = 64 }; /* cull.comp's local_size_x */
+
+typedef struct cull_t {
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    ze_rg_res_t visible, count;
+} cull_t;
+
+static const ze_rg_import_t VISIBLE_IMPORT = {
+    .before = ZE_RG_INDIRECT,
+    .kind = ZE_RG_GRAPHICS,
+    .discard = true,
+};
+
+static bool cull_enabled(const ze_vk_shape_t *shape)
+{
+    return shape->cull;
+}
+
+static ze_result cull_create(ze_vk_backend_t *b, void *state)
+{
+    cull_t *c = state;
+    VkDescriptorSetLayout sets[2] = {b->bindless_layout, b->frame_layout};
+    VkPipelineLayoutCreateInfo lci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 2,
+        .pSetLayouts = sets,
+    };
+    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, &c->layout),
+               "vkCreatePipelineLayout");
+    return ze__vk_compute_pipeline(b, "cull.comp", c->layout, &c->pipeline);
+}
+
+static void cull_destroy(ze_vk_backend_t *b, void *state)
+{
+    cull_t *c = state;
+    if (c->pipeline)
+        vkDestroyPipeline(b->device, c->pipeline, b->host_cb);
+    if (c->layout)
+        vkDestroyPipelineLayout(b->device, c->layout, b->host_cb);
+    c->pipeline = VK_NULL_HANDLE;
+    c->layout = VK_NULL_HANDLE;
+}
+
+static void cull_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
+                         const ze_vk_shape_t *shape)
+{
+    (void)b;
+    (void)shape;
+    cull_t *c = state;
+    /* Sizes: one command, one count. The frame slots' buffers grow with
+       the draws (bound per frame, whole): the graph only orders them. */
+    ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(VkDrawIndexedIndirectCommand)};
+    c->visible = ze__rg_import(g, ZE_VK_RES_VISIBLE, &d, &VISIBLE_IMPORT);
+    d.size = sizeof(uint32_t);
+    c->count = ze__rg_import(g, ZE_VK_RES_VISIBLE_COUNT, &d, &VISIBLE_IMPORT);
+    ze__rg_use(g, pass, c->visible, ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, c->count, ZE_RG_STORAGE_WRITE);
+}
+
+static ze_result cull_record(const ze_vk_pass_ctx_t *ctx)
+{
+    cull_t *c = ctx->state;
+    uint32_t n = ctx->f->draws.draws;
+    if (!n)
+        return ZE_OK;
+    VkCommandBuffer cmd = ctx->cmd;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->layout, 1, 1, &ctx->f->set, 0,
+                            NULL);
+    vkCmdDispatch(cmd, (n + GROUP - 1) / GROUP, 1, 1);
+    return ZE_OK;
+}
+
+const ze_vk_pass_t ze__vk_pass_cull = {
+    .name = "cull",
+    .kind = ZE_RG_COMPUTE,
+    .state_size = sizeof(cull_t),
+    .create = cull_create,
+    .destroy = cull_destroy,
+    .enabled = cull_enabled,
+    .declare = cull_declare,
+    .record = cull_record,
+};

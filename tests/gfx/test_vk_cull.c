@@ -1,0 +1,449 @@
+/* GPU frustum culling (the cull pass, vk_pass_cull.c) against a CPU
+ * reference, on whatever device the Vulkan backend picks (lavapipe in CI)
+ * with the validation layer on, synchronization validation too in the dev
+ * preset: zero messages allowed.
+ *
+ * The contract: a draw (an instance x a submesh) is drawn unless the
+ * bounding sphere of its submesh's box (centre, half-diagonal; through the
+ * world matrix: the centre transformed, the radius scaled by the largest
+ * axis scale) lies entirely behind one of the six planes of the view
+ * frustum. The reference here computes the same in double precision from
+ * the camera's matrices; instances are placed a small margin (1 % of the
+ * radius) from the decision so float rounding cannot flip one.
+ *   - for each plane, a sphere just outside is culled, just inside drawn;
+ *   - random scenes (placements near random planes, rotations, non-uniform
+ *     scales): the visible count equals the reference's;
+ *   - culling on and off give the same picture (culled instances were
+ *     outside the view: nothing visible is lost);
+ *   - the candidate buffers grow (a few draws, then thousands);
+ *   - no camera: nothing is drawn. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gfx/sphere_gltf.h"
+#include "gfx/vk_internal.h"
+#include "zengine/gfx.h"
+
+enum { W = 96, H = 64 };
+
+static const ze_vec3_t EYE = {0.0f, 0.5f, 5.0f};
+static const float FOV = 0.9f, NEAR = 0.1f, FAR = 40.0f;
+
+typedef struct fixture_t {
+    ze_mem_t *mm;
+    ze_allocator_t alloc;
+    uint8_t *mesh_bytes;
+    size_t mesh_size;
+    ze_asset_data_t mesh, material;
+    double centre[3], radius; /* the submesh's bounding sphere, local */
+} fixture_t;
+
+static ze_uuid_t uuid_n(uint32_t n)
+{
+    ze_uuid_t u = {{0}};
+    u.bytes[0] = 0xC1;
+    memcpy(u.bytes + 4, &n, sizeof n);
+    return u;
+}
+
+static int setup(void **state)
+{
+    setenv("ZENGINE_VK_VALIDATION", "1", 1);
+#if !defined(ZE_SANITIZER_ADDRESS)
+    setenv("ZENGINE_VK_SYNC_VALIDATION", "1", 1); /* the cull -> draw barriers checked */
+#endif
+    ze_log_configure(&(ze_log_desc_t){.quiet = getenv("ZE_TEST_VERBOSE") == NULL});
+    static fixture_t f;
+    if (ze_mem_create(&(ze_mem_desc_t){0}, &f.mm) != ZE_OK)
+        return -1;
+    f.alloc = ze_mem_owner_allocator(f.mm, ZE_MEM_OWNER_ASSET);
+    if (!sphere_assets(f.alloc, false, uuid_n(1), uuid_n(2), &f.mesh_bytes, &f.mesh_size, &f.mesh,
+                       &f.material))
+        return -1;
+    ze_zemesh_submesh_t sm;
+    ze_asset_zemesh_submesh(&f.mesh.as.mesh, 0, &sm);
+    double half[3] = {((double)sm.max.x - sm.min.x) / 2, ((double)sm.max.y - sm.min.y) / 2,
+                      ((double)sm.max.z - sm.min.z) / 2};
+    f.centre[0] = ((double)sm.min.x + sm.max.x) / 2;
+    f.centre[1] = ((double)sm.min.y + sm.max.y) / 2;
+    f.centre[2] = ((double)sm.min.z + sm.max.z) / 2;
+    f.radius = sqrt(half[0] * half[0] + half[1] * half[1] + half[2] * half[2]);
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_t *f = *state;
+    ze_free(f->alloc, f->mesh_bytes, f->mesh_size);
+    ze_mem_destroy(f->mm);
+    ze_log_reset();
+    return 0;
+}
+
+static ze_render_backend_t *make(fixture_t *f, ze_render_cull_mode mode)
+{
+    ze_render_backend_t *b = NULL;
+    ze_render_backend_desc_t d = {
+        .mem = f->mm, .headless = true, .width = W, .height = H, .cull = mode};
+    assert_int_equal(ze_render_backend_create("vulkan", &d, &b), ZE_OK);
+    assert_true(ze_render_backend_stats(b).validation_enabled);
+    assert_int_equal(ze_render_backend_asset_ready(b, &f->mesh), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_ready(b, &f->material), ZE_OK);
+    return b;
+}
+
+/* ------------------------------------------------------------ scene */
+
+typedef struct scene_t {
+    ze_render_instance_t *inst;
+    uint32_t cap;
+    ze_render_light_t sun;
+    ze_render_state_t s;
+} scene_t;
+
+static void scene_init(fixture_t *f, scene_t *sc, uint32_t cap)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->cap = cap;
+    sc->inst = ZE_NEW_ARRAY(f->alloc, ze_render_instance_t, cap);
+    assert_non_null(sc->inst);
+    sc->sun = (ze_render_light_t){.type = ZE_RENDER_LIGHT_DIRECTIONAL,
+                                  .intensity = 3.0f,
+                                  .color = {1, 1, 1},
+                                  .direction = {-0.48f, -0.64f, -0.6f}};
+    ze_render_state_t *s = &sc->s;
+    s->width = W;
+    s->height = H;
+    s->has_camera = true;
+    s->sky = (ze_render_sky_t){.clear_color = {0.1f, 0.12f, 0.2f}, .exposure = 1.0f};
+    s->instances = sc->inst;
+    s->light_count = 1;
+    s->lights = &sc->sun;
+    float aspect = (float)W / (float)H;
+    s->camera.view = ze_mat4_look_at(EYE, (ze_vec3_t){0.0f, 0.0f, 0.0f}, (ze_vec3_t){0, 1, 0});
+    s->camera.projection = ze_mat4_perspective(FOV, aspect, NEAR, FAR);
+    s->camera.position = EYE;
+    s->camera.fov_y = FOV;
+    s->camera.near_plane = NEAR;
+    s->camera.far_plane = FAR;
+    s->camera.aspect = aspect;
+}
+
+static void scene_free(fixture_t *f, scene_t *sc)
+{
+    ze_free(f->alloc, sc->inst, sizeof *sc->inst * sc->cap);
+}
+
+static void scene_add(scene_t *sc, ze_mat4_t world)
+{
+    assert_true(sc->s.instance_count < sc->cap);
+    uint32_t i = sc->s.instance_count++;
+    sc->inst[i] = (ze_render_instance_t){.world = world, .mesh = uuid_n(1), .id = i + 1};
+}
+
+/* Render the scene twice, then read the pixels: the GPU is idle after it,
+ * so the statistics are the last frame's. */
+static ze_render_stats_t render(ze_render_backend_t *b, scene_t *sc, uint8_t *px)
+{
+    for (int i = 0; i < 2; i++) {
+        sc->s.frame++;
+        assert_int_equal(ze_render_backend_frame(b, &sc->s), ZE_OK);
+    }
+    static uint8_t scratch[W * H * 4];
+    assert_int_equal(ze__vk_test_pixels(b, px ? px : scratch, sizeof scratch), ZE_OK);
+    ze_render_stats_t st = ze_render_backend_stats(b);
+    assert_int_equal(st.validation_messages, 0);
+    return st;
+}
+
+/* -------------------------------------------------------- reference */
+
+typedef struct frustum_t {
+    double p[6][4]; /* inward, normalised: inside when dot(n, x) + d >= 0 */
+} frustum_t;
+
+/* Clip space -w <= x, y <= w, 0 <= z <= w of M = P V, as half-spaces of
+ * world space: row 3 +- row 0, row 3 +- row 1, row 2, row 3 - row 2. */
+static frustum_t frustum_of(const ze_render_state_t *s)
+{
+    double m[4][4] = {{0}}; /* m[row][col] = (P V)[row][col] */
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            for (int k = 0; k < 4; k++)
+                m[r][c] +=
+                    (double)s->camera.projection.m[k][r] * (double)s->camera.view.m[c][k];
+    frustum_t f;
+    for (int c = 0; c < 4; c++) {
+        f.p[0][c] = m[3][c] + m[0][c];
+        f.p[1][c] = m[3][c] - m[0][c];
+        f.p[2][c] = m[3][c] + m[1][c];
+        f.p[3][c] = m[3][c] - m[1][c];
+        f.p[4][c] = m[2][c];
+        f.p[5][c] = m[3][c] - m[2][c];
+    }
+    for (int i = 0; i < 6; i++) {
+        double l = sqrt(f.p[i][0] * f.p[i][0] + f.p[i][1] * f.p[i][1] + f.p[i][2] * f.p[i][2]);
+        for (int c = 0; c < 4; c++)
+            f.p[i][c] /= l;
+    }
+    return f;
+}
+
+static double plane_distance(const frustum_t *fr, int i, const double x[3])
+{
+    return fr->p[i][0] * x[0] + fr->p[i][1] * x[1] + fr->p[i][2] * x[2] + fr->p[i][3];
+}
+
+/* The world sphere of an instance: centre, radius. */
+static void world_sphere(const fixture_t *f, const ze_mat4_t *w, double c[3], double *r)
+{
+    for (int k = 0; k < 3; k++)
+        c[k] = w->m[0][k] * f->centre[0] + w->m[1][k] * f->centre[1] + w->m[2][k] * f->centre[2] +
+               w->m[3][k];
+    double s = 0.0;
+    for (int col = 0; col < 3; col++) {
+        double l = sqrt((double)w->m[col][0] * w->m[col][0] + (double)w->m[col][1] * w->m[col][1] +
+                        (double)w->m[col][2] * w->m[col][2]);
+        s = l > s ? l : s;
+    }
+    *r = f->radius * s;
+}
+
+/* Visible by the reference; *margin: how far (in radii) the closest plane
+ * decision is from flipping. */
+static bool reference_visible(const fixture_t *f, const frustum_t *fr, const ze_mat4_t *w,
+                              double *margin)
+{
+    double c[3], r;
+    world_sphere(f, w, c, &r);
+    bool vis = true;
+    double closest = INFINITY;
+    for (int i = 0; i < 6; i++) {
+        double d = plane_distance(fr, i, c) + r; /* < 0: entirely behind */
+        vis &= d >= 0.0;
+        closest = fabs(d) / r < closest ? fabs(d) / r : closest;
+    }
+    *margin = closest;
+    return vis;
+}
+
+static uint32_t reference_count(const fixture_t *f, const scene_t *sc)
+{
+    frustum_t fr = frustum_of(&sc->s);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < sc->s.instance_count; i++) {
+        double margin;
+        n += reference_visible(f, &fr, &sc->inst[i].world, &margin);
+    }
+    return n;
+}
+
+static ze_mat4_t at(const double c[3], float scale)
+{
+    /* the sphere's local centre is (about) the origin: place that point */
+    return ze_mat4_from_trs((ze_vec3_t){(float)c[0], (float)c[1], (float)c[2]},
+                            (ze_quat_t){0, 0, 0, 1}, (ze_vec3_t){scale, scale, scale});
+}
+
+/* -------------------------------------------------------------- tests */
+
+/* For each plane: a sphere whose near side is 1 % of its radius beyond the
+ * plane is culled; one that reaches 1 % across it is drawn. */
+static void test_each_plane_just_outside_and_inside(void **state)
+{
+    fixture_t *f = *state;
+    static const char *const names[6] = {"left", "right", "bottom", "top", "near", "far"};
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_DEFAULT);
+    scene_t sc;
+    scene_init(f, &sc, 4);
+    frustum_t fr = frustum_of(&sc.s);
+    const float scale = 0.3f;
+    double r = f->radius * scale;
+    /* a point well inside: on the view axis, 8 units in front of the eye */
+    double eye[3] = {EYE.x, EYE.y, EYE.z}, len = sqrt(EYE.x * EYE.x + EYE.y * EYE.y + EYE.z * EYE.z);
+    double inner[3];
+    for (int k = 0; k < 3; k++)
+        inner[k] = eye[k] - eye[k] / len * 8.0;
+    for (int i = 0; i < 6; i++) {
+        for (int outside = 0; outside < 2; outside++) {
+            /* onto plane i along its normal, then out (or in) */
+            double d = plane_distance(&fr, i, inner);
+            double along = outside ? -(r * 1.01) : -(r * 0.99);
+            double c[3];
+            for (int k = 0; k < 3; k++)
+                c[k] = inner[k] - fr.p[i][k] * d + fr.p[i][k] * along;
+            sc.s.instance_count = 0;
+            scene_add(&sc, at(c, scale));
+            double margin;
+            bool want = reference_visible(f, &fr, &sc.inst[0].world, &margin);
+            assert_int_equal(want, !outside); /* the placement is what it says */
+            ze_render_stats_t st = render(b, &sc, NULL);
+            print_message("%-6s plane, just %s: %u of %u drawn\n", names[i],
+                          outside ? "outside" : "inside ", st.last_draws_visible, st.last_draws);
+            assert_int_equal(st.last_draws, 1);
+            assert_int_equal(st.last_draws_visible, want ? 1 : 0);
+            assert_int_equal(st.last_draws_frustum_culled, want ? 0 : 1);
+        }
+    }
+    scene_free(f, &sc);
+    ze_render_backend_destroy(b);
+}
+
+static float uniform(ze_rng_t *rng, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)ze_rng_unit(rng);
+}
+
+/* Random scenes: half the instances straddle a random plane (within two
+ * radii of it), the rest anywhere in a box around the frustum; random
+ * rotations and non-uniform scales. The GPU's count equals the
+ * reference's. */
+static void test_random_scenes_match_reference(void **state)
+{
+    fixture_t *f = *state;
+    enum { SCENES = 4, N = 250 };
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_DEFAULT);
+    scene_t sc;
+    scene_init(f, &sc, N);
+    frustum_t fr = frustum_of(&sc.s);
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 0xC0111);
+    for (int scene = 0; scene < SCENES; scene++) {
+        sc.s.instance_count = 0;
+        while (sc.s.instance_count < N) {
+            ze_vec3_t axis = {uniform(&rng, -1, 1), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
+            if (ze_vec3_length(axis) < 1e-3f)
+                continue;
+            ze_quat_t q = ze_quat_from_axis_angle(ze_vec3_normalize(axis), uniform(&rng, 0, 6.3f));
+            ze_vec3_t s = {uniform(&rng, 0.1f, 0.6f), uniform(&rng, 0.1f, 0.6f),
+                           uniform(&rng, 0.1f, 0.6f)};
+            double c[3];
+            if (ze_rng_below(&rng, 2)) {
+                /* near plane i: a point inside, moved to within 2 radii of it */
+                double inner[3] = {uniform(&rng, -2, 2), uniform(&rng, -1.5f, 1.5f),
+                                   uniform(&rng, -20, 2)};
+                int i = (int)ze_rng_below(&rng, 6);
+                double d = plane_distance(&fr, i, inner);
+                double smax = fmax(s.x, fmax(s.y, s.z)) * f->radius;
+                double off = uniform(&rng, -2.0f, 2.0f) * smax;
+                for (int k = 0; k < 3; k++)
+                    c[k] = inner[k] - fr.p[i][k] * d + fr.p[i][k] * off;
+            } else {
+                c[0] = uniform(&rng, -25, 25);
+                c[1] = uniform(&rng, -20, 20);
+                c[2] = uniform(&rng, -45, 8);
+            }
+            ze_mat4_t w =
+                ze_mat4_from_trs((ze_vec3_t){(float)c[0], (float)c[1], (float)c[2]}, q, s);
+            double margin;
+            (void)reference_visible(f, &fr, &w, &margin);
+            if (margin < 0.01)
+                continue; /* too close to call in float: placed again */
+            scene_add(&sc, w);
+        }
+        uint32_t want = reference_count(f, &sc);
+        ze_render_stats_t st = render(b, &sc, NULL);
+        print_message("scene %d: %u of %u drawn (reference %u)\n", scene, st.last_draws_visible,
+                      st.last_draws, want);
+        assert_int_equal(st.last_draws, N);
+        assert_int_equal(st.last_draws_visible, want);
+        assert_true(want > 0 && want < N); /* both outcomes occur */
+    }
+    scene_free(f, &sc);
+    ze_render_backend_destroy(b);
+}
+
+/* Culling removes only what could not be seen: the same picture with
+ * culling on and off, with instances in view, across its edges and out of
+ * it. */
+static void test_culling_on_and_off_same_image(void **state)
+{
+    fixture_t *f = *state;
+    scene_t sc;
+    scene_init(f, &sc, 64);
+    for (int x = -6; x <= 6; x++)
+        for (int z = 0; z < 4; z++) {
+            double c[3] = {x * 1.1, -0.4 + 0.3 * (x & 1), -z * 3.0};
+            scene_add(&sc, at(c, 0.5f));
+        }
+    double behind[3] = {0, 0, 9}; /* behind the camera */
+    scene_add(&sc, at(behind, 0.5f));
+    static uint8_t on[W * H * 4], off[W * H * 4];
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_NONE);
+    ze_render_stats_t st_off = render(b, &sc, off);
+    ze_render_backend_destroy(b);
+    b = make(f, ZE_RENDER_CULL_DEFAULT);
+    ze_render_stats_t st_on = render(b, &sc, on);
+    ze_render_backend_destroy(b);
+    print_message("culling off: %u of %u drawn; on: %u of %u drawn (reference %u)\n",
+                  st_off.last_draws_visible, st_off.last_draws, st_on.last_draws_visible,
+                  st_on.last_draws, reference_count(f, &sc));
+    assert_int_equal(st_off.last_draws_visible, sc.s.instance_count);
+    assert_int_equal(st_off.last_draws_frustum_culled, 0);
+    assert_int_equal(st_on.last_draws_visible, reference_count(f, &sc));
+    assert_true(st_on.last_draws_frustum_culled > 0);
+    size_t differ = 0;
+    for (size_t i = 0; i < sizeof on; i++)
+        differ += on[i] != off[i];
+    assert_int_equal(differ, 0);
+    /* and something was drawn: not the clear colour everywhere */
+    size_t lit = 0;
+    for (size_t i = 0; i < (size_t)W * H; i++)
+        lit += memcmp(&on[i * 4], &on[0], 3) != 0;
+    assert_true(lit > (size_t)W * H / 20);
+    scene_free(f, &sc);
+}
+
+/* The visible-draw buffers grow with the candidates (64 at first, doubled
+ * as needed): a few draws, then hundreds, then a few again. No camera:
+ * nothing drawn. (Hundreds, not thousands: each is a 4,096-triangle
+ * sphere, and lavapipe on a loaded CI core draws a few million a second.) */
+static void test_growth_and_no_camera(void **state)
+{
+    fixture_t *f = *state;
+    enum { MANY = 700 };
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_DEFAULT);
+    scene_t sc;
+    scene_init(f, &sc, MANY);
+    const uint32_t sizes[] = {3, MANY, 5};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        sc.s.instance_count = 0;
+        for (uint32_t i = 0; i < sizes[k]; i++) {
+            /* a grid in front of the camera, every other one off to the side */
+            double c[3] = {(i % 2) ? 30.0 + (i % 50) : (double)(i % 50) * 0.02 - 0.5,
+                           (double)((i / 50) % 30) * 0.04 - 0.3, -1.0 - (double)(i / 350)};
+            scene_add(&sc, at(c, 0.02f));
+        }
+        uint32_t want = reference_count(f, &sc);
+        ze_render_stats_t st = render(b, &sc, NULL);
+        print_message("%u candidates: %u drawn (reference %u)\n", sizes[k], st.last_draws_visible,
+                      want);
+        assert_int_equal(st.last_draws, sizes[k]);
+        assert_int_equal(st.last_draws_visible, want);
+    }
+    sc.s.has_camera = false;
+    ze_render_stats_t st = render(b, &sc, NULL);
+    assert_int_equal(st.last_draws, 0);
+    assert_int_equal(st.last_draws_visible, 0);
+    scene_free(f, &sc);
+    ze_render_backend_destroy(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_each_plane_just_outside_and_inside),
+        cmocka_unit_test(test_random_scenes_match_reference),
+        cmocka_unit_test(test_culling_on_and_off_same_image),
+        cmocka_unit_test(test_growth_and_no_camera),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
