@@ -444,6 +444,8 @@ static void bench_size(ze_bench_t *b, const project_t *p, uint32_t n, bool movin
 
 /* -------------------------------------------------------------------- main */
 
+void ze_bench_render_cull(ze_bench_t *b); /* render_cull.c */
+
 int main(int argc, char **argv)
 {
     ze_bench_t b;
@@ -467,5 +469,6 @@ int main(int argc, char **argv)
     if (p->root[0])
         ze_bench_remove_tree(p->root);
     ze_bench_table_free(p);
+    ze_bench_render_cull(&b);
     return ze_bench_finish(&b);
 }

@@ -178,8 +178,7 @@ static frustum_t frustum_of(const ze_render_state_t *s)
     for (int r = 0; r < 4; r++)
         for (int c = 0; c < 4; c++)
             for (int k = 0; k < 4; k++)
-                m[r][c] +=
-                    (double)s->camera.projection.m[k][r] * (double)s->camera.view.m[c][k];
+                m[r][c] += (double)s->camera.projection.m[k][r] * (double)s->camera.view.m[c][k];
     frustum_t f;
     for (int c = 0; c < 4; c++) {
         f.p[0][c] = m[3][c] + m[0][c];
@@ -268,7 +267,8 @@ static void test_each_plane_just_outside_and_inside(void **state)
     const float scale = 0.3f;
     double r = f->radius * scale;
     /* a point well inside: on the view axis, 8 units in front of the eye */
-    double eye[3] = {EYE.x, EYE.y, EYE.z}, len = sqrt(EYE.x * EYE.x + EYE.y * EYE.y + EYE.z * EYE.z);
+    double eye[3] = {EYE.x, EYE.y, EYE.z},
+           len = sqrt(EYE.x * EYE.x + EYE.y * EYE.y + EYE.z * EYE.z);
     double inner[3];
     for (int k = 0; k < 3; k++)
         inner[k] = eye[k] - eye[k] / len * 8.0;

@@ -28,10 +28,13 @@ shared uint group_base;
 
 bool inside(uint i)
 {
-    Draw d = draws[candidates[i].first_instance];
-    vec3 c = (d.world * vec4(d.sphere.xyz, 1.0)).xyz;
-    float s = max(max(length(d.world[0].xyz), length(d.world[1].xyz)), length(d.world[2].xyz));
-    float r = d.sphere.w * s;
+    // only the fields the test needs (not the whole 160-byte record)
+    uint k = candidates[i].first_instance;
+    mat4 w = draws[k].world;
+    vec4 sphere = draws[k].sphere;
+    vec3 c = (w * vec4(sphere.xyz, 1.0)).xyz;
+    float s = sqrt(max(max(dot(w[0].xyz, w[0].xyz), dot(w[1].xyz, w[1].xyz)), dot(w[2].xyz, w[2].xyz)));
+    float r = sphere.w * s;
     for (int p = 0; p < 6; p++)
         if (dot(frame.planes[p].xyz, c) + frame.planes[p].w < -r)
             return false;
