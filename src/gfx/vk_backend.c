@@ -225,7 +225,16 @@ static ze_result vk_use_cache(ze_render_backend_t *rb, ze_vfs_t *vfs)
     ze__vk_pipeline_cache_destroy(b);
     b->desc.vfs = vfs;
     ze_result r = ze__vk_pipeline_cache_create(b);
-    return r == ZE_OK ? ze__vk_passes_recreate(b) : r;
+    if (r == ZE_OK)
+        r = ze__vk_passes_recreate(b);
+    if (r != ZE_OK) {
+        /* The stage that attached it fails and is not unwound: the VFS
+           goes before the backend, which must not save into it then (the
+           Vulkan fault sweep found the use after free). */
+        b->desc.vfs = NULL;
+        b->pso_persist = false;
+    }
+    return r;
 }
 
 static ze_result vk_dump_graph(ze_render_backend_t *rb, const char *json_path)
