@@ -70,7 +70,8 @@ static void scene_fill(ze_render_state_t *s, ze_render_instance_t *inst, uint32_
         ze_vec3_t p = {(float)(ze_rng_unit(&rng) * 120.0 - 60.0),
                        (float)(ze_rng_unit(&rng) * 80.0 - 40.0),
                        (float)(ze_rng_unit(&rng) * 120.0 - 100.0)};
-        ze_quat_t q = ze_quat_from_axis_angle((ze_vec3_t){0, 1, 0}, (float)ze_rng_unit(&rng) * 6.28f);
+        ze_quat_t q =
+            ze_quat_from_axis_angle((ze_vec3_t){0, 1, 0}, (float)ze_rng_unit(&rng) * 6.28f);
         inst[i] = (ze_render_instance_t){
             .world = ze_mat4_from_trs(p, q, (ze_vec3_t){0.5f, 0.5f, 0.5f}),
             .mesh = bench_uuid(1),

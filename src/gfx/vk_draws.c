@@ -32,7 +32,8 @@ static layout_t frame_layout(uint32_t draws, uint32_t materials)
     l.materials = align_up(sizeof(ze_vk_gpu_frame_t), 256);
     l.draws = align_up(l.materials + sizeof(ze_vk_gpu_material_t) * materials, 256);
     l.indirect = align_up(l.draws + sizeof(ze_vk_gpu_draw_t) * draws, 256);
-    l.count = align_up(l.indirect + sizeof(VkDrawIndexedIndirectCommand) * draws, 256);
+    l.count = align_up(
+        l.indirect + sizeof(VkDrawIndexedIndirectCommand) * draws * ZE_VK_FACE_CLASSES, 256);
     l.total = l.count + 256;
     return l;
 }
@@ -48,8 +49,9 @@ static ze_result cull_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap
             return r;
     }
     ze__vk_defer_buffer(b, &f->visible);
-    return ze__vk_buffer_create(b, sizeof(VkDrawIndexedIndirectCommand) * (VkDeviceSize)cap, use,
-                                false, &f->visible);
+    return ze__vk_buffer_create(
+        b, sizeof(VkDrawIndexedIndirectCommand) * (VkDeviceSize)cap * ZE_VK_FACE_CLASSES, use,
+        false, &f->visible);
 }
 
 static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws)
@@ -81,7 +83,8 @@ static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws
         {f->data.buffer, 0, sizeof(ze_vk_gpu_frame_t)},
         {f->data.buffer, l.materials, sizeof(ze_vk_gpu_material_t) * cap},
         {f->data.buffer, l.draws, sizeof(ze_vk_gpu_draw_t) * cap},
-        {f->data.buffer, l.indirect, sizeof(VkDrawIndexedIndirectCommand) * cap},
+        {f->data.buffer, l.indirect,
+         sizeof(VkDrawIndexedIndirectCommand) * cap * ZE_VK_FACE_CLASSES},
         {f->visible.buffer, 0, VK_WHOLE_SIZE},
         {f->visible_count.buffer, 0, VK_WHOLE_SIZE},
     };
@@ -134,6 +137,16 @@ static uint32_t material_index(ze_vk_backend_t *b, ze_uuid_t uuid, ze_vk_gpu_mat
 static void mat_copy(float dst[16], const ze_mat4_t *m)
 {
     memcpy(dst, m, sizeof(float) * 16);
+}
+
+/* The determinant of the world matrix's upper 3x3: negative when it
+ * mirrors. */
+static float det3(const ze_mat4_t *w)
+{
+    const float(*m)[4] = w->m;
+    return m[0][0] * (m[1][1] * m[2][2] - m[2][1] * m[1][2]) -
+           m[1][0] * (m[0][1] * m[2][2] - m[2][1] * m[0][2]) +
+           m[2][0] * (m[0][1] * m[1][2] - m[1][1] * m[0][2]);
 }
 
 static uint32_t count_draws(ze_vk_backend_t *b, const ze_render_state_t *s)
@@ -238,7 +251,8 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
         .params = {0.0f, 0.5f, 1.0f, 0.5f},
         .tex = {ZE_VK_TEX_NONE, ZE_VK_TEX_NONE, ZE_VK_TEX_NONE, 0},
     };
-    uint32_t nmat = 1, n = 0;
+    uint32_t nmat = 1, n = 0, per[ZE_VK_FACE_CLASSES] = {0};
+    uint32_t stride = f->draw_capacity;
     for (uint32_t i = 0; i < s->instance_count && draws; i++) {
         const ze_render_instance_t *in = &s->instances[i];
         const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &in->mesh);
@@ -248,6 +262,7 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
         if (!ze_mat4_inverse(in->world, &inv))
             inv = ze_mat4_identity();
         nrm = ze_mat4_transpose(inv);
+        bool mirrored = det3(&in->world) < 0.0f;
         for (uint32_t k = 0; k < m->submesh_count && n < draws; k++) {
             const ze_vk_submesh_t *sm = &m->submeshes[k];
             ze_uuid_t mu = ze_uuid_is_nil(in->material) ? sm->material : in->material;
@@ -255,7 +270,10 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
             mat_copy(gd[n].normal, &nrm);
             gd[n].material = material_index(b, mu, mats, &nmat);
             memcpy(gd[n].sphere, sm->sphere, sizeof sm->sphere);
-            cmds[n] = (VkDrawIndexedIndirectCommand){
+            uint32_t cls = (mats[gd[n].material].tex[3] & ZE_VK_MAT_DOUBLE_SIDED) ? ZE_VK_FACES_BOTH
+                           : mirrored ? ZE_VK_FACES_FRONT_CW
+                                      : ZE_VK_FACES_FRONT_CCW;
+            cmds[cls * stride + per[cls]++] = (VkDrawIndexedIndirectCommand){
                 .indexCount = sm->index_count,
                 .instanceCount = 1,
                 .firstIndex = (uint32_t)m->index_first + sm->index_offset,
@@ -265,11 +283,20 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
             n++;
         }
     }
-    *(uint32_t *)(base + l.count) = n;
-    ((ze_vk_gpu_frame_t *)base)->counts[1] = n;
-    f->draws = (ze_vk_draw_list_t){f->data.buffer, l.indirect, l.count, n};
-    if (b->cull && n)
-        *(uint32_t *)f->visible_count.map = 0; /* the cull pass counts from here */
+    ze_vk_gpu_frame_t *gf = (ze_vk_gpu_frame_t *)base;
+    f->draws = (ze_vk_draw_list_t){.buffer = f->data.buffer,
+                                   .indirect = l.indirect,
+                                   .count = l.count,
+                                   .stride = stride,
+                                   .draws = n};
+    for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++) {
+        ((uint32_t *)(base + l.count))[k] = per[k];
+        gf->counts[1 + k] = per[k];
+        f->draws.class_draws[k] = per[k];
+        if (b->cull)
+            ((uint32_t *)f->visible_count.map)[k] = 0; /* the cull pass counts from here */
+    }
+    gf->ranges[0] = stride;
     f->count_pending = true;
     return ZE_OK;
 }
@@ -279,8 +306,11 @@ void ze__vk_draws_retire(ze_vk_backend_t *b, ze_vk_frame_t *f)
     if (!f->count_pending)
         return;
     f->count_pending = false;
-    uint32_t n = f->draws.draws;
-    uint32_t visible = b->cull && n ? *(const uint32_t *)f->visible_count.map : n;
+    uint32_t n = f->draws.draws, visible = n;
+    if (b->cull && n) {
+        const uint32_t *c = (const uint32_t *)f->visible_count.map;
+        visible = c[0] + c[1] + c[2];
+    }
     atomic_store_explicit(&b->last_draws, n, memory_order_relaxed);
     atomic_store_explicit(&b->last_draws_visible, visible < n ? visible : n, memory_order_relaxed);
 }

@@ -135,12 +135,27 @@ typedef struct ze_vk_image_t {
 
 /* ------------------------------------------------------------- frames */
 
+/* How a draw's triangles are culled by the rasteriser: a single-sided
+ * material culls back faces, whose winding flips when the world matrix
+ * mirrors (a negative determinant, glTF 3.7.4); a double-sided one culls
+ * none. Each class is its own range of commands and its own draw. */
+typedef enum ze_vk_face_class {
+    ZE_VK_FACES_FRONT_CCW = 0,
+    ZE_VK_FACES_FRONT_CW, /* mirrored */
+    ZE_VK_FACES_BOTH,     /* double-sided */
+    ZE_VK_FACE_CLASSES
+} ze_vk_face_class;
+
 /* The frame's draws: candidates (host-visible, in f->data) or, culled, the
- * visible ones (device-local, compacted by the cull pass). */
+ * visible ones (device-local, compacted by the cull pass). Class k's
+ * commands start at indirect + k * stride commands, its count at
+ * count + 4 k. */
 typedef struct ze_vk_draw_list_t {
     VkBuffer buffer;
-    VkDeviceSize indirect, count; /* offsets of the commands, the count */
-    uint32_t draws;               /* candidates: the most the count can say */
+    VkDeviceSize indirect, count; /* offsets of the commands, the counts */
+    uint32_t stride;              /* commands per class range */
+    uint32_t draws;               /* candidates: the most the counts can say */
+    uint32_t class_draws[ZE_VK_FACE_CLASSES];
 } ze_vk_draw_list_t;
 
 typedef struct ze_vk_frame_t {
@@ -375,13 +390,14 @@ typedef struct ze_vk_gpu_frame_t {
     float sky[4];         /* rgb linear, w = ambient strength */
     float light_dir[4];   /* xyz direction light travels, w = 1 when present */
     float light_color[4]; /* rgb * intensity */
-    uint32_t counts[4];   /* x = point lights, y = candidate draws */
+    uint32_t counts[4];   /* x = point lights, y, z, w = candidates per face class */
     float point_pos[ZE_VK_MAX_POINT_LIGHTS][4];   /* xyz, w = range (0 = none) */
     float point_color[ZE_VK_MAX_POINT_LIGHTS][4]; /* rgb * intensity */
     /* the view frustum, world space: inside when dot(xyz, p) + w >= 0;
        left, right, bottom, top, near, far (normalised; a degenerate plane
        is (0, 0, 0, 1): everything inside) */
     float planes[6][4];
+    uint32_t ranges[4]; /* x = commands per class range (the cull pass) */
 } ze_vk_gpu_frame_t;
 
 typedef struct ze_vk_gpu_material_t {

@@ -66,9 +66,12 @@ static ze_result forward_pipeline(ze_vk_backend_t *b, forward_t *fw)
         .viewportCount = 1,
         .scissorCount = 1,
     };
-    /* No culling: double-sided and single-sided materials alike (the
-       fragment shader flips back-facing normals). Projections are y-down,
-       so glTF's counter-clockwise front faces stay counter-clockwise. */
+    /* Cull mode and front face are dynamic: back faces culled for
+       single-sided materials, the front face clockwise for mirrored
+       instances, none culled for double-sided ones (whose back faces the
+       fragment shader shades with flipped normals); one draw per class
+       (vk_draws.c). Projections are y-down, so glTF's counter-clockwise
+       front faces stay counter-clockwise. */
     VkPipelineRasterizationStateCreateInfo rs = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
         .polygonMode = VK_POLYGON_MODE_FILL,
@@ -92,10 +95,11 @@ static ze_result forward_pipeline(ze_vk_backend_t *b, forward_t *fw)
         .attachmentCount = 1,
         .pAttachments = &att,
     };
-    VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkDynamicState dyn[4] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR,
+                             VK_DYNAMIC_STATE_CULL_MODE, VK_DYNAMIC_STATE_FRONT_FACE};
     VkPipelineDynamicStateCreateInfo dy = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-        .dynamicStateCount = 2,
+        .dynamicStateCount = 4,
         .pDynamicStates = dyn,
     };
     VkFormat color = HDR_FORMAT;
@@ -179,9 +183,13 @@ static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)
     forward_t *fw = ctx->state;
     const ze_render_state_t *s = ctx->scene;
     ze_vk_draw_list_t dl = ctx->f->draws;
-    if (fw->culled)
-        dl = (ze_vk_draw_list_t){
-            .buffer = ctx->f->visible.buffer, .indirect = 0, .count = 0, .draws = dl.draws};
+    VkBuffer count = dl.buffer;
+    if (fw->culled) {
+        dl.buffer = ctx->f->visible.buffer;
+        dl.indirect = 0;
+        dl.count = 0;
+        count = ctx->f->visible_count.buffer;
+    }
     const ze_vk_image_t *hdr = &ze__vk_graph_res(b, fw->hdr)->image;
     const ze_vk_image_t *depth = &ze__vk_graph_res(b, fw->depth)->image;
     VkCommandBuffer cmd = ctx->cmd;
@@ -224,9 +232,21 @@ static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)
         VkDeviceSize zero = 0;
         vkCmdBindVertexBuffers(cmd, 0, 1, &b->vb.buffer, &zero);
         vkCmdBindIndexBuffer(cmd, b->ib.buffer, 0, VK_INDEX_TYPE_UINT32);
-        VkBuffer count = fw->culled ? ctx->f->visible_count.buffer : dl.buffer;
-        vkCmdDrawIndexedIndirectCount(cmd, dl.buffer, dl.indirect, count, dl.count, dl.draws,
-                                      sizeof(VkDrawIndexedIndirectCommand));
+        static const VkCullModeFlags cull[ZE_VK_FACE_CLASSES] = {
+            VK_CULL_MODE_BACK_BIT, VK_CULL_MODE_BACK_BIT, VK_CULL_MODE_NONE};
+        static const VkFrontFace front[ZE_VK_FACE_CLASSES] = {VK_FRONT_FACE_COUNTER_CLOCKWISE,
+                                                              VK_FRONT_FACE_CLOCKWISE,
+                                                              VK_FRONT_FACE_COUNTER_CLOCKWISE};
+        const VkDeviceSize cmd_size = sizeof(VkDrawIndexedIndirectCommand);
+        for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++) {
+            if (!dl.class_draws[k])
+                continue;
+            vkCmdSetCullMode(cmd, cull[k]);
+            vkCmdSetFrontFace(cmd, front[k]);
+            vkCmdDrawIndexedIndirectCount(cmd, dl.buffer, dl.indirect + k * dl.stride * cmd_size,
+                                          count, dl.count + k * sizeof(uint32_t), dl.class_draws[k],
+                                          (uint32_t)cmd_size);
+        }
     }
     vkCmdEndRendering(cmd);
     return ZE_OK;

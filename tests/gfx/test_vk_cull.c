@@ -15,8 +15,13 @@
  *     scales): the visible count equals the reference's;
  *   - culling on and off give the same picture (culled instances were
  *     outside the view: nothing visible is lost);
- *   - the candidate buffers grow (a few draws, then thousands);
- *   - no camera: nothing is drawn. */
+ *   - the candidate buffers grow (a few draws, then hundreds);
+ *   - no camera: nothing is drawn;
+ * and the rasteriser's face culling: back faces of single-sided materials
+ * are culled, with the winding flipped for a mirrored instance (a
+ * negative determinant: it looks like the unmirrored one, not like its
+ * inside), none for double-sided materials (seen from inside a sphere:
+ * single-sided shows nothing, double-sided its inner wall). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,7 +46,7 @@ typedef struct fixture_t {
     ze_allocator_t alloc;
     uint8_t *mesh_bytes;
     size_t mesh_size;
-    ze_asset_data_t mesh, material;
+    ze_asset_data_t mesh, material, double_sided;
     double centre[3], radius; /* the submesh's bounding sphere, local */
 } fixture_t;
 
@@ -67,6 +72,10 @@ static int setup(void **state)
     if (!sphere_assets(f.alloc, false, uuid_n(1), uuid_n(2), &f.mesh_bytes, &f.mesh_size, &f.mesh,
                        &f.material))
         return -1;
+    f.double_sided = f.material;
+    f.double_sided.uuid = uuid_n(3);
+    f.double_sided.as.material.uuid = f.double_sided.uuid;
+    f.double_sided.as.material.double_sided = true;
     ze_zemesh_submesh_t sm;
     ze_asset_zemesh_submesh(&f.mesh.as.mesh, 0, &sm);
     double half[3] = {((double)sm.max.x - sm.min.x) / 2, ((double)sm.max.y - sm.min.y) / 2,
@@ -97,6 +106,7 @@ static ze_render_backend_t *make(fixture_t *f, ze_render_cull_mode mode)
     assert_true(ze_render_backend_stats(b).validation_enabled);
     assert_int_equal(ze_render_backend_asset_ready(b, &f->mesh), ZE_OK);
     assert_int_equal(ze_render_backend_asset_ready(b, &f->material), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_ready(b, &f->double_sided), ZE_OK);
     return b;
 }
 
@@ -437,6 +447,81 @@ static void test_growth_and_no_camera(void **state)
     ze_render_backend_destroy(b);
 }
 
+static size_t clear_pixels(const uint8_t *px, const uint8_t *clear)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < (size_t)W * H; i++)
+        n += memcmp(&px[i * 4], clear, 3) == 0;
+    return n;
+}
+
+/* A mirrored single-sided sphere looks like the unmirrored one (the mesh
+ * is symmetric in x): its front faces are clockwise now, and culling them
+ * as back faces would show its inside, shaded like a bowl. */
+static void test_mirrored_instance_keeps_its_front_faces(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_DEFAULT);
+    scene_t sc;
+    scene_init(f, &sc, 1);
+    static uint8_t plain[W * H * 4], mirrored[W * H * 4];
+    ze_mat4_t w = ze_mat4_from_trs((ze_vec3_t){0, 0, 0}, (ze_quat_t){0, 0, 0, 1},
+                                   (ze_vec3_t){1.5f, 1.5f, 1.5f});
+    scene_add(&sc, w);
+    render(b, &sc, plain);
+    sc.inst[0].world = ze_mat4_from_trs((ze_vec3_t){0, 0, 0}, (ze_quat_t){0, 0, 0, 1},
+                                        (ze_vec3_t){-1.5f, 1.5f, 1.5f});
+    render(b, &sc, mirrored);
+    uint64_t sum = 0, differing = 0;
+    for (size_t i = 0; i < (size_t)W * H; i++) {
+        int worst = 0;
+        for (int c = 0; c < 3; c++) {
+            int d = abs((int)plain[i * 4 + c] - (int)mirrored[i * 4 + c]);
+            sum += (uint64_t)d;
+            worst = d > worst ? d : worst;
+        }
+        differing += worst > 8;
+    }
+    double mean = (double)sum / ((double)W * H * 3);
+    print_message("mirrored vs plain: %llu pixels differ by more than 8, mean %.3f; sphere covers "
+                  "%zu pixels\n",
+                  (unsigned long long)differing, mean, (size_t)W * H - clear_pixels(plain, plain));
+    assert_true((size_t)W * H - clear_pixels(plain, plain) > (size_t)W * H / 10);
+    assert_true(differing * 200 < (uint64_t)W * H);
+    assert_true(mean < 1.0);
+    scene_free(f, &sc);
+    ze_render_backend_destroy(b);
+}
+
+/* From inside a sphere: single-sided, every face is a back face (nothing
+ * drawn but the sky); double-sided, the inner wall fills the view. */
+static void test_inside_a_sphere_single_and_double_sided(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_DEFAULT);
+    scene_t sc;
+    scene_init(f, &sc, 1);
+    static uint8_t px[W * H * 4];
+    ze_mat4_t w = ze_mat4_from_trs(EYE, (ze_quat_t){0, 0, 0, 1}, (ze_vec3_t){4, 4, 4});
+    scene_add(&sc, w);
+    sc.sun.direction = (ze_vec3_t){0, 0, -1}; /* the wall the camera faces is lit from behind it */
+    ze_render_stats_t st = render(b, &sc, px);
+    assert_int_equal(st.last_draws_visible, 1); /* the camera is inside: not frustum-culled */
+    uint8_t clear[3];
+    memcpy(clear, px, 3);
+    size_t single = clear_pixels(px, clear);
+    sc.inst[0].material = uuid_n(3);
+    render(b, &sc, px);
+    size_t both = clear_pixels(px, clear);
+    print_message("inside a sphere: %zu of %u pixels show the sky single-sided, %zu "
+                  "double-sided\n",
+                  single, W * H, both);
+    assert_int_equal(single, (size_t)W * H);
+    assert_true(both < (size_t)W * H / 100);
+    scene_free(f, &sc);
+    ze_render_backend_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +529,8 @@ int main(void)
         cmocka_unit_test(test_random_scenes_match_reference),
         cmocka_unit_test(test_culling_on_and_off_same_image),
         cmocka_unit_test(test_growth_and_no_camera),
+        cmocka_unit_test(test_mirrored_instance_keeps_its_front_faces),
+        cmocka_unit_test(test_inside_a_sphere_single_and_double_sided),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

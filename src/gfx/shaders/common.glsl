@@ -11,10 +11,11 @@ layout(std140, set = 1, binding = 0) uniform Frame {
     vec4 sky;         // rgb linear, w = ambient strength
     vec4 light_dir;   // xyz: direction the light travels; w = 1 when present
     vec4 light_color; // rgb * intensity
-    uvec4 counts;     // x = point lights, y = candidate draws
+    uvec4 counts;     // x = point lights, y, z, w = candidate draws per face class
     vec4 point_pos[MAX_POINT_LIGHTS];   // xyz, w = range (0 = unbounded)
     vec4 point_color[MAX_POINT_LIGHTS]; // rgb * intensity
     vec4 planes[6]; // world space, inside when dot(xyz, p) + w >= 0
+    uvec4 ranges;   // x = commands per face-class range
 } frame;
 
 struct Material {

@@ -7,6 +7,9 @@
 // range with one global atomic, so the count buffer (host-visible, read
 // back for the statistics) sees one atomic per group, not per draw. The
 // order of the ranges between groups is not fixed; within a group it is.
+// The candidates come in three ranges (face classes: front counter-
+// clockwise, front clockwise, double-sided), workgroup row y = the class;
+// each is compacted into the same range of `visible` with its own count.
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -21,15 +24,15 @@ struct Command {
 
 layout(std430, set = 1, binding = 3) readonly buffer Candidates { Command candidates[]; };
 layout(std430, set = 1, binding = 4) writeonly buffer Visible { Command visible[]; };
-layout(std430, set = 1, binding = 5) buffer VisibleCount { uint visible_count; };
+layout(std430, set = 1, binding = 5) buffer VisibleCount { uint visible_count[3]; };
 
 shared uint group_count;
 shared uint group_base;
 
-bool inside(uint i)
+bool inside(uint idx)
 {
     // only the fields the test needs (not the whole 160-byte record)
-    uint k = candidates[i].first_instance;
+    uint k = candidates[idx].first_instance;
     mat4 w = draws[k].world;
     vec4 sphere = draws[k].sphere;
     vec3 c = (w * vec4(sphere.xyz, 1.0)).xyz;
@@ -44,15 +47,18 @@ bool inside(uint i)
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
+    uint cls = gl_WorkGroupID.y;
+    uint range = cls * frame.ranges.x;
+    uint n = cls == 0 ? frame.counts.y : cls == 1 ? frame.counts.z : frame.counts.w;
     if (gl_LocalInvocationIndex == 0)
         group_count = 0;
     barrier();
-    bool vis = i < frame.counts.y && inside(i);
+    bool vis = i < n && inside(range + i);
     uint slot = vis ? atomicAdd(group_count, 1) : 0;
     barrier();
     if (gl_LocalInvocationIndex == 0)
-        group_base = group_count > 0 ? atomicAdd(visible_count, group_count) : 0;
+        group_base = group_count > 0 ? atomicAdd(visible_count[cls], group_count) : 0;
     barrier();
     if (vis)
-        visible[group_base + slot] = candidates[i];
+        visible[range + group_base + slot] = candidates[range + i];
 }
