@@ -297,6 +297,12 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
             ((uint32_t *)f->visible_count.map)[k] = 0; /* the cull pass counts from here */
     }
     gf->ranges[0] = stride;
+    uint32_t g0 = (per[0] + ZE_VK_CULL_GROUP - 1) / ZE_VK_CULL_GROUP;
+    uint32_t g1 = (per[1] + ZE_VK_CULL_GROUP - 1) / ZE_VK_CULL_GROUP;
+    uint32_t g2 = (per[2] + ZE_VK_CULL_GROUP - 1) / ZE_VK_CULL_GROUP;
+    gf->ranges[1] = g0;
+    gf->ranges[2] = g0 + g1;
+    f->draws.cull_groups = g0 + g1 + g2;
     f->count_pending = true;
     return ZE_OK;
 }

@@ -139,6 +139,8 @@ typedef struct ze_vk_image_t {
  * material culls back faces, whose winding flips when the world matrix
  * mirrors (a negative determinant, glTF 3.7.4); a double-sided one culls
  * none. Each class is its own range of commands and its own draw. */
+enum { ZE_VK_CULL_GROUP = 64 }; /* cull.comp's local_size_x */
+
 typedef enum ze_vk_face_class {
     ZE_VK_FACES_FRONT_CCW = 0,
     ZE_VK_FACES_FRONT_CW, /* mirrored */
@@ -156,6 +158,7 @@ typedef struct ze_vk_draw_list_t {
     uint32_t stride;              /* commands per class range */
     uint32_t draws;               /* candidates: the most the counts can say */
     uint32_t class_draws[ZE_VK_FACE_CLASSES];
+    uint32_t cull_groups; /* the cull pass's workgroups */
 } ze_vk_draw_list_t;
 
 typedef struct ze_vk_frame_t {
@@ -397,7 +400,9 @@ typedef struct ze_vk_gpu_frame_t {
        left, right, bottom, top, near, far (normalised; a degenerate plane
        is (0, 0, 0, 1): everything inside) */
     float planes[6][4];
-    uint32_t ranges[4]; /* x = commands per class range (the cull pass) */
+    /* x = commands per class range; y, z: the cull pass's first workgroup
+       of classes 1 and 2 (the groups of one flat dispatch, 64 draws each) */
+    uint32_t ranges[4];
 } ze_vk_gpu_frame_t;
 
 typedef struct ze_vk_gpu_material_t {

@@ -14,8 +14,6 @@
 
 #include "gfx/vk_internal.h"
 
-enum { GROUP = 64 }; /* cull.comp's local_size_x */
-
 typedef struct cull_t {
     VkPipelineLayout layout;
     VkPipeline pipeline;
@@ -77,17 +75,14 @@ static void cull_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass
 static ze_result cull_record(const ze_vk_pass_ctx_t *ctx)
 {
     cull_t *c = ctx->state;
-    const ze_vk_draw_list_t *dl = &ctx->f->draws;
-    uint32_t n = 0; /* the largest class: the dispatch's width */
-    for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++)
-        n = dl->class_draws[k] > n ? dl->class_draws[k] : n;
-    if (!n)
+    uint32_t groups = ctx->f->draws.cull_groups;
+    if (!groups)
         return ZE_OK;
     VkCommandBuffer cmd = ctx->cmd;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->layout, 1, 1, &ctx->f->set, 0,
                             NULL);
-    vkCmdDispatch(cmd, (n + GROUP - 1) / GROUP, ZE_VK_FACE_CLASSES, 1);
+    vkCmdDispatch(cmd, groups, 1, 1);
     return ZE_OK;
 }
 

@@ -314,8 +314,9 @@ static float uniform(ze_rng_t *rng, float lo, float hi)
 
 /* Random scenes: half the instances straddle a random plane (within two
  * radii of it), the rest anywhere in a box around the frustum; random
- * rotations and non-uniform scales. The GPU's count equals the
- * reference's. */
+ * rotations and non-uniform scales, a third mirrored and a third
+ * double-sided (the three face classes are culled as three ranges of one
+ * dispatch). The GPU's count equals the reference's. */
 static void test_random_scenes_match_reference(void **state)
 {
     fixture_t *f = *state;
@@ -356,8 +357,13 @@ static void test_random_scenes_match_reference(void **state)
             double margin;
             (void)reference_visible(f, &fr, &w, &margin);
             if (margin < 0.01)
-                continue; /* too close to call in float: placed again */
+                continue;                   /* too close to call in float: placed again */
+            if (ze_rng_below(&rng, 3) == 0) /* mirrored: x scale negated */
+                for (int k = 0; k < 4; k++)
+                    w.m[0][k] = -w.m[0][k];
             scene_add(&sc, w);
+            if (ze_rng_below(&rng, 3) == 0)
+                sc.inst[sc.s.instance_count - 1].material = uuid_n(3); /* double-sided */
         }
         uint32_t want = reference_count(f, &sc);
         ze_render_stats_t st = render(b, &sc, NULL);

@@ -15,7 +15,7 @@ layout(std140, set = 1, binding = 0) uniform Frame {
     vec4 point_pos[MAX_POINT_LIGHTS];   // xyz, w = range (0 = unbounded)
     vec4 point_color[MAX_POINT_LIGHTS]; // rgb * intensity
     vec4 planes[6]; // world space, inside when dot(xyz, p) + w >= 0
-    uvec4 ranges;   // x = commands per face-class range
+    uvec4 ranges;   // x = commands per face-class range; y, z: first cull group of classes 1, 2
 } frame;
 
 struct Material {

@@ -8,8 +8,10 @@
 // back for the statistics) sees one atomic per group, not per draw. The
 // order of the ranges between groups is not fixed; within a group it is.
 // The candidates come in three ranges (face classes: front counter-
-// clockwise, front clockwise, double-sided), workgroup row y = the class;
-// each is compacted into the same range of `visible` with its own count.
+// clockwise, front clockwise, double-sided), each compacted into the same
+// range of `visible` with its own count. One flat dispatch: a class's
+// groups follow the previous class's (frame.ranges.y, .z: the first group
+// of classes 1 and 2), so no group is spent on an empty class.
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -46,8 +48,10 @@ bool inside(uint idx)
 
 void main()
 {
-    uint i = gl_GlobalInvocationID.x;
-    uint cls = gl_WorkGroupID.y;
+    uint g = gl_WorkGroupID.x;
+    uint cls = g < frame.ranges.y ? 0 : g < frame.ranges.z ? 1 : 2;
+    uint first = cls == 0 ? 0 : cls == 1 ? frame.ranges.y : frame.ranges.z;
+    uint i = (g - first) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     uint range = cls * frame.ranges.x;
     uint n = cls == 0 ? frame.counts.y : cls == 1 ? frame.counts.z : frame.counts.w;
     if (gl_LocalInvocationIndex == 0)
