@@ -958,12 +958,41 @@ ze_result ze_world_load(ze_world_t *w, const void *data, size_t size);
  * malformed JSON or wrong types fail with nothing applied (reported at
  * ERROR). `report` (optional) counts them. */
 typedef struct ze_scene_report_t {
-    uint32_t problems; /* found (each reported, up to 16) */
-    uint32_t entities; /* loaded */
+    uint32_t problems;   /* found (each reported, up to 16) */
+    uint32_t entities;   /* loaded */
+    uint32_t unresolved; /* names the kernel's resolver did not resolve (see below) */
 } ze_scene_report_t;
 ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out);
 ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len,
                              ze_scene_report_t *report);
+
+/* Names for UUID fields. The ECS does not know what a uuid stands for; a
+ * hook set on the kernel may let scene files name it instead (the engine
+ * sets one that reads asset references, "/models/crate.gltf#mesh/0").
+ * Load: a UUID field's string that is not a uuid goes to `resolve` (without
+ * a hook it is a type error); when it does not resolve, the hook reports why
+ * (once, through its own sink, with what ctx names), the field is left nil,
+ * the load goes on and report.unresolved counts it. Save: `name` may give
+ * the text to write instead of a uuid (NUL-terminated, at most cap - 1
+ * bytes); false writes the uuid. A name must resolve back to its uuid, so
+ * that save -> load -> save stays byte-identical. Main thread, like loads
+ * and saves. */
+enum { ZE_SCENE_NAME_MAX = 1024 };
+typedef struct ze_scene_name_ctx_t {
+    ze_world_t *world;
+    const char *json_path;   /* "$.entities[4].components.Mesh.mesh" */
+    ze_uuid_t entity;        /* the entity's uuid in the file */
+    const char *entity_name; /* its Name in the file, NULL when it has none */
+    const char *component, *field;
+} ze_scene_name_ctx_t;
+typedef struct ze_scene_names_t {
+    ze_result (*resolve)(void *user, const ze_scene_name_ctx_t *ctx, const char *name, size_t len,
+                         ze_uuid_t *out);
+    bool (*name)(void *user, ze_uuid_t uuid, char *buf, size_t cap);
+    void *user;
+} ze_scene_names_t;
+/* Set (a copy is kept) or clear (NULL) the kernel's names. */
+void ze_kernel_set_scene_names(ze_kernel_t *k, const ze_scene_names_t *names);
 
 /* The scene file writer behind ze_scene_save_json, for tools that write
  * scene files without a world (the asset cooker): the same calls give the

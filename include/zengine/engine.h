@@ -369,8 +369,26 @@ ze_ui_t *ze_engine_ui(ze_engine_t *e);
 bool ze_engine_ui_wants_mouse(const ze_engine_t *e);
 bool ze_engine_ui_wants_keyboard(const ze_engine_t *e);
 /* Replace the main world's entities with a scene file (VFS path); Mesh
- * components get render instances and their assets are acquired. */
+ * components get render instances and their assets are acquired. Asset
+ * fields (Mesh.mesh, Material.material, any UUID field) may name assets by
+ * path: "/models/crate.gltf#mesh/0" (zengine/asset.h, "references by
+ * path"); one that does not resolve is reported once, naming the entity,
+ * component and reference, and counts in unresolved_assets (the run fails). */
 ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path);
+/* Write the main world as a scene file (VFS path, written atomically). UUID
+ * fields the asset registry can name are written as references by path
+ * ("/models/crate.gltf#mesh/0"), others as uuids. */
+ze_result ze_engine_save_scene(ze_engine_t *e, const char *vfs_path);
+/* The uuid of an asset reference: a path with a sub-asset
+ * ("/models/crate.gltf#mesh/0"), a path alone (the file's own uuid), or a
+ * uuid string. A project file the registry does not know yet is registered
+ * (its .meta read, or written) and queued for import. ZE_ERR_PARSE,
+ * ZE_ERR_NOT_FOUND...: reported once per reference (ERROR) and counted in
+ * unresolved_assets; *out is nil. */
+ze_result ze_engine_asset_uuid(ze_engine_t *e, const char *ref, ze_uuid_t *out);
+/* The reverse: the reference files use for a uuid the registry can name;
+ * false (buf "") otherwise. */
+bool ze_engine_asset_ref(ze_engine_t *e, ze_uuid_t uuid, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }
