@@ -1031,6 +1031,32 @@ void ze_scene_writer_real(ze_scene_writer_t *s, double v, bool f32);
 void ze_scene_writer_uuid(ze_scene_writer_t *s, ze_uuid_t u);
 void ze_scene_writer_text(ze_scene_writer_t *s, const char *text);
 
+/* ---------------------------------------------------------------- prefabs */
+
+/* A prefab: entities copied out of a world as a template, instantiated any
+ * number of times into worlds of the same kernel (the engine builds them
+ * from scene files and from a model's cooked node hierarchy: ze_engine_spawn).
+ * Every component is copied (through its copy hook) except UUID and
+ * transient ones: an instance is new entities. Reflected ENTITY fields
+ * (Parent, and a game's own) that point at an entity of the template point
+ * at the instance's copy of it; those pointing elsewhere become null. A
+ * component that keeps handles in raw, unreflected bytes is copied as it
+ * is. Main thread; a prefab is immutable and may outlive its source world. */
+typedef struct ze_prefab_t ze_prefab_t;
+/* Every alive entity of `src`, in index order. */
+ze_result ze_prefab_create(ze_world_t *src, ze_prefab_t **out);
+void ze_prefab_destroy(ze_prefab_t *p);
+uint32_t ze_prefab_entity_count(const ze_prefab_t *p);
+/* New entities in `w`, one per prefab entity (`out`, optional, receives
+ * them in prefab order: ze_prefab_entity_count entries). The prefab's roots
+ * (entities without a Parent inside it) get Parent = `parent` unless it is
+ * null. ZE_ERR_STATE inside an iteration or a parallel wave (record a
+ * ze_cmd_spawn whose callback instantiates instead: the engine's spawn does),
+ * ZE_ERR_DENIED by the group write policy, ZE_ERR_NOT_FOUND for a dead
+ * `parent`; on failure no entity of the instance is left. */
+ze_result ze_prefab_instantiate(ze_world_t *w, const ze_prefab_t *p, ze_entity_t parent,
+                                ze_entity_t *out);
+
 /* --------------------------------------------------------------- services */
 
 /* The kernel's configuration, inherited by every world. */

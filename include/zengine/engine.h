@@ -390,6 +390,37 @@ ze_result ze_engine_asset_uuid(ze_engine_t *e, const char *ref, ze_uuid_t *out);
  * false (buf "") otherwise. */
 bool ze_engine_asset_ref(ze_engine_t *e, ze_uuid_t uuid, char *buf, size_t cap);
 
+/* Spawning from code: `count` instances of a model's node hierarchy (its
+ * cook's scene/0) or of a prefab (a scene file used as a template). Each
+ * instance is a root entity — Transform = its spawn transform, Name = the
+ * file's stem, Parent = `parent` when set — with the template's entities
+ * below it, their own local transforms and links kept (a model's cameras
+ * are never main). */
+typedef struct ze_spawn_desc_t {
+    const char *asset; /* "/models/crate.gltf" or "/prefabs/tower.scene.json" */
+    uint32_t count;    /* instances; 0 = 1 */
+    /* Root transforms: transforms[i] for instance i when set, else
+     *transform for every one, else the identity. */
+    const ze_transform_t *transforms;
+    const ze_transform_t *transform;
+    ze_entity_t parent; /* optional: the roots' parent (an alive entity) */
+    /* Record into these commands: a system passes its t->cmds (declare
+       uses_commands), which makes the call safe on any thread; the
+       instances appear when the commands apply. NULL: spawn now (main
+       thread, not from a parallel wave). */
+    ze_commands_t *cmds;
+    /* Optional, `count` entries: each instance's root (pending handles of
+       `cmds` when recorded, usable by its later commands). */
+    ze_entity_t *roots;
+} ze_spawn_desc_t;
+/* The template is read once per run, at first use: when the model is not
+ * cooked yet (its first run) it is imported first and the roots get their
+ * children at the end of a later main-loop iteration. An asset that cannot
+ * be spawned (no such file, a failed import, a model without nodes) is
+ * reported once and counts in unresolved_assets (the run fails).
+ * ZE_ERR_INVALID_ARG, ZE_ERR_OUT_OF_MEMORY, or what the world refused. */
+ze_result ze_engine_spawn(ze_engine_t *e, const ze_spawn_desc_t *desc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -99,8 +99,9 @@ static ze_result resolve(ze_engine_t *e, const char *ref, size_t len, ze_uuid_t 
     return ZE_OK;
 }
 
-/* Report an unresolved reference once per run, and count it. */
-static void unresolved(ze_engine_t *e, const char *ref, size_t len, const char *who, ze_result r,
+/* Report an unresolved reference once per run ("<ref>: <what>: <why>"),
+ * and count it. */
+static void unresolved(ze_engine_t *e, const char *ref, size_t len, const char *what, ze_result r,
                        const char *why)
 {
     char key[ZE_ASSET_REF_MAX];
@@ -113,8 +114,8 @@ static void unresolved(ze_engine_t *e, const char *ref, size_t len, const char *
     ze__asset_ref_t rec;
     memcpy(rec.ref, key, n + 1);
     (void)ze_array_push(&e->unresolved_refs, &rec);
-    ze_diag(&e->diag, ZE_LOG_ERROR, r == ZE_OK ? ZE_ERR_NOT_FOUND : r, "engine", key,
-            "asset reference of %s does not resolve: %s", who, why);
+    ze_diag(&e->diag, ZE_LOG_ERROR, r == ZE_OK ? ZE_ERR_NOT_FOUND : r, "engine", key, "%s: %s",
+            what, why);
 }
 
 /* A reference that resolved: kept by uuid, so that a scene saved before
@@ -130,7 +131,8 @@ static void remember(ze_engine_t *e, const char *ref, size_t len, ze_uuid_t u)
     memcpy(rec.ref, ref, len);
     rec.ref[len] = '\0';
     uint32_t i = e->ref_list.count;
-    if (ze_array_push(&e->ref_list, &rec) == ZE_OK && ze_hashmap_put(&e->ref_names, &u, &i) != ZE_OK)
+    if (ze_array_push(&e->ref_list, &rec) == ZE_OK &&
+        ze_hashmap_put(&e->ref_names, &u, &i) != ZE_OK)
         e->ref_list.count--;
 }
 
@@ -150,6 +152,12 @@ void ze__asset_refs_why(ze_engine_t *e, const char *ref, char *why, size_t cap)
         snprintf(why, cap, "its source was imported but provides no such asset");
 }
 
+void ze__asset_refs_report(ze_engine_t *e, const char *ref, const char *what, ze_result r,
+                           const char *why)
+{
+    unresolved(e, ref, strlen(ref), what, r, why);
+}
+
 static ze_result names_resolve(void *user, const ze_scene_name_ctx_t *ctx, const char *name,
                                size_t len, ze_uuid_t *out)
 {
@@ -159,12 +167,13 @@ static ze_result names_resolve(void *user, const ze_scene_name_ctx_t *ctx, const
     if (r == ZE_OK)
         remember(e, name, len, *out);
     if (r != ZE_OK) {
-        char who[400], us[ZE_UUID_STRING_LEN + 1];
+        char what[480], us[ZE_UUID_STRING_LEN + 1];
         ze_uuid_format(ctx->entity, us);
-        snprintf(who, sizeof who, "entity '%.64s' (%s), %.64s.%.64s (%.120s)",
-                 ctx->entity_name ? ctx->entity_name : "(unnamed)", us, ctx->component,
-                 ctx->field, ctx->json_path);
-        unresolved(e, name, len, who, r, why);
+        snprintf(what, sizeof what,
+                 "asset reference of entity '%.64s' (%s), %.64s.%.64s (%.120s) does not resolve",
+                 ctx->entity_name ? ctx->entity_name : "(unnamed)", us, ctx->component, ctx->field,
+                 ctx->json_path);
+        unresolved(e, name, len, what, r, why);
     }
     return r;
 }
@@ -212,7 +221,7 @@ ze_result ze_engine_asset_uuid(ze_engine_t *e, const char *ref, ze_uuid_t *out)
         remember(e, ref, len, *out);
     if (r != ZE_OK) {
         *out = (ze_uuid_t){{0}};
-        unresolved(e, ref, len, "the game (ze_engine_asset_uuid)", r, why);
+        unresolved(e, ref, len, "asset reference of ze_engine_asset_uuid does not resolve", r, why);
     }
     return r;
 }
