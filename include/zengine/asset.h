@@ -17,13 +17,19 @@
  * behind `zengine cook`, which imports one source and writes its artifacts
  * atomically.
  * the runtime side (end of this header): AssetRegistry, ImportCoordinator
- * (child-process isolation, priorities, hot reload), AssetManager.
- * Not yet: LODs.
- * Threads: every function is reentrant; an imported model belongs to one
- * thread at a time and is immutable once returned.
- * Memory: every call takes a ze_allocator_t (zero = the system allocator,
- * for tools and tests; the engine passes an owner allocator, e.g.
- * ZE_MEM_OWNER_IMPORT). A model is one allocation tree freed by
+ * (child-process isolation, priorities, hot reload), AssetManager, and
+ * references by path ("/models/crate.gltf#mesh/0" <-> uuid, through the
+ * registry).
+ * Not: the importers and writers themselves (zengine/cook.h: the runtime
+ * never links them). Not yet: LODs.
+ * Threads: the types' functions and the readers are reentrant; an imported
+ * model belongs to one thread at a time and is immutable once returned. The
+ * runtime (registry, coordinator, manager) belongs to the main thread unless
+ * a function says otherwise.
+ * Memory: the readers and cook results take a ze_allocator_t (zero = the
+ * system allocator, for tools and tests; the engine passes an owner
+ * allocator, e.g. ZE_MEM_OWNER_IMPORT); the runtime objects take the memory
+ * manager (owners Asset and Import). A model is one allocation tree freed by
  * ze_asset_model_destroy. jansson allocates its own parse trees internally.
  * Errors: recoverable failures return ze_result and report one line naming
  * the problem to the caller's diagnostics sink (ze_diag_sink_t), for glTF with the JSON pointer of

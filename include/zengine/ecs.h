@@ -1,5 +1,6 @@
 /* zengine/ecs.h — entities, components, queries, commands, systems, the
- * framework (kernel frame, groups, messages, bindings), snapshots, scene files.
+ * framework (kernel frame, groups, messages, bindings), snapshots, scene files,
+ * prefabs.
  *
  * What: a kernel holds the component registry, the memory manager and the job
  * system; worlds are created from it. An entity is a 64-bit handle (32-bit
@@ -13,7 +14,13 @@
  * in. Queries are cached per world, keyed by their full sets. Commands defer
  * structural changes. Systems (ze_system_add) run in the eight groups of the
  * frame, in dependency waves, in parallel on the job system where their
- * masks allow.
+ * masks allow. Scene files (JSON through the components' field reflection)
+ * and binary snapshots save and load worlds; prefabs copy entities out of a
+ * world and instantiate them again.
+ * Not: assets and rendering. A UUID field is a uuid to the ECS; names for
+ * them in scene files ("/models/crate.gltf#mesh/0") go through a hook the
+ * engine sets on the kernel (ze_kernel_set_scene_names). Render sync and
+ * physics live above (engine).
  * Threads: a world belongs to one thread (the main thread). Inside a parallel
  * wave, systems may read and write component values through their queries and
  * record commands into their own buffer (ze_tick_t.cmds); structural calls

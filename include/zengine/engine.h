@@ -33,12 +33,22 @@
  * Deterministic runs: with `frames` and `fixed_dt` set, a virtual clock
  * advances by fixed_dt per iteration, so iteration N's state is the same on
  * every run.
- * Threads: everything here runs on the main thread except where noted; the
- * hooks are called on the main thread.
+ * Assets: scene files and the C API name them by path
+ * ("/models/crate.gltf#mesh/0": ze_engine_asset_uuid); ze_engine_spawn
+ * instantiates a model's node hierarchy or a prefab N times, also from
+ * systems (through their commands).
+ * Not: the editor (--launchEditor is refused until it exists), physics,
+ * audio, scripting.
+ * Threads: everything here runs on the main thread except where noted
+ * (ze_engine_spawn with commands: any thread); the hooks are called on the
+ * main thread.
  * Memory: the engine's state comes from the Bootstrap owner; subsystems use
  * their own owners.
- * Errors: ze_result; ze_app_main returns a process exit status (0 ok, 1
- * runtime failure, 2 usage error).
+ * Errors: ze_result, and the reason through ze_app_desc_t.diag (the log by
+ * default). A run that did not do what was asked fails loudly: non-zero
+ * result, "ok": false in --stats, the cause in ze_run_report_t.error.
+ * ze_app_main returns a process exit status (0 ok, 1 runtime failure, 2
+ * usage error).
  */
 #ifndef ZENGINE_ENGINE_H
 #define ZENGINE_ENGINE_H

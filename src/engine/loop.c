@@ -63,6 +63,9 @@ void ze__loop_settle_assets(ze_engine_t *e, uint32_t timeout_ms)
 {
     if (!e->assets || !e->imports)
         return;
+    /* what on_initialized made (not only the start scene) holds its assets
+       now, so they are waited for too */
+    (void)ze__scene_reconcile(e);
     uint64_t t0 = ze_time_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000u;
     for (;;) {
         ze_vfs_tick(e->vfs);

@@ -46,10 +46,10 @@ typedef enum template_state {
 struct ze__spawn_template_t {
     ze_engine_t *engine;
     ze_path_t path;
-    bool model;            /* a source to cook (else a scene file) */
-    template_state state;  /* main thread */
-    ze_prefab_t *prefab;   /* READY */
-    ze_array_t waiting;    /* ze_entity_t roots to fill in (main thread) */
+    bool model;           /* a source to cook (else a scene file) */
+    template_state state; /* main thread */
+    ze_prefab_t *prefab;  /* READY */
+    ze_array_t waiting;   /* ze_entity_t roots to fill in (main thread) */
     char name[ZE_NAME_MAX];
 };
 
@@ -127,8 +127,8 @@ static ze_result template_build(ze_engine_t *e, ze__spawn_template_t *t, const c
     ze_result r = ze_scene_load_json(w, json, len, NULL); /* problems reported by the world */
     if (r == ZE_OK && t->model) {
         /* a model's cameras are not the game's main camera */
-        ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(ze_camera_t),
-                                                             .write = ZE_MASK(ze_camera_t)});
+        ze_query_t q = ze_query_create(
+            w, &(ze_query_desc_t){.with = ZE_MASK(ze_camera_t), .write = ZE_MASK(ze_camera_t)});
         ze_iter_t it = ze_query_iter(w, q);
         while (ze_query_next(&it)) {
             ze_camera_t *c = ze_field(&it, ze_camera_t);
@@ -160,8 +160,8 @@ static void template_load(ze_engine_t *e, ze__spawn_template_t *t)
         ze_uuid_t source;
         ze_result r = ze_import_register(e->imports, t->path.str, &source);
         if (r != ZE_OK) {
-            snprintf(why, sizeof why, "%s", r == ZE_ERR_NOT_FOUND ? "no such file in the project"
-                                                                  : ze_result_str(r));
+            snprintf(why, sizeof why, "%s",
+                     r == ZE_ERR_NOT_FOUND ? "no such file in the project" : ze_result_str(r));
             template_failed(e, t, r, why);
             return;
         }

@@ -141,7 +141,7 @@ static void test_instances_are_copies_with_their_own_links(void **state)
     assert_string_equal(ze_get(w, a[0], ze_name_t)->value, "root");
     assert_true(ze_get(w, a[0], ze_transform_t)->position.z == 3);
     assert_true(ze_entity_eq(ze_get(w, a[0], ze_parent_t)->parent, holder)); /* the root */
-    assert_false(ze_has(w, b[0], ze_parent_t));                               /* no holder */
+    assert_false(ze_has(w, b[0], ze_parent_t));                              /* no holder */
     assert_true(ze_entity_eq(ze_get(w, a[1], ze_parent_t)->parent, a[0]));
     assert_true(ze_entity_eq(ze_get(w, a[2], ze_parent_t)->parent, a[1]));
     assert_true(ze_entity_eq(ze_get(w, b[2], ze_parent_t)->parent, b[1]));

@@ -117,11 +117,10 @@ static ze_result on_init(ze_engine_t *e, void *user)
     ze_mask_t cam = ZE_MASK(ze_camera_t), light = ZE_MASK(ze_light_t);
     if (!ze_system_add(w, &(ze_system_desc_t){.name = "bystander", .fn = bystander, .reads = light})
              .id ||
-        !ze_system_add(w, &(ze_system_desc_t){.name = "spawner",
-                                              .fn = spawner,
-                                              .user = s,
-                                              .reads = cam,
-                                              .uses_commands = true})
+        !ze_system_add(
+             w,
+             &(ze_system_desc_t){
+                 .name = "spawner", .fn = spawner, .user = s, .reads = cam, .uses_commands = true})
              .id ||
         !ze_system_add(w, &(ze_system_desc_t){.name = "checker",
                                               .fn = checker,
@@ -229,7 +228,10 @@ static void on_closing(ze_engine_t *e, void *user)
                                                &(ze_gltf_desc_t){0}, &model, NULL),
                      ZE_OK);
     const ze_model_scene_t *scene = &model->scenes[model->default_scene];
-    check_t c = {.w = w, .model = model, .source = g_project.source, .kids = g_kids,
+    check_t c = {.w = w,
+                 .model = model,
+                 .source = g_project.source,
+                 .kids = g_kids,
                  .kid_count = g_kid_count};
     uint32_t roots = 0, late = 0;
     for (uint32_t idx = 0; idx < MAX_INDEX; idx++) {
