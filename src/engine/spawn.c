@@ -227,13 +227,25 @@ static void on_spawned(ze_world_t *w, ze_entity_t root, void *user)
         e->spawn.pending = true;
 }
 
+/* The i-th template, or NULL past the end: under the lock, since a thread
+ * recording a spawn may grow the list meanwhile (entries never move). */
+static ze__spawn_template_t *template_at(ze_engine_t *e, uint32_t i)
+{
+    pthread_mutex_lock(&e->spawn.lock);
+    ze__spawn_template_t *t = i < e->spawn.templates.count
+                                  ? ZE_ARRAY_AT(&e->spawn.templates, ze__spawn_template_t *, i)
+                                  : NULL;
+    pthread_mutex_unlock(&e->spawn.lock);
+    return t;
+}
+
 void ze__spawn_tick(ze_engine_t *e)
 {
     if (!e->spawn.ready || !e->spawn.pending)
         return;
     bool more = false, filled = false;
-    for (uint32_t i = 0; i < e->spawn.templates.count; i++) {
-        ze__spawn_template_t *t = ZE_ARRAY_AT(&e->spawn.templates, ze__spawn_template_t *, i);
+    ze__spawn_template_t *t;
+    for (uint32_t i = 0; (t = template_at(e, i)) != NULL; i++) {
         if (!t->waiting.count)
             continue;
         template_load(e, t);
