@@ -17,13 +17,19 @@
  * behind `zengine cook`, which imports one source and writes its artifacts
  * atomically.
  * the runtime side (end of this header): AssetRegistry, ImportCoordinator
- * (child-process isolation, priorities, hot reload), AssetManager.
- * Not yet: LODs.
- * Threads: every function is reentrant; an imported model belongs to one
- * thread at a time and is immutable once returned.
- * Memory: every call takes a ze_allocator_t (zero = the system allocator,
- * for tools and tests; the engine passes an owner allocator, e.g.
- * ZE_MEM_OWNER_IMPORT). A model is one allocation tree freed by
+ * (child-process isolation, priorities, hot reload), AssetManager, and
+ * references by path ("/models/crate.gltf#mesh/0" <-> uuid, through the
+ * registry).
+ * Not: the importers and writers themselves (zengine/cook.h: the runtime
+ * never links them). Not yet: LODs.
+ * Threads: the types' functions and the readers are reentrant; an imported
+ * model belongs to one thread at a time and is immutable once returned. The
+ * runtime (registry, coordinator, manager) belongs to the main thread unless
+ * a function says otherwise.
+ * Memory: the readers and cook results take a ze_allocator_t (zero = the
+ * system allocator, for tools and tests; the engine passes an owner
+ * allocator, e.g. ZE_MEM_OWNER_IMPORT); the runtime objects take the memory
+ * manager (owners Asset and Import). A model is one allocation tree freed by
  * ze_asset_model_destroy. jansson allocates its own parse trees internally.
  * Errors: recoverable failures return ze_result and report one line naming
  * the problem to the caller's diagnostics sink (ze_diag_sink_t), for glTF with the JSON pointer of
@@ -551,6 +557,39 @@ void ze_asset_registry_foreach(const ze_asset_registry_t *reg, ze_asset_registry
 enum { ZE_ASSET_MAX_LISTENERS = 16 };
 ze_result ze_asset_registry_listen(ze_asset_registry_t *reg, ze_asset_state_fn fn, void *user);
 void ze_asset_registry_unlisten(ze_asset_registry_t *reg, ze_asset_state_fn fn, void *user);
+
+/* ------------------------------------------------- references by path */
+
+/* An asset reference names an asset by its project path instead of its uuid:
+ *   "/models/crate.gltf#mesh/0"   a sub-asset of a source, by the cooker's name
+ *   "/models/crate.gltf"          the file itself (a source, or a file sources read)
+ * Sub-asset names are "<kind>/<N>": mesh/N, material/N, texture/N (N: the
+ * index in the source's glTF array, or assimp's), envmap/0 (an .hdr) and
+ * scene/0 (the node hierarchy); N is decimal without leading zeros. Their
+ * uuid is v5(source uuid, name), what the cooker gives them (`zengine cook
+ * --json` lists them as sub_assets), so a reference resolves once the
+ * registry knows the source, cooked or not, and keeps resolving after its
+ * .meta was lost (the new source uuid derives the new sub-asset uuids). The
+ * path is a VFS path, normalized ("models/x.gltf" = "/models/x.gltf"). */
+enum { ZE_ASSET_SUB_NAME_MAX = 32, ZE_ASSET_REF_MAX = ZE_PATH_CAPACITY + ZE_ASSET_SUB_NAME_MAX };
+/* v5(source, name): the identity of sub-asset `name` ("mesh/0") of a source. */
+ze_uuid_t ze_asset_sub_asset_uuid(ze_uuid_t source, const char *name);
+/* Split and check a reference (`len` bytes): the normalized path, and the
+ * sub-asset name ("" when there is none). ZE_ERR_PARSE when malformed (an
+ * empty or bad path, an unknown kind, "mesh0", "mesh/01"). Returned only. */
+ze_result ze_asset_ref_parse(const char *ref, size_t len, ze_path_t *path,
+                             char sub[ZE_ASSET_SUB_NAME_MAX]);
+/* The uuid a reference names, through the registry: ZE_ERR_PARSE (see
+ * above), ZE_ERR_NOT_FOUND when the registry has no source (or, without a
+ * sub-asset, no file) at that path. The sub-asset need not be cooked yet.
+ * Returned only: callers report with what they know (the engine names the
+ * entity). */
+ze_result ze_asset_registry_resolve(const ze_asset_registry_t *reg, const char *ref, size_t len,
+                                    ze_uuid_t *out);
+/* The reverse, for files that name assets: "<source path>#<sub-asset>" for a
+ * cooked sub-asset, the path for a source or file. false (buf "") when the
+ * registry does not know the uuid, or its name does not fit `cap`. */
+bool ze_asset_registry_ref(const ze_asset_registry_t *reg, ze_uuid_t uuid, char *buf, size_t cap);
 
 /* ------------------------------------------------------ import coordinator */
 

@@ -1,5 +1,6 @@
 /* zengine/ecs.h — entities, components, queries, commands, systems, the
- * framework (kernel frame, groups, messages, bindings), snapshots, scene files.
+ * framework (kernel frame, groups, messages, bindings), snapshots, scene files,
+ * prefabs.
  *
  * What: a kernel holds the component registry, the memory manager and the job
  * system; worlds are created from it. An entity is a 64-bit handle (32-bit
@@ -13,7 +14,13 @@
  * in. Queries are cached per world, keyed by their full sets. Commands defer
  * structural changes. Systems (ze_system_add) run in the eight groups of the
  * frame, in dependency waves, in parallel on the job system where their
- * masks allow.
+ * masks allow. Scene files (JSON through the components' field reflection)
+ * and binary snapshots save and load worlds; prefabs copy entities out of a
+ * world and instantiate them again.
+ * Not: assets and rendering. A UUID field is a uuid to the ECS; names for
+ * them in scene files ("/models/crate.gltf#mesh/0") go through a hook the
+ * engine sets on the kernel (ze_kernel_set_scene_names). Render sync and
+ * physics live above (engine).
  * Threads: a world belongs to one thread (the main thread). Inside a parallel
  * wave, systems may read and write component values through their queries and
  * record commands into their own buffer (ze_tick_t.cmds); structural calls
@@ -958,12 +965,41 @@ ze_result ze_world_load(ze_world_t *w, const void *data, size_t size);
  * malformed JSON or wrong types fail with nothing applied (reported at
  * ERROR). `report` (optional) counts them. */
 typedef struct ze_scene_report_t {
-    uint32_t problems; /* found (each reported, up to 16) */
-    uint32_t entities; /* loaded */
+    uint32_t problems;   /* found (each reported, up to 16) */
+    uint32_t entities;   /* loaded */
+    uint32_t unresolved; /* names the kernel's resolver did not resolve (see below) */
 } ze_scene_report_t;
 ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out);
 ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len,
                              ze_scene_report_t *report);
+
+/* Names for UUID fields. The ECS does not know what a uuid stands for; a
+ * hook set on the kernel may let scene files name it instead (the engine
+ * sets one that reads asset references, "/models/crate.gltf#mesh/0").
+ * Load: a UUID field's string that is not a uuid goes to `resolve` (without
+ * a hook it is a type error); when it does not resolve, the hook reports why
+ * (once, through its own sink, with what ctx names), the field is left nil,
+ * the load goes on and report.unresolved counts it. Save: `name` may give
+ * the text to write instead of a uuid (NUL-terminated, at most cap - 1
+ * bytes); false writes the uuid. A name must resolve back to its uuid, so
+ * that save -> load -> save stays byte-identical. Main thread, like loads
+ * and saves. */
+enum { ZE_SCENE_NAME_MAX = 1024 };
+typedef struct ze_scene_name_ctx_t {
+    ze_world_t *world;
+    const char *json_path;   /* "$.entities[4].components.Mesh.mesh" */
+    ze_uuid_t entity;        /* the entity's uuid in the file */
+    const char *entity_name; /* its Name in the file, NULL when it has none */
+    const char *component, *field;
+} ze_scene_name_ctx_t;
+typedef struct ze_scene_names_t {
+    ze_result (*resolve)(void *user, const ze_scene_name_ctx_t *ctx, const char *name, size_t len,
+                         ze_uuid_t *out);
+    bool (*name)(void *user, ze_uuid_t uuid, char *buf, size_t cap);
+    void *user;
+} ze_scene_names_t;
+/* Set (a copy is kept) or clear (NULL) the kernel's names. */
+void ze_kernel_set_scene_names(ze_kernel_t *k, const ze_scene_names_t *names);
 
 /* The scene file writer behind ze_scene_save_json, for tools that write
  * scene files without a world (the asset cooker): the same calls give the
@@ -1001,6 +1037,32 @@ void ze_scene_writer_string(ze_scene_writer_t *s, const char *str, size_t n);
 void ze_scene_writer_real(ze_scene_writer_t *s, double v, bool f32);
 void ze_scene_writer_uuid(ze_scene_writer_t *s, ze_uuid_t u);
 void ze_scene_writer_text(ze_scene_writer_t *s, const char *text);
+
+/* ---------------------------------------------------------------- prefabs */
+
+/* A prefab: entities copied out of a world as a template, instantiated any
+ * number of times into worlds of the same kernel (the engine builds them
+ * from scene files and from a model's cooked node hierarchy: ze_engine_spawn).
+ * Every component is copied (through its copy hook) except UUID and
+ * transient ones: an instance is new entities. Reflected ENTITY fields
+ * (Parent, and a game's own) that point at an entity of the template point
+ * at the instance's copy of it; those pointing elsewhere become null. A
+ * component that keeps handles in raw, unreflected bytes is copied as it
+ * is. Main thread; a prefab is immutable and may outlive its source world. */
+typedef struct ze_prefab_t ze_prefab_t;
+/* Every alive entity of `src`, in index order. */
+ze_result ze_prefab_create(ze_world_t *src, ze_prefab_t **out);
+void ze_prefab_destroy(ze_prefab_t *p);
+uint32_t ze_prefab_entity_count(const ze_prefab_t *p);
+/* New entities in `w`, one per prefab entity (`out`, optional, receives
+ * them in prefab order: ze_prefab_entity_count entries). The prefab's roots
+ * (entities without a Parent inside it) get Parent = `parent` unless it is
+ * null. ZE_ERR_STATE inside an iteration or a parallel wave (record a
+ * ze_cmd_spawn whose callback instantiates instead: the engine's spawn does),
+ * ZE_ERR_DENIED by the group write policy, ZE_ERR_NOT_FOUND for a dead
+ * `parent`; on failure no entity of the instance is left. */
+ze_result ze_prefab_instantiate(ze_world_t *w, const ze_prefab_t *p, ze_entity_t parent,
+                                ze_entity_t *out);
 
 /* --------------------------------------------------------------- services */
 

@@ -33,12 +33,22 @@
  * Deterministic runs: with `frames` and `fixed_dt` set, a virtual clock
  * advances by fixed_dt per iteration, so iteration N's state is the same on
  * every run.
- * Threads: everything here runs on the main thread except where noted; the
- * hooks are called on the main thread.
+ * Assets: scene files and the C API name them by path
+ * ("/models/crate.gltf#mesh/0": ze_engine_asset_uuid); ze_engine_spawn
+ * instantiates a model's node hierarchy or a prefab N times, also from
+ * systems (through their commands).
+ * Not: the editor (--launchEditor is refused until it exists), physics,
+ * audio, scripting.
+ * Threads: everything here runs on the main thread except where noted
+ * (ze_engine_spawn with commands: any thread); the hooks are called on the
+ * main thread.
  * Memory: the engine's state comes from the Bootstrap owner; subsystems use
  * their own owners.
- * Errors: ze_result; ze_app_main returns a process exit status (0 ok, 1
- * runtime failure, 2 usage error).
+ * Errors: ze_result, and the reason through ze_app_desc_t.diag (the log by
+ * default). A run that did not do what was asked fails loudly: non-zero
+ * result, "ok": false in --stats, the cause in ze_run_report_t.error.
+ * ze_app_main returns a process exit status (0 ok, 1 runtime failure, 2
+ * usage error).
  */
 #ifndef ZENGINE_ENGINE_H
 #define ZENGINE_ENGINE_H
@@ -372,8 +382,57 @@ ze_ui_t *ze_engine_ui(ze_engine_t *e);
 bool ze_engine_ui_wants_mouse(const ze_engine_t *e);
 bool ze_engine_ui_wants_keyboard(const ze_engine_t *e);
 /* Replace the main world's entities with a scene file (VFS path); Mesh
- * components get render instances and their assets are acquired. */
+ * components get render instances and their assets are acquired. Asset
+ * fields (Mesh.mesh, Material.material, any UUID field) may name assets by
+ * path: "/models/crate.gltf#mesh/0" (zengine/asset.h, "references by
+ * path"); one that does not resolve is reported once, naming the entity,
+ * component and reference, and counts in unresolved_assets (the run fails). */
 ze_result ze_engine_load_scene(ze_engine_t *e, const char *vfs_path);
+/* Write the main world as a scene file (VFS path, written atomically). UUID
+ * fields the asset registry can name are written as references by path
+ * ("/models/crate.gltf#mesh/0"), others as uuids. */
+ze_result ze_engine_save_scene(ze_engine_t *e, const char *vfs_path);
+/* The uuid of an asset reference: a path with a sub-asset
+ * ("/models/crate.gltf#mesh/0"), a path alone (the file's own uuid), or a
+ * uuid string. A project file the registry does not know yet is registered
+ * (its .meta read, or written) and queued for import. ZE_ERR_PARSE,
+ * ZE_ERR_NOT_FOUND...: reported once per reference (ERROR) and counted in
+ * unresolved_assets; *out is nil. */
+ze_result ze_engine_asset_uuid(ze_engine_t *e, const char *ref, ze_uuid_t *out);
+/* The reverse: the reference files use for a uuid the registry can name;
+ * false (buf "") otherwise. */
+bool ze_engine_asset_ref(ze_engine_t *e, ze_uuid_t uuid, char *buf, size_t cap);
+
+/* Spawning from code: `count` instances of a model's node hierarchy (its
+ * cook's scene/0) or of a prefab (a scene file used as a template). Each
+ * instance is a root entity — Transform = its spawn transform, Name = the
+ * file's stem, Parent = `parent` when set — with the template's entities
+ * below it, their own local transforms and links kept (a model's cameras
+ * are never main). */
+typedef struct ze_spawn_desc_t {
+    const char *asset; /* "/models/crate.gltf" or "/prefabs/tower.scene.json" */
+    uint32_t count;    /* instances; 0 = 1 */
+    /* Root transforms: transforms[i] for instance i when set, else
+     *transform for every one, else the identity. */
+    const ze_transform_t *transforms;
+    const ze_transform_t *transform;
+    ze_entity_t parent; /* optional: the roots' parent (an alive entity) */
+    /* Record into these commands: a system passes its t->cmds (declare
+       uses_commands), which makes the call safe on any thread; the
+       instances appear when the commands apply. NULL: spawn now (main
+       thread, not from a parallel wave). */
+    ze_commands_t *cmds;
+    /* Optional, `count` entries: each instance's root (pending handles of
+       `cmds` when recorded, usable by its later commands). */
+    ze_entity_t *roots;
+} ze_spawn_desc_t;
+/* The template is read once per run, at first use: when the model is not
+ * cooked yet (its first run) it is imported first and the roots get their
+ * children at the end of a later main-loop iteration. An asset that cannot
+ * be spawned (no such file, a failed import, a model without nodes) is
+ * reported once and counts in unresolved_assets (the run fails).
+ * ZE_ERR_INVALID_ARG, ZE_ERR_OUT_OF_MEMORY, or what the world refused. */
+ze_result ze_engine_spawn(ze_engine_t *e, const ze_spawn_desc_t *desc);
 
 #ifdef __cplusplus
 }

@@ -135,9 +135,10 @@ typedef struct cook_ctx_t {
 
 static ze_uuid_t sub_uuid(const cook_ctx_t *c, const char *kind, uint32_t i)
 {
-    char label[48];
-    int n = snprintf(label, sizeof label, "%s/%u", kind, i);
-    return ze_uuid_v5(c->out->source_uuid, label, (size_t)n);
+    /* the name a reference by path uses ("/models/x.gltf#mesh/0") */
+    char label[ZE_ASSET_SUB_NAME_MAX];
+    snprintf(label, sizeof label, "%s/%u", kind, i);
+    return ze_asset_sub_asset_uuid(c->out->source_uuid, label);
 }
 
 /* Write one artifact under its temporary name (the folder made on the

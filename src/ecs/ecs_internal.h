@@ -115,7 +115,8 @@ struct ze_kernel_t {
     ze__migrations_t *migrations;
     char message_names[256][ZE_COMPONENT_NAME_MAX]; /* index = message type id */
     uint32_t message_sizes[256];
-    uint32_t message_count; /* ids 1..message_count */
+    uint32_t message_count;       /* ids 1..message_count */
+    ze_scene_names_t scene_names; /* names of UUID fields in scene files (scene_json.c) */
 };
 
 struct ze_world_t {

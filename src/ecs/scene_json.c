@@ -25,7 +25,10 @@
  *     (column-major) order; UUID a string; ENTITY the referenced entity's
  *     uuid, or null when it is not alive; CHARS a string (invalid UTF-8
  *     written as U+FFFD, logged). An array field (`count` > 1) is a JSON
- *     array of its elements.
+ *     array of its elements. A UUID field is written as the name the
+ *     kernel's names hook gives it (ze_kernel_set_scene_names: the engine's
+ *     asset paths), when it gives one; on load, a string that is not a uuid
+ *     goes to the hook (resolve), once per value, while applying.
  *   - tags: {}.
  *   - plain data without reflection: {"$base64": "<the raw bytes>"} (same
  *     layout and byte order as the writer: the escape hatch for components
@@ -374,6 +377,13 @@ static void put_elem(ze_scene_writer_t *e, const ze_world_t *w, ze_field_type t,
     case ZE_FIELD_UUID: {
         ze_uuid_t u;
         memcpy(&u, p, sizeof u);
+        /* A name the kernel's hook gives (an asset path), else the uuid. */
+        const ze_scene_names_t *nm = &w->kernel->scene_names;
+        char name[ZE_SCENE_NAME_MAX];
+        if (nm->name && !ze_uuid_is_nil(u) && nm->name(nm->user, u, name, sizeof name) && name[0]) {
+            ze_scene_writer_string(e, name, strnlen(name, sizeof name - 1));
+            return;
+        }
         ze_scene_writer_uuid(e, u);
         return;
     }
@@ -557,6 +567,9 @@ typedef struct loader_t {
     ze_entity_t *resolved;  /* [count] */
     ze_mask_t *skip;        /* [count]: components reported and skipped */
     ze_result failure;      /* the code a FAIL reports */
+    /* the value being converted, for the names hook */
+    uint32_t cur_entity;
+    const char *cur_component, *cur_field;
 } loader_t;
 
 __attribute__((format(printf, 3, 4))) static void note(loader_t *L, ze_log_level level,
@@ -715,6 +728,37 @@ static bool get_u64(const json_t *v, uint64_t *out)
     return true;
 }
 
+/* A UUID field's string that is not a uuid, through the kernel's names
+ * hook (applying only: each value is resolved once). Nil when it does not
+ * resolve; the hook said why. */
+static ze_uuid_t resolve_name(loader_t *L, const json_t *v)
+{
+    const ze_scene_names_t *nm = &L->k->scene_names;
+    json_t *ent = json_array_get(L->entities, L->cur_entity);
+    json_t *name =
+        json_object_get(json_object_get(json_object_get(ent, "components"), "Name"), "value");
+    char path[256];
+    snprintf(path, sizeof path, "$.entities[%u].components.%.64s.%.64s", L->cur_entity,
+             L->cur_component, L->cur_field);
+    ze_scene_name_ctx_t ctx = {
+        .world = L->w,
+        .json_path = path,
+        .entity_name = json_is_string(name) ? json_string_value(name) : NULL,
+        .component = L->cur_component,
+        .field = L->cur_field,
+    };
+    parse_uuid(json_object_get(ent, "uuid"), &ctx.entity);
+    ze_uuid_t u = {{0}};
+    if (nm->resolve(nm->user, &ctx, json_string_value(v), json_string_length(v), &u) != ZE_OK ||
+        ze_uuid_is_nil(u)) {
+        u = (ze_uuid_t){{0}};
+        L->rep->unresolved++;
+        if (L->rep->problems < UINT32_MAX)
+            L->rep->problems++;
+    }
+    return u;
+}
+
 /* One element of type t from v into dst (NULL: check only). Returns NULL,
  * or what was expected. *dangling is set for a reference nobody has. */
 static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, uint8_t *dst,
@@ -808,8 +852,15 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     }
     case ZE_FIELD_UUID: {
         ze_uuid_t u;
-        if (!parse_uuid(v, &u))
-            return "expected a uuid string";
+        if (!parse_uuid(v, &u)) {
+            if (!L->k->scene_names.resolve)
+                return "expected a uuid string";
+            if (!json_is_string(v) || json_string_length(v) == 0)
+                return "expected a uuid or a name (a non-empty string)";
+            if (!dst)
+                return NULL;
+            u = resolve_name(L, v);
+        }
         if (dst)
             memcpy(dst, &u, sizeof u);
         return NULL;
@@ -968,6 +1019,9 @@ static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uin
             continue;
         }
         bool dangling = false;
+        L->cur_entity = ei;
+        L->cur_component = cname;
+        L->cur_field = key;
         const char *err = convert_field(L, fd, v, dst ? dst + fd->offset : NULL, &dangling);
         if (err)
             return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components.%s.%s: %s", ei, cname, key,
@@ -1121,6 +1175,13 @@ static ze_result apply(loader_t *L)
         }
     }
     return ZE_OK;
+}
+
+void ze_kernel_set_scene_names(ze_kernel_t *k, const ze_scene_names_t *names)
+{
+    ZE__ECS_THREAD_CHECK();
+    if (k)
+        k->scene_names = names ? *names : (ze_scene_names_t){0};
 }
 
 ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_scene_report_t *report)

@@ -156,6 +156,7 @@ static ze_result judge_run(ze_engine_t *e, ze_result r)
     if (e->assets && !ze__scene_check_assets(e, &unresolved, &failed))
         ze_diag(&e->diag, ZE_LOG_WARN, ZE_OK, "engine", "run",
                 "the run ended with imports or loads in flight: their assets were not checked");
+    unresolved += ze__asset_refs_unresolved(e); /* references by path */
     rep->unresolved_assets = unresolved;
     rep->failed_assets = failed;
     const ze_diag_capture_t *errs = &e->diag_capture, *all = &e->warn_capture;

@@ -30,6 +30,15 @@ enum {
     ZE__FRAME_SAMPLES = 16384, /* iterations kept for p99 and allocation figures */
 };
 
+/* Spawning (spawn.c): templates by asset path. */
+typedef struct ze__spawn_template_t ze__spawn_template_t;
+typedef struct ze__spawner_t {
+    ze_array_t templates; /* ze__spawn_template_t *, kept for the run */
+    pthread_mutex_t lock; /* the list: ze_engine_spawn may record from any thread */
+    bool ready;           /* initialized */
+    bool pending;         /* instances wait for a template (main thread) */
+} ze__spawner_t;
+
 /* One stage of initialization (stages.c). */
 typedef struct ze__stage_t {
     const char *name;
@@ -57,6 +66,11 @@ typedef struct ze__resource_t {
     uint32_t child_count;
     ze_uuid_t *children; /* materials of a mesh, textures of a material */
 } ze__resource_t;
+
+/* An asset reference that did not resolve (asset_refs.c). */
+typedef struct ze__asset_ref_t {
+    char ref[ZE_ASSET_REF_MAX];
+} ze__asset_ref_t;
 
 typedef struct ze__frame_sample_t {
     float work_ms;          /* iteration time without the frame-rate cap's sleep */
@@ -162,7 +176,12 @@ struct ze_engine_t {
     ze_array_t ready;         /* ze_uuid_t: loaded this frame, children to take */
     ze_array_t backend_retry; /* ze_uuid_t: the backend's queue was full */
     uint64_t scene_revision;
-    char scene_error[240]; /* why the last ze_engine_load_scene failed */
+    char scene_error[240];      /* why the last ze_engine_load_scene failed */
+    ze_array_t unresolved_refs; /* ze__asset_ref_t: reported, counted (asset_refs.c) */
+    ze_array_t ref_list;        /* ze__asset_ref_t: references that resolved... */
+    ze_hashmap_t ref_names;     /* ...by their uuid -> uint32_t index in ref_list */
+    ze__spawner_t spawn;        /* spawn.c */
+    bool in_kernel_frame;       /* inside ze_kernel_frame (loop.c): no world may be created */
     /* Every module's reports go through the capture (it keeps the last
        error's text for the run report) on to the app's sink. */
     ze_diag_capture_t diag_capture; /* errors: the first kept for the report */
@@ -255,6 +274,27 @@ bool ze__scene_check_assets(ze_engine_t *e, uint32_t *unresolved, uint32_t *fail
 /* ze_engine_load_scene; `additive` keeps the world's entities (the start
  * scene: what on_initialized created stays). */
 ze_result ze__engine_load_scene(ze_engine_t *e, const char *vfs_path, bool additive);
+
+/* asset_refs.c: the kernel's scene-names hook (asset references by path)
+ * and the references that did not resolve (each reported once). */
+void ze__asset_refs_init(ze_engine_t *e);
+void ze__asset_refs_fini(ze_engine_t *e);
+uint32_t ze__asset_refs_unresolved(const ze_engine_t *e);
+/* The reference a uuid was resolved from (false: none). */
+bool ze__asset_refs_name_of(const ze_engine_t *e, ze_uuid_t u, char *buf, size_t cap);
+/* Why `ref` does not name an asset now (for a late report). */
+void ze__asset_refs_why(ze_engine_t *e, const char *ref, char *why, size_t cap);
+/* Report an asset that could not be used (once per reference), counted in
+ * unresolved_assets. */
+void ze__asset_refs_report(ze_engine_t *e, const char *ref, const char *what, ze_result r,
+                           const char *why);
+
+/* spawn.c: templates (ecs stage), and step 9's part: templates made ready,
+ * the instances waiting for them filled in. */
+ze_result ze__spawn_init(ze_engine_t *e);
+void ze__spawn_fini(ze_engine_t *e);
+void ze__spawn_tick(ze_engine_t *e);
+bool ze__spawn_busy(const ze_engine_t *e);
 
 /* report.c */
 void ze__report_fill(ze_engine_t *e);

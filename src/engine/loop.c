@@ -56,12 +56,16 @@ static void asset_steps(ze_engine_t *e)
         ze_asset_manager_tick(e->assets);
         ze__scene_after_tick(e);
     }
+    ze__spawn_tick(e); /* templates made ready: waiting instances filled in */
 }
 
 void ze__loop_settle_assets(ze_engine_t *e, uint32_t timeout_ms)
 {
     if (!e->assets || !e->imports)
         return;
+    /* what on_initialized made (not only the start scene) holds its assets
+       now, so they are waited for too */
+    (void)ze__scene_reconcile(e);
     uint64_t t0 = ze_time_now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000u;
     for (;;) {
         ze_vfs_tick(e->vfs);
@@ -69,7 +73,8 @@ void ze__loop_settle_assets(ze_engine_t *e, uint32_t timeout_ms)
         /* Done when nothing is importing or loading: a uuid the registry
            still does not know after every import ended never will. */
         bool busy = !ze_import_coordinator_idle(e->imports) ||
-                    ze_asset_manager_stats(e->assets).pending > 0 || e->ready.count > 0;
+                    ze_asset_manager_stats(e->assets).pending > 0 || e->ready.count > 0 ||
+                    ze__spawn_busy(e);
         if (!busy)
             break;
         if (ze_time_now_ns() >= deadline) {
@@ -123,7 +128,9 @@ ze_result ze__main_loop(ze_engine_t *e)
         ze__ui_begin(e, dt);
         /* 5-7. fixed steps (at most 5) and alpha: the kernel's accumulator */
         ZE_ZONE_BEGIN("simulation");
+        e->in_kernel_frame = true;
         ze_result r = ze_kernel_frame(e->kernel, dt);
+        e->in_kernel_frame = false;
         ZE_ZONE_END();
         if (r != ZE_OK && result == ZE_OK)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "frame %llu: the ECS frame reported %s",

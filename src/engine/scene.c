@@ -262,10 +262,16 @@ bool ze__scene_check_assets(ze_engine_t *e, uint32_t *unresolved, uint32_t *fail
                      name ? name->value : "(unnamed)", n - 1);
         else
             snprintf(who, sizeof who, "a loaded mesh or material");
-        if (is_unresolved)
+        char ref[ZE_ASSET_REF_MAX], why[600];
+        if (is_unresolved && ze__asset_refs_name_of(e, r->uuid, ref, sizeof ref)) {
+            ze__asset_refs_why(e, ref, why, sizeof why);
+            ze_diag(&e->diag, ZE_LOG_ERROR, ZE_ERR_NOT_FOUND, "engine", ref,
+                    "asset reference of %s does not resolve: %s", who, why);
+        } else if (is_unresolved)
             ze_diag(&e->diag, ZE_LOG_ERROR, ZE_ERR_NOT_FOUND, "engine", us,
                     "asset referenced by %s is provided by no imported source (is its model in an "
-                    "asset folder of project.json, with its .meta?)",
+                    "asset folder of project.json, with its .meta? a reference by path, "
+                    "\"/models/crate.gltf#mesh/0\", does not need the .meta)",
                     who);
         else
             ze_diag(&e->diag, ZE_LOG_ERROR, ZE_ERR_IO, "engine", known ? info.path : us,

@@ -304,6 +304,13 @@ static ze_result ecs_init(ze_engine_t *e)
     }
     if (r == ZE_OK && (r = ze__scene_init(e)) != ZE_OK)
         ze__engine_fail(e, r, "render proxies: %s", ze_result_str(r));
+    if (r == ZE_OK)
+        ze__asset_refs_init(e); /* scene files name assets by path */
+    if (r == ZE_OK && (r = ze__spawn_init(e)) != ZE_OK) {
+        ze__engine_fail(e, r, "spawn templates: %s", ze_result_str(r));
+        ze__asset_refs_fini(e);
+        ze__scene_fini(e);
+    }
     if (r != ZE_OK) {
         ze_kernel_destroy(e->kernel);
         e->kernel = NULL;
@@ -314,6 +321,8 @@ static ze_result ecs_init(ze_engine_t *e)
 
 static void ecs_fini(ze_engine_t *e)
 {
+    ze__spawn_fini(e); /* prefabs before their kernel */
+    ze__asset_refs_fini(e);
     ze__scene_fini(e);
     ze_kernel_destroy(e->kernel); /* and its worlds */
     e->kernel = NULL;

@@ -253,6 +253,104 @@ static void test_foreach_and_limits(void **state)
     ze_asset_registry_destroy(reg);
 }
 
+/* References by path: the grammar, resolution through the registry (the
+ * sub-asset need not be cooked yet), and the reverse from artifact names. */
+static void test_references_by_path(void **state)
+{
+    (void)state;
+    ze_path_t p;
+    char sub[ZE_ASSET_SUB_NAME_MAX];
+    static const char *const good[][3] = {
+        {"/models/crate.gltf#mesh/0", "/models/crate.gltf", "mesh/0"},
+        {"models/crate.gltf#material/12", "/models/crate.gltf", "material/12"},
+        {"/a/./b.glb#texture/3", "/a/b.glb", "texture/3"},
+        {"/sky.hdr#envmap/0", "/sky.hdr", "envmap/0"},
+        {"/m.gltf#scene/0", "/m.gltf", "scene/0"},
+        {"/m.gltf", "/m.gltf", ""},
+    };
+    for (size_t i = 0; i < ZE_COUNTOF(good); i++) {
+        assert_int_equal(ze_asset_ref_parse(good[i][0], strlen(good[i][0]), &p, sub), ZE_OK);
+        assert_string_equal(p.str, good[i][1]);
+        assert_string_equal(sub, good[i][2]);
+    }
+    static const char *const bad[] = {
+        "",
+        "#mesh/0",
+        "/m.gltf#",
+        "/m.gltf#mesh0",
+        "/m.gltf#mesh/01",
+        "/m.gltf#mesh/",
+        "/m.gltf#mesh/x",
+        "/m.gltf#node/0",
+        "/m.gltf#scene/1",
+        "/m.gltf#envmap/2",
+        "/../m.gltf#mesh/0",
+        "/m.gltf#mesh/4294967296",
+        "/m.gltf#mesh/0#mesh/1",
+    };
+    for (size_t i = 0; i < ZE_COUNTOF(bad); i++)
+        if (ze_asset_ref_parse(bad[i], strlen(bad[i]), &p, sub) != ZE_ERR_PARSE) {
+            print_error("'%s' parsed\n", bad[i]);
+            fail();
+        }
+
+    ze_asset_registry_t *reg = make();
+    ze_uuid_t src = id(1), u;
+    assert_int_equal(ze_asset_registry_resolve(reg, "/m/crate.gltf#mesh/0", 20, &u),
+                     ZE_ERR_NOT_FOUND);
+    assert_int_equal(ze_asset_registry_put(reg, src, ZE_ASSET_TYPE_SOURCE, src, "/m/crate.gltf"),
+                     ZE_OK);
+    /* not cooked: the derived uuid all the same */
+    const char *ref = "/m/crate.gltf#mesh/0";
+    assert_int_equal(ze_asset_registry_resolve(reg, ref, strlen(ref), &u), ZE_OK);
+    assert_true(ze_uuid_eq(u, ze_uuid_v5(src, "mesh/0", 6)));
+    assert_true(ze_uuid_eq(u, ze_asset_sub_asset_uuid(src, "mesh/0")));
+    assert_int_equal(ze_asset_registry_resolve(reg, "m/crate.gltf", 12, &u), ZE_OK);
+    assert_true(ze_uuid_eq(u, src));
+    assert_int_equal(ze_asset_registry_resolve(reg, "/m/crate.gltf#mesh0", 19, &u), ZE_ERR_PARSE);
+
+    /* The reverse needs the registry to know the sub-asset (cooked). */
+    char buf[ZE_ASSET_REF_MAX];
+    ze_uuid_t mesh = ze_asset_sub_asset_uuid(src, "mesh/0");
+    assert_false(ze_asset_registry_ref(reg, mesh, buf, sizeof buf));
+    assert_string_equal(buf, "");
+    ze_uuid_t tex = ze_asset_sub_asset_uuid(src, "texture/11");
+    ze_uuid_t scene = ze_asset_sub_asset_uuid(src, "scene/0");
+    assert_int_equal(ze_asset_registry_put(reg, mesh, ZE_ASSET_TYPE_MESH, src,
+                                           "/cache/artifacts/x/1/crate.v2.mesh0.zemesh"),
+                     ZE_OK);
+    assert_int_equal(ze_asset_registry_put(reg, tex, ZE_ASSET_TYPE_TEXTURE, src,
+                                           "/cache/artifacts/x/1/crate.texture11.zetex"),
+                     ZE_OK);
+    assert_int_equal(ze_asset_registry_put(reg, scene, ZE_ASSET_TYPE_SCENE, src,
+                                           "/cache/artifacts/x/1/crate.scene.json"),
+                     ZE_OK);
+    assert_true(ze_asset_registry_ref(reg, mesh, buf, sizeof buf));
+    assert_string_equal(buf, "/m/crate.gltf#mesh/0");
+    assert_true(ze_asset_registry_ref(reg, tex, buf, sizeof buf));
+    assert_string_equal(buf, "/m/crate.gltf#texture/11");
+    assert_true(ze_asset_registry_ref(reg, scene, buf, sizeof buf));
+    assert_string_equal(buf, "/m/crate.gltf#scene/0");
+    assert_true(ze_asset_registry_ref(reg, src, buf, sizeof buf));
+    assert_string_equal(buf, "/m/crate.gltf");
+    assert_false(ze_asset_registry_ref(reg, mesh, buf, 8)); /* does not fit */
+    /* an artifact whose name does not derive its uuid is not named */
+    ze_uuid_t odd = id(77);
+    assert_int_equal(ze_asset_registry_put(reg, odd, ZE_ASSET_TYPE_MESH, src,
+                                           "/cache/artifacts/x/1/crate.mesh5.zemesh"),
+                     ZE_OK);
+    assert_false(ze_asset_registry_ref(reg, odd, buf, sizeof buf));
+    /* a file other sources read, at a path that is also a source */
+    ze_uuid_t file = id(2), png = id(3);
+    assert_int_equal(ze_asset_registry_put(reg, file, ZE_ASSET_TYPE_FILE, file, "/m/crate.png"),
+                     ZE_OK);
+    assert_int_equal(ze_asset_registry_put(reg, png, ZE_ASSET_TYPE_SOURCE, png, "/m/crate.png"),
+                     ZE_OK);
+    assert_int_equal(ze_asset_registry_resolve(reg, "/m/crate.png#texture/0", 22, &u), ZE_OK);
+    assert_true(ze_uuid_eq(u, ze_asset_sub_asset_uuid(png, "texture/0")));
+    ze_asset_registry_destroy(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_dependents_and_cycles),
         cmocka_unit_test(test_mark_stale_is_transitive),
         cmocka_unit_test(test_foreach_and_limits),
+        cmocka_unit_test(test_references_by_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
