@@ -1,9 +1,11 @@
 /* Pipelines' shared parts: SPIR-V loading and the pipeline cache with its
  * persistence (src/gfx/pso_cache.h: a validated blob under /cache/pso of
  * desc.vfs). Each pass builds its own pipelines (vk_pass_*.c) through the
- * cache. SPIR-V is compiled by glslc at build time and loaded from
- * <asset root>/shaders/<name>.spv (the asset root: $ZENGINE_ASSET_ROOT,
- * else ZodiacEngine/ beside the executable). Create/destroy (main thread). */
+ * cache. SPIR-V is compiled by glslc at build time and loaded through the
+ * VFS (/ZodiacEngine/shaders/<name>.spv) once the engine attached one, from
+ * <asset root>/shaders/<name>.spv before (the asset root:
+ * $ZENGINE_ASSET_ROOT, else ZodiacEngine/ beside the executable).
+ * Create/destroy (main thread). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +20,41 @@ static void asset_root(char *out, size_t cap)
         snprintf(out, cap, "ZodiacEngine"); /* relative: the open fails clearly */
 }
 
+static ze_result shader_module(ze_vk_backend_t *b, const char *where, const uint8_t *code,
+                               size_t size, VkShaderModule *out)
+{
+    if (size == 0 || size % 4 != 0 || ((const uint32_t *)(const void *)code)[0] != 0x07230203u) {
+        ZE_LOG_ERROR(ZE_VK_LOG, "shader %s: not SPIR-V (%zu bytes)", where, size);
+        return ZE_ERR_PARSE;
+    }
+    VkShaderModuleCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = size,
+        .pCode = (const uint32_t *)(const void *)code,
+    };
+    VkResult vr = vkCreateShaderModule(b->device, &ci, b->host_cb, out);
+    return vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateShaderModule");
+}
+
+/* Through the backend's VFS when it has one (the engine attaches it at the
+ * pso_cache stage and rebuilds the pipelines: /ZodiacEngine/shaders, the
+ * mount of the engine's packaged assets); before that, and for a backend
+ * made without one (tools, tests), from the asset root on disk. */
 ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModule *out)
 {
+    if (b->desc.vfs) {
+        char vpath[128];
+        snprintf(vpath, sizeof vpath, "/ZodiacEngine/shaders/%.64s.spv", name);
+        ze_vfs_buffer_t buf = {0};
+        ze_result r = ze_vfs_read_file(b->desc.vfs, vpath, b->alloc, &buf);
+        if (r != ZE_OK) {
+            ZE_LOG_ERROR(ZE_VK_LOG, "shader %s: %s", vpath, ze_result_str(r));
+            return r;
+        }
+        r = shader_module(b, vpath, buf.data, buf.size, out);
+        ze_vfs_buffer_free(&buf);
+        return r;
+    }
     char root[4096], path[4200];
     asset_root(root, sizeof root);
     snprintf(path, sizeof path, "%.4000s/shaders/%.64s.spv", root, name);
@@ -29,21 +64,14 @@ ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModul
         return ZE_ERR_NOT_FOUND;
     }
     ze_result r = ZE_ERR_IO;
-    uint32_t *code = NULL;
+    uint8_t *code = NULL;
     long size = 0;
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && size % 4 == 0 &&
-        fseek(f, 0, SEEK_SET) == 0 && (code = ze_alloc(b->alloc, (size_t)size, 4)) &&
-        fread(code, 1, (size_t)size, f) == (size_t)size) {
-        VkShaderModuleCreateInfo ci = {
-            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-            .codeSize = (size_t)size,
-            .pCode = code,
-        };
-        VkResult vr = vkCreateShaderModule(b->device, &ci, b->host_cb, out);
-        r = vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateShaderModule");
-    } else {
-        ZE_LOG_ERROR(ZE_VK_LOG, "shader %s: unreadable or not SPIR-V", path);
-    }
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (code = ze_alloc(b->alloc, (size_t)size, 4)) &&
+        fread(code, 1, (size_t)size, f) == (size_t)size)
+        r = shader_module(b, path, code, (size_t)size, out);
+    else
+        ZE_LOG_ERROR(ZE_VK_LOG, "shader %s: unreadable", path);
     if (code)
         ze_free(b->alloc, code, (size_t)size);
     fclose(f);
