@@ -209,6 +209,7 @@ void ze_ui_destroy(ze_ui_t *ui)
     if (!ui)
         return;
     ze__ui_text_edit_free(ui);
+    ze__ui_dnd_free(ui);
     ze__ui_font_destroy(ui->font);
     for (uint32_t i = 0; i < ui->state_chunk_count; i++)
         ze_free(ui->alloc, ui->state_chunks[i], sizeof(ze__ui_state) * ZE__UI_STATE_CHUNK);
@@ -254,6 +255,11 @@ ze_result ze_ui_begin_frame(ze_ui_t *ui, uint32_t width, uint32_t height, float 
     ui->error_count = 0;
     ui->box_count = 0;
     ui->last_built = NULL;
+    ui->last_keyed = NULL;
+    ui->overlays = ui->overlays_tail = NULL;
+    ui->popup_level = 0;
+    ui->table = NULL;
+    ui->list = NULL;
     ui->standin_depth = 0;
 
     ze__ui_input_frame(ui, events, count);
@@ -291,9 +297,15 @@ ze_result ze_ui_end_frame(ze_ui_t *ui)
         ui->current = ui->root;
         ui->standin_depth = 0;
     }
+    ui->popup_level = 0;
+    ui->table = NULL;
+    ui->list = NULL;
+    ze__ui_raise_overlays(ui);
     ze__ui_layout(ui);
     evict_unbuilt(ui);
     ze__ui_input_end(ui);
+    ze__ui_popup_frame_end(ui);
+    ze__ui_dnd_frame_end(ui);
     ze_result r = ze__ui_draw(ui);
     if (r != ZE_OK && ui->frame_result == ZE_OK)
         ui->frame_result = r;

@@ -69,6 +69,7 @@ static void focus_step(ze_ui_t *ui, int dir)
 static void on_press(ze_ui_t *ui)
 {
     ze__ui_input *in = &ui->in;
+    ze__ui_popup_press(ui, in->mouse[0], in->mouse[1]);
     const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
     ui->active = hit ? hit->key : 0;
     ui->pressed_key = ui->active;
@@ -105,8 +106,18 @@ static void on_release(ze_ui_t *ui)
     ui->active = 0;
 }
 
+static void on_right_press(ze_ui_t *ui)
+{
+    ze__ui_input *in = &ui->in;
+    ze__ui_popup_press(ui, in->mouse[0], in->mouse[1]);
+    const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
+    ui->rpressed_key = hit ? hit->key : 0;
+}
+
 static void cancel(ze_ui_t *ui)
 {
+    if (ze__ui_popup_escape(ui))
+        return; /* Escape closes the top popup first */
     ui->active = 0;
     ui->focus = 0;
 }
@@ -179,8 +190,13 @@ static void apply_wheel(ze_ui_t *ui)
     for (int a = 0; a < 2; a++) {
         if (in->wheel[a] == 0.0f)
             continue;
-        uint32_t flag = a ? ZE_UI_BOX_SCROLL_Y : ZE_UI_BOX_SCROLL_X;
+        uint32_t flag = a ? ZE_UI_BOX_SCROLL_Y | ZE__UI_BOX_WHEEL : ZE_UI_BOX_SCROLL_X;
         const ze_ui_box_t *b = box_at(ui, in->mouse[0], in->mouse[1], flag);
+        if (b && a && (b->flags & ZE__UI_BOX_WHEEL)) {
+            ui->wheel_key = b->key; /* the box scrolls itself (virtual list) */
+            in->wheel_taken = in->wheel[a];
+            continue;
+        }
         ze__ui_state *s = b ? ze__ui_state_find(ui, b->key) : NULL;
         if (s)
             s->scroll[a] -= in->wheel[a] * step; /* clamped at layout */
@@ -195,6 +211,8 @@ void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count
     in->wheel[0] = in->wheel[1] = 0.0f;
     in->activate = false;
     in->steps = 0;
+    in->wheel_taken = 0.0f;
+    ui->wheel_key = ui->rpressed_key = 0;
     in->events = NULL;
     in->event_count = 0;
     ui->pressed_key = ui->released_key = ui->clicked_key = ui->dclick_key = 0;
@@ -222,10 +240,14 @@ void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count
                 break;
             in->down[e->button] = e->down;
             if (e->button == ZE_UI_MOUSE_LEFT) {
-                if (e->down)
+                if (e->down) {
                     on_press(ui);
-                else
+                } else {
+                    ze__ui_dnd_release(ui, in->mouse[0], in->mouse[1]);
                     on_release(ui);
+                }
+            } else if (e->button == ZE_UI_MOUSE_RIGHT && e->down) {
+                on_right_press(ui);
             }
             break;
         case ZE_UI_EVENT_MOUSE_WHEEL:
