@@ -69,20 +69,20 @@ bool ze_ui_combo(ze_ui_t *ui, const char *label, int *index, const char *const *
             uint64_t ik = ze__ui_widget_key(ui, item);
             ze_ui_signal_t is = ze__ui_signal_key(ui, ik);
             bool lit = is.hovered || is.focused || i == cur;
-            ze__ui_push_widget(ui, item,
-                               &(ze_ui_box_desc_t){
-                                   .flags = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_FOCUSABLE |
-                                            (lit ? ZE_UI_BOX_BACKGROUND : 0),
-                                   .width = ze_ui_px(st->slider_width - 2.0f * st->padding, 1),
-                                   .height = ze_ui_text_size(1),
-                                   .padding_x = st->padding,
-                                   .padding_y = st->padding * 0.5f,
-                                   .background = st->colors[i == cur && !is.hovered
-                                                                ? ZE_UI_COLOR_SELECTION
-                                                                : ZE_UI_COLOR_BUTTON_HOT],
-                                   .corner_radius = st->corner_radius,
-                               },
-                               true);
+            ze__ui_push_widget(
+                ui, item,
+                &(ze_ui_box_desc_t){
+                    .flags = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_FOCUSABLE |
+                             (lit ? ZE_UI_BOX_BACKGROUND : 0),
+                    .width = ze_ui_px(st->slider_width - 2.0f * st->padding, 1),
+                    .height = ze_ui_text_size(1),
+                    .padding_x = st->padding,
+                    .padding_y = st->padding * 0.5f,
+                    .background = st->colors[i == cur && !is.hovered ? ZE_UI_COLOR_SELECTION
+                                                                     : ZE_UI_COLOR_BUTTON_HOT],
+                    .corner_radius = st->corner_radius,
+                },
+                true);
             ze_ui_pop_box(ui);
             if (is.clicked) {
                 changed = i != *index;

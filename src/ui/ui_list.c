@@ -15,15 +15,15 @@
 
 #include "ui/ui_internal.h"
 
-ze_ui_list_range_t ze_ui_list_begin(ze_ui_t *ui, const char *label, uint64_t rows,
-                                    float row_height, ze_ui_size_t width, ze_ui_size_t height)
+ze_ui_list_range_t ze_ui_list_begin(ze_ui_t *ui, const char *label, uint64_t rows, float row_height,
+                                    ze_ui_size_t width, ze_ui_size_t height)
 {
     ze_ui_list_range_t none = {0, 0};
     ZE_CHECK(ui && ui->in_frame, none);
     const ze_ui_style_t *st = &ui->style;
     if (!(row_height >= 1.0f) || !isfinite(row_height)) {
-        ze__ui_error(ui, ZE_ERR_INVALID_ARG, "ui: list '%s' has row height %g",
-                     label ? label : "", (double)row_height);
+        ze__ui_error(ui, ZE_ERR_INVALID_ARG, "ui: list '%s' has row height %g", label ? label : "",
+                     (double)row_height);
         row_height = 1.0f;
     }
     uint64_t key = ze__ui_widget_key(ui, label);

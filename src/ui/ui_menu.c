@@ -9,19 +9,19 @@
 static ze_ui_box_t *item_box(ze_ui_t *ui, const char *label, bool lit)
 {
     const ze_ui_style_t *st = &ui->style;
-    return ze__ui_push_widget(ui, label,
-                              &(ze_ui_box_desc_t){
-                                  .flags = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_FOCUSABLE |
-                                           (lit ? ZE_UI_BOX_BACKGROUND : 0),
-                                  .width = ze_ui_text_size(1),
-                                  .height = ze_ui_text_size(1),
-                                  .padding_x = st->padding * 2.0f,
-                                  .padding_y = st->padding * 0.5f,
-                                  .align_y = ZE_UI_ALIGN_CENTER,
-                                  .background = st->colors[ZE_UI_COLOR_BUTTON_HOT],
-                                  .corner_radius = st->corner_radius,
-                              },
-                              true);
+    return ze__ui_push_widget(
+        ui, label,
+        &(ze_ui_box_desc_t){
+            .flags = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_FOCUSABLE | (lit ? ZE_UI_BOX_BACKGROUND : 0),
+            .width = ze_ui_text_size(1),
+            .height = ze_ui_text_size(1),
+            .padding_x = st->padding * 2.0f,
+            .padding_y = st->padding * 0.5f,
+            .align_y = ZE_UI_ALIGN_CENTER,
+            .background = st->colors[ZE_UI_COLOR_BUTTON_HOT],
+            .corner_radius = st->corner_radius,
+        },
+        true);
 }
 
 void ze_ui_menu_bar_begin(ze_ui_t *ui)

@@ -29,13 +29,12 @@ void ze_ui_table_begin(ze_ui_t *ui, const char *label, const ze_ui_table_desc_t 
         ze__ui_error(ui, ZE_ERR_INVALID_ARG, "ui: table '%s' has no columns", label ? label : "");
         columns = 1;
     }
-    ze_ui_box_t *tb =
-        ze__ui_push_widget(ui, label,
-                           &(ze_ui_box_desc_t){
-                               .flags = ZE_UI_BOX_BORDER | ZE_UI_BOX_CLIP,
-                               .border_width = st->border_width,
-                           },
-                           false);
+    ze_ui_box_t *tb = ze__ui_push_widget(ui, label,
+                                         &(ze_ui_box_desc_t){
+                                             .flags = ZE_UI_BOX_BORDER | ZE_UI_BOX_CLIP,
+                                             .border_width = st->border_width,
+                                         },
+                                         false);
     ze__ui_table *t = tb->standin ? NULL : ZE_ARENA_NEW(ui->arena, ze__ui_table);
     float *w = t ? ZE_ARENA_NEW_ARRAY(ui->arena, float, columns) : NULL;
     if (!tb->standin && (!t || !w)) {
@@ -84,15 +83,15 @@ void ze_ui_table_begin(ze_ui_t *ui, const char *label, const ze_ui_table_desc_t 
         }
         ze_ui_pop_box(ui);
         bool lit = rs.held || rs.hovered;
-        ze__ui_push(ui, rk, rbuf, rn,
-                    &(ze_ui_box_desc_t){
-                        .flags = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_BACKGROUND,
-                        .width = ze_ui_px(HANDLE, 1),
-                        .height = ze_ui_px(line + 2.0f * st->padding, 1),
-                        .background =
-                            st->colors[lit ? ZE_UI_COLOR_BUTTON_ACTIVE : ZE_UI_COLOR_BORDER],
-                    },
-                    NULL, 0);
+        ze__ui_push(
+            ui, rk, rbuf, rn,
+            &(ze_ui_box_desc_t){
+                .flags = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_BACKGROUND,
+                .width = ze_ui_px(HANDLE, 1),
+                .height = ze_ui_px(line + 2.0f * st->padding, 1),
+                .background = st->colors[lit ? ZE_UI_COLOR_BUTTON_ACTIVE : ZE_UI_COLOR_BORDER],
+            },
+            NULL, 0);
         ze_ui_pop_box(ui);
     }
     ze_ui_pop_box(ui); /* header row */
@@ -168,7 +167,7 @@ float ze_ui_table_column_width(const ze_ui_t *ui, ze_ui_key_t table, uint32_t co
     ZE_CHECK(ui, 0.0f);
     char buf[32];
     size_t n;
-    const ze__ui_state *s = ze__ui_state_find(ui, col_key(table.id, "col", column, buf,
-                                                          sizeof buf, &n));
+    const ze__ui_state *s =
+        ze__ui_state_find(ui, col_key(table.id, "col", column, buf, sizeof buf, &n));
     return s && (s->flags & ZE__UI_STATE_POS_SET) ? s->value : 0.0f;
 }

@@ -61,7 +61,8 @@ static const char *const g_quality[] = {"Low", "Medium", "High", "Ultra"};
 static void build_form(ze_ui_t *ui, void *user)
 {
     form_t *f = user;
-    ze_ui_window_begin(ui, "W", &(ze_ui_window_desc_t){.x = 10, .y = 10, .width = 400, .height = 400});
+    ze_ui_window_begin(ui, "W",
+                       &(ze_ui_window_desc_t){.x = 10, .y = 10, .width = 400, .height = 400});
     f->changes += ze_ui_radio(ui, "A", &f->choice, 0);
     f->changes += ze_ui_radio(ui, "B", &f->choice, 1);
     f->changes += ze_ui_radio(ui, "C", &f->choice, 2);
@@ -264,7 +265,8 @@ static void build_table(ze_ui_t *ui, void *user)
     (void)user;
     static const char *const heads[] = {"Name", "Size", "Type"};
     static const float widths[] = {100, 60, 80};
-    ze_ui_table_begin(ui, "T", &(ze_ui_table_desc_t){.columns = 3, .headers = heads, .widths = widths});
+    ze_ui_table_begin(ui, "T",
+                      &(ze_ui_table_desc_t){.columns = 3, .headers = heads, .widths = widths});
     for (int r = 0; r < 3; r++) {
         ze_ui_table_row_begin(ui);
         char name[32];
@@ -307,7 +309,8 @@ static void test_table_column_resize(void **state)
     /* never narrower than the minimum */
     centre_of(&t, "T/##resize1", &x, &y);
     ut_drag(&t, x, y, x - 500, y);
-    assert_true(ut_near(ze_ui_table_column_width(t.ui, tk, 1), ze_ui_style(t.ui)->column_min_width));
+    assert_true(
+        ut_near(ze_ui_table_column_width(t.ui, tk, 1), ze_ui_style(t.ui)->column_min_width));
     ut_fini(&t);
 }
 
@@ -345,12 +348,14 @@ static void test_image_instance(void **state)
 static void build_tip(ze_ui_t *ui, void *user)
 {
     (void)user;
-    ze_ui_window_begin(ui, "W", &(ze_ui_window_desc_t){.x = 10, .y = 10, .width = 200, .height = 80});
+    ze_ui_window_begin(ui, "W",
+                       &(ze_ui_window_desc_t){.x = 10, .y = 10, .width = 200, .height = 80});
     ze_ui_button(ui, "Save");
     ze_ui_tooltip(ui, "Writes the scene");
     ze_ui_window_end(ui);
     /* a window built later, where the tooltip will show */
-    ze_ui_window_begin(ui, "Other", &(ze_ui_window_desc_t){.x = 10, .y = 64, .width = 300, .height = 200});
+    ze_ui_window_begin(ui, "Other",
+                       &(ze_ui_window_desc_t){.x = 10, .y = 64, .width = 300, .height = 200});
     ze_ui_window_end(ui);
 }
 
@@ -411,11 +416,12 @@ static void build_menus(ze_ui_t *ui, void *user)
         ze_ui_menu_end(ui);
     }
     ze_ui_menu_bar_end(ui);
-    ze_ui_box_t *b = ze_ui_box(ui, "Target",
-                               &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_BACKGROUND,
-                                                   .background = 0x404040ff,
-                                                   .width = ze_ui_px(300, 1),
-                                                   .height = ze_ui_px(300, 1)});
+    ze_ui_box_t *b =
+        ze_ui_box(ui, "Target",
+                  &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_BACKGROUND,
+                                      .background = 0x404040ff,
+                                      .width = ze_ui_px(300, 1),
+                                      .height = ze_ui_px(300, 1)});
     m->target_clicks += ze_ui_signal(ui, b).clicked;
     if (ze_ui_context_menu_begin(ui)) {
         m->deleted += ze_ui_menu_item(ui, "Delete");
@@ -483,7 +489,8 @@ static void test_context_menu(void **state)
     ut_right_click(&t, target.x0 + 50, target.y0 + 60);
     assert_true(alive(&t, "Target/##popup"));
     ze_ui_rect_t pop = ut_rect(&t, "Target/##popup");
-    assert_true(ut_near(pop.x0, target.x0 + 50) && ut_near(pop.y0, target.y0 + 60)); /* at the mouse */
+    assert_true(ut_near(pop.x0, target.x0 + 50) &&
+                ut_near(pop.y0, target.y0 + 60)); /* at the mouse */
     ut_click(&t, "Target/##popup/Delete");
     ut_frames(&t, 1);
     assert_int_equal(m.deleted, 1);
@@ -515,11 +522,15 @@ static void build_dnd(ze_ui_t *ui, void *user)
     dnd_t *d = user;
     ze_ui_row_begin(ui);
     ze_ui_box(ui, "Src",
-              &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE, .width = ze_ui_px(50, 1), .height = ze_ui_px(50, 1)});
+              &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE,
+                                  .width = ze_ui_px(50, 1),
+                                  .height = ze_ui_px(50, 1)});
     int payload = 1234;
     ze_ui_drag_source(ui, "entity", &payload, sizeof payload);
     ze_ui_box(ui, "Dst",
-              &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE, .width = ze_ui_px(50, 1), .height = ze_ui_px(50, 1)});
+              &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE,
+                                  .width = ze_ui_px(50, 1),
+                                  .height = ze_ui_px(50, 1)});
     size_t size = 0;
     const void *p = ze_ui_drop_target(ui, "entity", &size);
     if (p) {
@@ -530,7 +541,9 @@ static void build_dnd(ze_ui_t *ui, void *user)
     if (ze_ui_drop_target(ui, "asset", NULL))
         d->wrong_type++;
     ze_ui_box(ui, "Bin",
-              &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE, .width = ze_ui_px(50, 1), .height = ze_ui_px(50, 1)});
+              &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE,
+                                  .width = ze_ui_px(50, 1),
+                                  .height = ze_ui_px(50, 1)});
     if (ze_ui_drop_target(ui, "entity", NULL))
         d->bin_received++;
     ze_ui_row_end(ui);
@@ -581,16 +594,11 @@ static void test_drag_and_drop(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_radio_choice),
-        cmocka_unit_test(test_drag_number),
-        cmocka_unit_test(test_combo_choice),
-        cmocka_unit_test(test_virtual_list),
-        cmocka_unit_test(test_table_column_resize),
-        cmocka_unit_test(test_image_instance),
-        cmocka_unit_test(test_tooltip_after_frames),
-        cmocka_unit_test(test_menu_items_fire),
-        cmocka_unit_test(test_context_menu),
-        cmocka_unit_test(test_drag_and_drop),
+        cmocka_unit_test(test_radio_choice),         cmocka_unit_test(test_drag_number),
+        cmocka_unit_test(test_combo_choice),         cmocka_unit_test(test_virtual_list),
+        cmocka_unit_test(test_table_column_resize),  cmocka_unit_test(test_image_instance),
+        cmocka_unit_test(test_tooltip_after_frames), cmocka_unit_test(test_menu_items_fire),
+        cmocka_unit_test(test_context_menu),         cmocka_unit_test(test_drag_and_drop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
