@@ -15,9 +15,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static size_t ref_decode(const uint8_t *s, size_t n, uint32_t *cp)
 {
     uint8_t b = s[0];
-    size_t len = b < 0x80 ? 1 : (b & 0xe0) == 0xc0 ? 2 : (b & 0xf0) == 0xe0 ? 3
-                          : (b & 0xf8) == 0xf0     ? 4
-                                                   : 0;
+    size_t len = b < 0x80             ? 1
+                 : (b & 0xe0) == 0xc0 ? 2
+                 : (b & 0xf0) == 0xe0 ? 3
+                 : (b & 0xf8) == 0xf0 ? 4
+                                      : 0;
     *cp = 0xfffd;
     if (!len || len > n)
         return 1;
@@ -64,8 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     ZE_VERIFY(ze_ui_begin_frame(g_ui, 8 * 4096 + 16, 64, 0.0f, NULL, 0) == ZE_OK);
     ze__ui_push(g_ui, 0, NULL, 0,
-                &(ze_ui_box_desc_t){.width = ze_ui_text_size(1), .height = ze_ui_text_size(1)},
-                s, size);
+                &(ze_ui_box_desc_t){.width = ze_ui_text_size(1), .height = ze_ui_text_size(1)}, s,
+                size);
     ze_ui_pop_box(g_ui);
     ZE_VERIFY(ze_ui_end_frame(g_ui) == ZE_OK);
     ze_ui_draw_list_t dl = ze_ui_draw_list(g_ui);
