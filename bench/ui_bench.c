@@ -195,8 +195,8 @@ static void bench_p95(ze_bench_t *b, env_t *e)
     qsort(t, n, sizeof *t, cmp_double);
     double p95 = t[(size_t)((double)(n - 1) * 0.95)];
     ze_bench_table_free(t);
-    ze_bench_add(b, name, (uint64_t)e->rows * 2, "ms/frame", ZE_BENCH_LOWER, p95,
-                 ZE_BENCH_NONE, 3.0);
+    ze_bench_add(b, name, (uint64_t)e->rows * 2, "ms/frame", ZE_BENCH_LOWER, p95, ZE_BENCH_NONE,
+                 3.0);
 }
 
 /* ----------------------------------------------------------- layout */
@@ -281,9 +281,10 @@ static void bench_list(ze_bench_t *b, env_t *e)
         return;
     e->frames = (uint32_t)ze_bench_size(b, 50, 2);
     list_ctx big = {e, 1000000}, small = {e, 1000};
-    ze_bench_pair_t p = ze_bench_compare(ze_bench_rounds(b, 9), list_round, &big, list_round, &small);
-    ze_bench_add(b, "virtual_list_1m", big.rows, "ms/frame", ZE_BENCH_LOWER, p.value,
-                 p.baseline, 0.1);
+    ze_bench_pair_t p =
+        ze_bench_compare(ze_bench_rounds(b, 9), list_round, &big, list_round, &small);
+    ze_bench_add(b, "virtual_list_1m", big.rows, "ms/frame", ZE_BENCH_LOWER, p.value, p.baseline,
+                 0.1);
     ze_bench_add(b, "virtual_list_1m_vs_1k", big.rows, "ratio", ZE_BENCH_LOWER, p.ratio,
                  ZE_BENCH_NONE, 1.2);
 #ifdef ZE_BENCH_HAVE_IMGUI
@@ -311,8 +312,8 @@ static void bench_counts(ze_bench_t *b, env_t *e)
     for (uint32_t i = 0; i < n; i++)
         zui_frame(e);
     double per = (double)(ze_mem_allocation_count(e->mm) - a0) / n;
-    ze_bench_add(b, "per_frame_allocations", (uint64_t)e->rows * 2, "count", ZE_BENCH_LOWER,
-                 per, ZE_BENCH_NONE, 0.0);
+    ze_bench_add(b, "per_frame_allocations", (uint64_t)e->rows * 2, "count", ZE_BENCH_LOWER, per,
+                 ZE_BENCH_NONE, 0.0);
     /* draw calls: one instanced draw per run of one texture (the atlas
        for rects and glyphs, each image's own) */
     ze_ui_draw_list_t dl = ze_ui_draw_list(e->ui);
@@ -329,10 +330,10 @@ static void bench_counts(ze_bench_t *b, env_t *e)
     ze_bench_imgui_frame(e->gui, e->rows, 300.0f, 200.0f, &st);
     base = st.draw_calls;
 #endif
-    ze_bench_add(b, "per_frame_draw_calls", (uint64_t)e->rows * 2, "count", ZE_BENCH_LOWER,
-                 calls, base, 8.0);
-    ze_bench_add(b, "per_frame_instances", (uint64_t)e->rows * 2, "count", ZE_BENCH_LOWER,
-                 dl.count, ZE_BENCH_NONE, ZE_BENCH_NONE);
+    ze_bench_add(b, "per_frame_draw_calls", (uint64_t)e->rows * 2, "count", ZE_BENCH_LOWER, calls,
+                 base, 8.0);
+    ze_bench_add(b, "per_frame_instances", (uint64_t)e->rows * 2, "count", ZE_BENCH_LOWER, dl.count,
+                 ZE_BENCH_NONE, ZE_BENCH_NONE);
 }
 
 int main(int argc, char **argv)
@@ -346,9 +347,9 @@ int main(int argc, char **argv)
         return ze_bench_finish(&b);
     }
     if (ze_mem_create(&(ze_mem_desc_t){0}, &e.mm) != ZE_OK ||
-        ze_ui_create(&(ze_ui_desc_t){.mem = e.mm,
-                                     .font = {.ttf_data = e.font, .ttf_size = e.font_size}},
-                     &e.ui) != ZE_OK) {
+        ze_ui_create(
+            &(ze_ui_desc_t){.mem = e.mm, .font = {.ttf_data = e.font, .ttf_size = e.font_size}},
+            &e.ui) != ZE_OK) {
         ze_bench_fail(&b, "setup", "no ZUI context");
         return ze_bench_finish(&b);
     }

@@ -18,9 +18,12 @@
  * navigation), Enter/Space activation, Escape. Text is UTF-8 throughout,
  * drawn from a glyph atlas baked on demand with stb_truetype (or from a
  * fixed-metric font: every glyph W x H, for tests and tools). Widgets:
- * label, button, checkbox, slider, text field (caret, selection,
- * clipboard, undo/redo), panel, window (moved by its title), scroll region,
- * tree node.
+ * label, button, checkbox, radio, slider, drag number, text field (caret,
+ * selection, clipboard, undo/redo), combo, panel, window (moved by its
+ * title), scroll region, virtual list, tree node, table (resizable
+ * columns), image, tooltip, menu bar and menus, context menu, drag and
+ * drop. Popups and tooltips are overlays: built where their widget is,
+ * drawn above everything and hit first.
  * Not: rendering (the overlay pass draws the draw list and uploads the
  * atlas), windows and devices (the engine turns GLFW and input events into
  * ze_ui_event_t values), the overlay mailbox (engine), file I/O (the font

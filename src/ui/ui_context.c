@@ -48,12 +48,19 @@ char *ze__ui_strdup(ze_ui_t *ui, const char *s, size_t len)
 
 char *ze__ui_vformat(ze_ui_t *ui, size_t *len, const char *fmt, va_list ap)
 {
+    /* One pass for the usual short label: formatted on the stack, then
+     * copied; a longer one is measured and formatted again. */
+    char small[256];
     va_list copy;
     va_copy(copy, ap);
-    int n = vsnprintf(NULL, 0, fmt, copy);
+    int n = vsnprintf(small, sizeof small, fmt, copy);
     va_end(copy);
     if (n < 0)
         n = 0;
+    if ((size_t)n < sizeof small) {
+        *len = (size_t)n;
+        return ze__ui_strdup(ui, small, (size_t)n);
+    }
     char *p = ze_arena_push(ui->arena, (size_t)n + 1, 1);
     if (!p)
         return NULL;
