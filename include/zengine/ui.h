@@ -514,6 +514,31 @@ bool ze_ui_drag_source(ze_ui_t *ui, const char *type, const void *data, size_t s
 const void *ze_ui_drop_target(ze_ui_t *ui, const char *type, size_t *size);
 bool ze_ui_drag_active(const ze_ui_t *ui, const char *type); /* a payload of type (NULL: any) */
 
+/* Docking. A dock space is a box split into leaves (tab bars over
+ * content) and splits (a handle between two children that a drag
+ * moves). Dock panels, built after their space in the frame (anywhere),
+ * each sit in one leaf; only the active tab's content is built (true:
+ * build it, then ze_ui_dock_panel_end). A new panel joins the first leaf
+ * as a tab. Dragging a tab onto a leaf docks the panel there: in the
+ * middle as a tab, within a quarter of an edge into a new leaf split off
+ * on that side. A panel not built for a frame leaves. Keys: "Dock/Scene"
+ * (a panel), "Dock/Scene/##tab", "Dock/##split<i>". */
+typedef enum ze_ui_dock_where {
+    ZE_UI_DOCK_TAB = 0, /* into the target's leaf, as a tab */
+    ZE_UI_DOCK_LEFT,    /* a new leaf split off the target's, on that side */
+    ZE_UI_DOCK_RIGHT,
+    ZE_UI_DOCK_TOP,
+    ZE_UI_DOCK_BOTTOM,
+} ze_ui_dock_where;
+void ze_ui_dock_space(ze_ui_t *ui, const char *label, ze_ui_size_t width, ze_ui_size_t height);
+bool ze_ui_dock_panel_begin(ze_ui_t *ui, const char *title);
+void ze_ui_dock_panel_end(ze_ui_t *ui);
+/* Docks panel next to (or with) target, both already in the space.
+ * Between frames it applies at once; inside a frame, when the space is
+ * next built. ZE_ERR_NOT_FOUND for an unknown space or panel. */
+ze_result ze_ui_dock_move(ze_ui_t *ui, ze_ui_key_t space, const char *panel, const char *target,
+                          ze_ui_dock_where where);
+
 /* -------------------------------------------------------------- draw list */
 
 typedef enum ze_ui_instance_kind {

@@ -217,6 +217,7 @@ void ze_ui_destroy(ze_ui_t *ui)
         return;
     ze__ui_text_edit_free(ui);
     ze__ui_dnd_free(ui);
+    ze__ui_dock_free(ui);
     ze__ui_font_destroy(ui->font);
     for (uint32_t i = 0; i < ui->state_chunk_count; i++)
         ze_free(ui->alloc, ui->state_chunks[i], sizeof(ze__ui_state) * ZE__UI_STATE_CHUNK);
@@ -263,6 +264,7 @@ ze_result ze_ui_begin_frame(ze_ui_t *ui, uint32_t width, uint32_t height, float 
     ui->box_count = 0;
     ui->last_built = NULL;
     ui->last_keyed = NULL;
+    ui->dock_cur = NULL;
     ui->overlays = ui->overlays_tail = NULL;
     ui->popup_level = 0;
     ui->table = NULL;

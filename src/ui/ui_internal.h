@@ -109,6 +109,40 @@ typedef struct ze__ui_list {
     uint64_t rows, first, count;
 } ze__ui_list;
 
+/* Docking (ui_dock.c): per dock space, a tree of nodes (indices into
+ * nodes[]; -1 = none) and the panels, each in one leaf. Heap: changes
+ * only when a panel moves, joins or leaves. */
+typedef struct ze__ui_dock_node {
+    int32_t parent, child[2];
+    bool used, split;
+    uint8_t axis;    /* split: 0 = side by side, 1 = stacked */
+    float ratio;     /* split: the first child's share */
+    uint64_t active; /* leaf: the panel whose tab shows */
+} ze__ui_dock_node;
+
+typedef struct ze__ui_dock_panel {
+    uint64_t key;
+    int32_t node;
+    uint64_t built; /* the frame that last built it */
+    char *title;    /* heap copy (the tab's text) */
+    size_t title_len;
+} ze__ui_dock_panel;
+
+typedef struct ze__ui_dock {
+    uint64_t key;
+    int32_t root;
+    ze__ui_dock_node *nodes;
+    uint32_t node_count, node_cap;
+    ze__ui_dock_panel *panels;
+    uint32_t panel_count, panel_cap;
+    uint64_t drop_panel; /* a move to apply when the space is next built */
+    int32_t drop_node;
+    int drop_where;
+    uint64_t frame;        /* built in this frame: */
+    ze_ui_box_t **content; /* per node: its leaf's content box (frame arena) */
+    uint32_t content_count;
+} ze__ui_dock;
+
 /* An open popup: the widget that owns it and where it opened (pixels). */
 typedef struct ze__ui_popup {
     uint64_t owner;
@@ -259,6 +293,10 @@ struct ze_ui_t {
     ze__ui_table *table;
     ze__ui_list *list;
 
+    ze__ui_dock *docks; /* dock spaces (heap) */
+    uint32_t dock_count, dock_cap;
+    ze__ui_dock *dock_cur; /* the space dock panels go to (this frame's last) */
+
     /* drag and drop: the payload a source set while dragging (copied) */
     bool dnd_active, dnd_dropping;
     uint64_t dnd_source, dnd_type, dnd_frame;
@@ -331,6 +369,9 @@ void ze__ui_popup_frame_end(ze_ui_t *ui);
 void ze__ui_dnd_release(ze_ui_t *ui, float x, float y);
 void ze__ui_dnd_frame_end(ze_ui_t *ui);
 void ze__ui_dnd_free(ze_ui_t *ui);
+
+/* ui_dock.c */
+void ze__ui_dock_free(ze_ui_t *ui);
 
 /* ui_layout.c, ui_draw.c */
 void ze__ui_layout(ze_ui_t *ui);

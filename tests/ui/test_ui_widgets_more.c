@@ -5,7 +5,9 @@
  * rows (first visible row after a wheel scroll and after scroll_to),
  * table column width after a handle drag, an image's instance, a tooltip
  * after N frames of hover, menu bar items and a submenu firing, a context
- * menu, a drag-and-drop payload received (and not received elsewhere). */
+ * menu, a drag-and-drop payload received (and not received elsewhere),
+ * panels docked into splits and tabs (by code and by dragging a tab), the
+ * split handle, same-label buttons in two docked panels. */
 #include <stdio.h>
 
 #include "ui_test_util.h"
@@ -591,14 +593,192 @@ static void test_drag_and_drop(void **state)
     ut_fini(&t);
 }
 
+/* --------------------------------------------------------------- docking */
+
+typedef struct dock_t {
+    int scene_ok, insp_ok;
+    bool with_inspector;
+    bool scene_shown, insp_shown;
+} dock_t;
+
+static void build_dock(ze_ui_t *ui, void *user)
+{
+    dock_t *d = user;
+    ze_ui_push_box(ui, NULL, &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_FLOATING, .x = 50, .y = 40});
+    ze_ui_dock_space(ui, "Dock", ze_ui_px(600, 1), ze_ui_px(400, 1));
+    ze_ui_pop_box(ui);
+    d->scene_shown = d->insp_shown = false;
+    /* panels may be built anywhere after their space */
+    ze_ui_row_begin(ui);
+    if (ze_ui_dock_panel_begin(ui, "Scene")) {
+        d->scene_shown = true;
+        d->scene_ok += ze_ui_button(ui, "OK");
+        ze_ui_dock_panel_end(ui);
+    }
+    if (d->with_inspector && ze_ui_dock_panel_begin(ui, "Inspector")) {
+        d->insp_shown = true;
+        d->insp_ok += ze_ui_button(ui, "OK");
+        ze_ui_dock_panel_end(ui);
+    }
+    ze_ui_label(ui, "after the panels");
+    ze_ui_row_end(ui);
+}
+
+static void tab_drag_to(ut_t *t, const char *tab, float x, float y)
+{
+    float tx, ty;
+    centre_of(t, tab, &tx, &ty);
+    ut_drag(t, tx, ty, x, y);
+    ut_frames(t, 1); /* the move applies when the space is next built */
+}
+
+static void test_docking(void **state)
+{
+    (void)state;
+    dock_t d = {.with_inspector = true};
+    ut_t t;
+    ut_init(&t, (ze_ui_desc_t){0}, build_dock, &d);
+    ut_frames(&t, 2);
+    /* both joined the first leaf as tabs; the first shows */
+    assert_true(d.scene_shown);
+    assert_false(d.insp_shown);
+    ze_ui_rect_t space = ut_rect(&t, "Dock");
+    ut_assert_rect(space, 50, 40, 650, 440);
+    ze_ui_rect_t scene = ut_rect(&t, "Dock/Scene");
+    assert_true(scene.x0 >= space.x0 && scene.x1 <= space.x1 && scene.y1 <= space.y1);
+    assert_true(scene.x1 - scene.x0 > 590);
+    ut_click(&t, "Dock/Inspector/##tab");
+    ut_frames(&t, 1);
+    assert_true(d.insp_shown);
+    assert_false(d.scene_shown);
+    assert_false(alive(&t, "Dock/Scene/OK"));
+
+    /* by code: Inspector split off to the right of Scene */
+    assert_int_equal(
+        ze_ui_dock_move(t.ui, ze_ui_key_path("Dock"), "Inspector", "Scene", ZE_UI_DOCK_RIGHT),
+        ZE_OK);
+    ut_frames(&t, 2);
+    assert_true(d.scene_shown && d.insp_shown);
+    scene = ut_rect(&t, "Dock/Scene");
+    ze_ui_rect_t insp = ut_rect(&t, "Dock/Inspector");
+    assert_true(scene.x1 <= insp.x0);
+    assert_true(ut_near(scene.y0, insp.y0));
+    assert_true(scene.x1 - scene.x0 > 280 && insp.x1 - insp.x0 > 280);
+    /* same label in two panels: independent */
+    ut_click(&t, "Dock/Scene/OK");
+    ut_click(&t, "Dock/Inspector/OK");
+    ut_click(&t, "Dock/Inspector/OK");
+    assert_int_equal(d.scene_ok, 1);
+    assert_int_equal(d.insp_ok, 2);
+
+    /* the split's handle: dragged 60 pixels right, Scene widens */
+    char path[32] = "";
+    for (int i = 0; i < 8 && !path[0]; i++) {
+        snprintf(path, sizeof path, "Dock/##split%d", i);
+        if (!alive(&t, path))
+            path[0] = 0;
+    }
+    assert_true(path[0]);
+    float hx, hy;
+    centre_of(&t, path, &hx, &hy);
+    ut_drag(&t, hx, hy, hx + 60, hy);
+    ut_frames(&t, 1);
+    ze_ui_rect_t wider = ut_rect(&t, "Dock/Scene");
+    assert_true((wider.x1 - wider.x0) - (scene.x1 - scene.x0) > 50);
+
+    /* by dragging: Inspector's tab dropped in the middle of Scene's leaf:
+       a tab there, the split gone, Inspector showing */
+    scene = ut_rect(&t, "Dock/Scene");
+    tab_drag_to(&t, "Dock/Inspector/##tab", (scene.x0 + scene.x1) * 0.5f,
+                (scene.y0 + scene.y1) * 0.5f);
+    assert_true(d.insp_shown);
+    assert_false(d.scene_shown);
+    insp = ut_rect(&t, "Dock/Inspector");
+    assert_true(insp.x1 - insp.x0 > 590);
+    assert_false(alive(&t, path));
+    /* Scene's tab dropped near the bottom edge: a leaf split off below */
+    insp = ut_rect(&t, "Dock/Inspector");
+    tab_drag_to(&t, "Dock/Scene/##tab", (insp.x0 + insp.x1) * 0.5f, insp.y1 - 10);
+    ut_frames(&t, 1);
+    assert_true(d.scene_shown && d.insp_shown);
+    scene = ut_rect(&t, "Dock/Scene");
+    insp = ut_rect(&t, "Dock/Inspector");
+    assert_true(scene.y0 >= insp.y1);
+    assert_true(ut_near(scene.x0, insp.x0));
+
+    /* a panel not built leaves; its leaf closes */
+    d.with_inspector = false;
+    ut_frames(&t, 3);
+    assert_false(alive(&t, "Dock/Inspector/##tab"));
+    scene = ut_rect(&t, "Dock/Scene");
+    assert_true(scene.y1 - scene.y0 > 350);
+    /* unknown panels are refused */
+    assert_int_equal(ze_ui_dock_move(t.ui, ze_ui_key_path("Dock"), "Nope", "Scene", ZE_UI_DOCK_TAB),
+                     ZE_ERR_NOT_FOUND);
+    assert_int_equal(g_ut_log.errors, 1); /* that one */
+    ut_fini(&t);
+}
+
+/* ------------------------------------------------- no allocation per frame */
+
+typedef struct all_t {
+    form_t form;
+    list_t list;
+    menu_t menu;
+    dock_t dock;
+} all_t;
+
+static void build_all(ze_ui_t *ui, void *user)
+{
+    all_t *a = user;
+    build_dock(ui, &a->dock);
+    build_menus(ui, &a->menu);
+    build_table(ui, NULL);
+    build_list(ui, &a->list);
+    build_form(ui, &a->form); /* its window on top of the rest */
+    ze_ui_push_box(ui, NULL, &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_FLOATING, .x = 700, .y = 500});
+    ze_ui_image(ui, "Logo", 7, 32, 32);
+    ze_ui_tooltip(ui, "a logo");
+    ze_ui_pop_box(ui);
+}
+
+static void test_steady_frames_allocate_nothing(void **state)
+{
+    (void)state;
+    all_t a = {.list = {.rows = 1000000}, .dock = {.with_inspector = true}};
+    ut_t t;
+    ut_init(&t, (ze_ui_desc_t){0}, build_all, &a);
+    ze_ui_style(t.ui)->tooltip_frames = 1;
+    ut_frames(&t, 1);
+    ut_click(&t, "W/Quality"); /* the combo's popup open */
+    float x, y;
+    centre_of(&t, "Logo", &x, &y);
+    ut_move(&t, x, y); /* its tooltip showing */
+    ut_frames(&t, 3);
+    assert_true(alive(&t, "W/Quality/##popup"));
+    assert_true(alive(&t, "Logo/##tooltip"));
+    assert_true(alive(&t, "Dock/Inspector/##tab"));
+    uint64_t before = ze_mem_allocation_count(t.mm);
+    ut_frames(&t, 5);
+    assert_int_equal(ze_mem_allocation_count(t.mm) - before, 0);
+    ut_fini(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_radio_choice),         cmocka_unit_test(test_drag_number),
-        cmocka_unit_test(test_combo_choice),         cmocka_unit_test(test_virtual_list),
-        cmocka_unit_test(test_table_column_resize),  cmocka_unit_test(test_image_instance),
-        cmocka_unit_test(test_tooltip_after_frames), cmocka_unit_test(test_menu_items_fire),
-        cmocka_unit_test(test_context_menu),         cmocka_unit_test(test_drag_and_drop),
+        cmocka_unit_test(test_radio_choice),
+        cmocka_unit_test(test_drag_number),
+        cmocka_unit_test(test_combo_choice),
+        cmocka_unit_test(test_virtual_list),
+        cmocka_unit_test(test_table_column_resize),
+        cmocka_unit_test(test_image_instance),
+        cmocka_unit_test(test_tooltip_after_frames),
+        cmocka_unit_test(test_menu_items_fire),
+        cmocka_unit_test(test_context_menu),
+        cmocka_unit_test(test_drag_and_drop),
+        cmocka_unit_test(test_docking),
+        cmocka_unit_test(test_steady_frames_allocate_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
