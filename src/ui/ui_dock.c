@@ -150,8 +150,8 @@ static ze__ui_dock *dock_get(ze_ui_t *ui, uint64_t key)
             return &ui->docks[i];
     if (ui->dock_count == ui->dock_cap) {
         uint32_t cap = ui->dock_cap ? ui->dock_cap * 2 : 2;
-        ze__ui_dock *n = ze_realloc(ui->alloc, ui->docks, sizeof *n * ui->dock_cap,
-                                    sizeof *n * cap, _Alignof(ze__ui_dock));
+        ze__ui_dock *n = ze_realloc(ui->alloc, ui->docks, sizeof *n * ui->dock_cap, sizeof *n * cap,
+                                    _Alignof(ze__ui_dock));
         if (!n)
             return NULL;
         ui->docks = n;
@@ -317,7 +317,7 @@ static void build_node(ze_ui_t *ui, ze__ui_dock *d, int32_t i, ze_ui_size_t w, z
                         .height = ze_ui_text_size(1),
                         .padding_x = st->padding * 2.0f,
                         .padding_y = st->padding,
-                        .background = st->colors[on             ? ZE_UI_COLOR_TITLE_ACTIVE
+                        .background = st->colors[on           ? ZE_UI_COLOR_TITLE_ACTIVE
                                                  : ts.hovered ? ZE_UI_COLOR_BUTTON_HOT
                                                               : ZE_UI_COLOR_BUTTON],
                     },
@@ -325,11 +325,10 @@ static void build_node(ze_ui_t *ui, ze__ui_dock *d, int32_t i, ze_ui_size_t w, z
         ze_ui_pop_box(ui);
     }
     ze_ui_pop_box(ui); /* tab bar */
-    ze_ui_box_t *content =
-        ze_ui_push_box(ui, NULL,
-                       &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLIP,
-                                           .width = ze_ui_pct(1, 0),
-                                           .height = ze_ui_pct(1, 0)});
+    ze_ui_box_t *content = ze_ui_push_box(ui, NULL,
+                                          &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLIP,
+                                                              .width = ze_ui_pct(1, 0),
+                                                              .height = ze_ui_pct(1, 0)});
     if (d->content && !content->standin)
         d->content[i] = content;
     ze_ui_pop_box(ui);
@@ -343,9 +342,8 @@ void ze_ui_dock_space(ze_ui_t *ui, const char *label, ze_ui_size_t width, ze_ui_
     ze__ui_dock *d = key ? dock_get(ui, key) : NULL;
     ui->dock_cur = NULL;
     if (!d) {
-        ze__ui_error(ui, key ? ZE_ERR_BUDGET : ZE_ERR_INVALID_ARG,
-                     "ui: dock space '%s' %s", label ? label : "",
-                     key ? "cannot be kept (no memory)" : "needs a label");
+        ze__ui_error(ui, key ? ZE_ERR_BUDGET : ZE_ERR_INVALID_ARG, "ui: dock space '%s' %s",
+                     label ? label : "", key ? "cannot be kept (no memory)" : "needs a label");
         return;
     }
     /* the previous frame's drop, then the panels it did not build */
@@ -363,11 +361,9 @@ void ze_ui_dock_space(ze_ui_t *ui, const char *label, ze_ui_size_t width, ze_ui_
         memset(d->content, 0, sizeof *d->content * d->node_count);
     d->content_count = d->content ? d->node_count : 0;
     d->frame = ui->frame;
-    ze_ui_box_t *sb = ze__ui_push_widget(ui, label,
-                                         &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLIP,
-                                                             .width = width,
-                                                             .height = height},
-                                         false);
+    ze_ui_box_t *sb = ze__ui_push_widget(
+        ui, label, &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLIP, .width = width, .height = height},
+        false);
     if (!sb->standin)
         build_node(ui, d, d->root, ze_ui_pct(1, 0), ze_ui_pct(1, 0));
     ze_ui_pop_box(ui);
@@ -392,8 +388,7 @@ bool ze_ui_dock_panel_begin(ze_ui_t *ui, const char *title)
             ze__ui_dock_panel *n = ze_realloc(ui->alloc, d->panels, sizeof *n * d->panel_cap,
                                               sizeof *n * cap, _Alignof(ze__ui_dock_panel));
             if (!n) {
-                ze__ui_error(ui, ZE_ERR_BUDGET, "ui: dock panel '%s' cannot join its space",
-                             title);
+                ze__ui_error(ui, ZE_ERR_BUDGET, "ui: dock panel '%s' cannot join its space", title);
                 return false;
             }
             d->panels = n;
@@ -458,10 +453,10 @@ ze_result ze_ui_dock_move(ze_ui_t *ui, ze_ui_key_t space, const char *panel, con
     for (uint32_t i = 0; i < ui->dock_count; i++)
         if (ui->docks[i].key == space.id)
             d = &ui->docks[i];
-    ze__ui_dock_panel *p = d ? panel_find(d, ze__ui_hash_label(panel, strlen(panel), d->key))
-                             : NULL;
-    ze__ui_dock_panel *t = d ? panel_find(d, ze__ui_hash_label(target, strlen(target), d->key))
-                             : NULL;
+    ze__ui_dock_panel *p =
+        d ? panel_find(d, ze__ui_hash_label(panel, strlen(panel), d->key)) : NULL;
+    ze__ui_dock_panel *t =
+        d ? panel_find(d, ze__ui_hash_label(target, strlen(target), d->key)) : NULL;
     if (!p || !t) {
         ZE_LOG_ERROR(ZE__UI_CH, "ui: dock move of '%s' to '%s': %s", panel, target,
                      !d ? "no such dock space" : "the panel is not in the space");
