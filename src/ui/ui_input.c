@@ -21,19 +21,24 @@ static const ze_ui_box_t *box_at(const ze_ui_t *ui, float x, float y, uint32_t f
     return NULL;
 }
 
-static bool over_any(const ze_ui_t *ui, float x, float y)
+/* One walk for the hot box (the topmost clickable one under the mouse)
+ * and whether any solid box (a background, or a clickable one) is under
+ * it: the game is told the UI wants the mouse. */
+static void hover_scan(ze_ui_t *ui, float x, float y)
 {
+    ui->hot = 0;
+    ui->hover_any = false;
     for (const ze_ui_box_t *b = ui->prev_last_built; b; b = b->prev_built) {
-        if (b->depth == 0)
+        bool clickable = b->key && (b->flags & ZE_UI_BOX_CLICKABLE);
+        bool solid = clickable || (b->depth > 0 && (b->flags & ZE_UI_BOX_BACKGROUND));
+        if (!solid || !ze__ui_rect_contains(b->rect, x, y) || !ze__ui_rect_contains(b->clip, x, y))
             continue;
-        bool solid =
-            (b->flags & ZE_UI_BOX_BACKGROUND) || (b->key && (b->flags & ZE_UI_BOX_CLICKABLE));
-        if (!solid)
-            continue;
-        if (ze__ui_rect_contains(b->rect, x, y) && ze__ui_rect_contains(b->clip, x, y))
-            return true;
+        ui->hover_any = ui->hover_any || b->depth > 0;
+        if (clickable) {
+            ui->hot = b->key;
+            return;
+        }
     }
-    return false;
 }
 
 /* Moves the focus to the next (dir > 0) or previous focusable box of the
@@ -279,9 +284,7 @@ void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count
     ui->hold_anchor[0] = in->mouse[0];
     ui->hold_anchor[1] = in->mouse[1];
     apply_wheel(ui);
-    const ze_ui_box_t *hot = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
-    ui->hot = hot ? hot->key : 0;
-    ui->hover_any = over_any(ui, in->mouse[0], in->mouse[1]);
+    hover_scan(ui, in->mouse[0], in->mouse[1]);
 }
 
 void ze__ui_input_end(ze_ui_t *ui)

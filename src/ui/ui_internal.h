@@ -179,6 +179,10 @@ void ze__ui_font_destroy(ze__ui_font *f);
  * back with present = false and the replacement box's bitmap. */
 ze__ui_glyph ze__ui_font_glyph(ze__ui_font *f, uint32_t cp);
 float ze__ui_font_kern(ze__ui_font *f, uint32_t a, uint32_t b);
+/* The width of s's leading ASCII run whose glyphs and kerning are cached
+ * (*used bytes; *prev: the codepoint before it, updated). */
+float ze__ui_font_ascii_run(ze__ui_font *f, const char *s, size_t len, size_t *used,
+                            uint32_t *prev);
 float ze__ui_font_line_height(const ze__ui_font *f);
 float ze__ui_font_ascent(const ze__ui_font *f);
 ze_ui_atlas_t ze__ui_font_atlas(const ze__ui_font *f);
