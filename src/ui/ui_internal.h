@@ -138,8 +138,9 @@ typedef struct ze__ui_dock {
     uint64_t drop_panel; /* a move to apply when the space is next built */
     int32_t drop_node;
     int drop_where;
-    uint64_t frame;        /* built in this frame: */
-    ze_ui_box_t **content; /* per node: its leaf's content box (frame arena) */
+    uint64_t frame;          /* built in this frame: */
+    ze_ui_box_t **content;   /* per node: its leaf's content box (frame arena) */
+    ze_ui_box_t *chain_tail; /* build order: panels are moved in after this box */
     uint32_t content_count;
 } ze__ui_dock;
 

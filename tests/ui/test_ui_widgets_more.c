@@ -598,6 +598,8 @@ static void test_drag_and_drop(void **state)
 typedef struct dock_t {
     int scene_ok, insp_ok;
     bool with_inspector;
+    bool cover; /* a window built between the space and its panels, over the space */
+    int cover_clicks;
     bool scene_shown, insp_shown;
 } dock_t;
 
@@ -607,6 +609,16 @@ static void build_dock(ze_ui_t *ui, void *user)
     ze_ui_push_box(ui, NULL, &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_FLOATING, .x = 50, .y = 40});
     ze_ui_dock_space(ui, "Dock", ze_ui_px(600, 1), ze_ui_px(400, 1));
     ze_ui_pop_box(ui);
+    if (d->cover) {
+        ze_ui_window_begin(ui, "Cover",
+                           &(ze_ui_window_desc_t){.x = 40, .y = 30, .width = 200, .height = 120});
+        ze_ui_box_t *c = ze_ui_box(ui, "Pad",
+                                   &(ze_ui_box_desc_t){.flags = ZE_UI_BOX_CLICKABLE,
+                                                       .width = ze_ui_pct(1, 0),
+                                                       .height = ze_ui_px(80, 1)});
+        d->cover_clicks += ze_ui_signal(ui, c).clicked;
+        ze_ui_window_end(ui);
+    }
     d->scene_shown = d->insp_shown = false;
     /* panels may be built anywhere after their space */
     ze_ui_row_begin(ui);
@@ -622,6 +634,11 @@ static void build_dock(ze_ui_t *ui, void *user)
     }
     ze_ui_label(ui, "after the panels");
     ze_ui_row_end(ui);
+}
+
+static bool overlaps(ze_ui_rect_t a, ze_ui_rect_t b)
+{
+    return a.x0 + 4 < b.x1 && b.x0 + 4 < a.x1 && a.y0 + 4 < b.y1 && b.y0 + 4 < a.y1;
 }
 
 static void tab_drag_to(ut_t *t, const char *tab, float x, float y)
@@ -712,6 +729,24 @@ static void test_docking(void **state)
     assert_false(alive(&t, "Dock/Inspector/##tab"));
     scene = ut_rect(&t, "Dock/Scene");
     assert_true(scene.y1 - scene.y0 > 350);
+    /* a window built after the space but before its panels is on top of
+       them for clicks too, as it is drawn */
+    ze_ui_rect_t ok = ut_rect(&t, "Dock/Scene/OK");
+    d.cover = true;
+    ut_frames(&t, 2);
+    ze_ui_rect_t pad = ut_rect(&t, "Cover/Pad");
+    assert_true(overlaps(ok, pad));
+    ut_move(&t, ZE_MAX(ok.x0, pad.x0) + 2, ZE_MAX(ok.y0, pad.y0) + 2);
+    ut_button(&t, true);
+    ut_frames(&t, 1);
+    ut_button(&t, false);
+    ut_frames(&t, 1);
+    assert_int_equal(d.cover_clicks, 1);
+    assert_int_equal(d.scene_ok, 1);
+    d.cover = false;
+    ut_frames(&t, 1);
+    ut_click(&t, "Dock/Scene/OK"); /* and without the window, the button takes it */
+    assert_int_equal(d.scene_ok, 2);
     /* unknown panels are refused */
     assert_int_equal(ze_ui_dock_move(t.ui, ze_ui_key_path("Dock"), "Nope", "Scene", ZE_UI_DOCK_TAB),
                      ZE_ERR_NOT_FOUND);
