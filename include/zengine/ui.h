@@ -481,8 +481,9 @@ void ze_ui_table_end(ze_ui_t *ui);
 /* A column's width (logical pixels) at the last frame; 0 when unknown. */
 float ze_ui_table_column_width(const ze_ui_t *ui, ze_ui_key_t table, uint32_t column);
 
-/* Tooltips for the last keyed box built: true once the mouse has rested
- * on it for style.tooltip_frames frames; then build the content and call
+/* Tooltips for the last keyed box built (a clickable one: it must become
+ * the hot box): true once the mouse has rested on it for
+ * style.tooltip_frames frames; then build the content and call
  * ze_ui_tooltip_end. ze_ui_tooltip: a one-label tooltip. */
 bool ze_ui_tooltip_begin(ze_ui_t *ui);
 void ze_ui_tooltip_end(ze_ui_t *ui);
@@ -499,8 +500,8 @@ void ze_ui_menu_bar_end(ze_ui_t *ui);
 bool ze_ui_menu_begin(ze_ui_t *ui, const char *label);
 void ze_ui_menu_end(ze_ui_t *ui);
 bool ze_ui_menu_item(ze_ui_t *ui, const char *label);
-/* A context menu for the last keyed box built: opens at the mouse when the
- * right button goes down on it; true while open (build menu items, then
+/* A context menu for the last keyed box built (a clickable one): opens at
+ * the mouse when the right button goes down on it; true while open (build menu items, then
  * ze_ui_context_menu_end). Keyed "box/##popup". */
 bool ze_ui_context_menu_begin(ze_ui_t *ui);
 void ze_ui_context_menu_end(ze_ui_t *ui);
