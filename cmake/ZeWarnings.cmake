@@ -1,7 +1,9 @@
 # Compiler flags shared by every target of the project.
 add_compile_definitions(_POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
-add_compile_options(-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-                    -Wmissing-prototypes -Wno-unused-parameter)
+# (the prototype warnings are C's: bench/ui_imgui_ref.cpp is the one C++ file)
+add_compile_options(-Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+                    $<$<COMPILE_LANGUAGE:C>:-Wstrict-prototypes>
+                    $<$<COMPILE_LANGUAGE:C>:-Wmissing-prototypes>)
 if(CMAKE_BUILD_TYPE STREQUAL "Debug")
   add_compile_definitions(ZE_DEBUG=1)
 endif()

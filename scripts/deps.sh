@@ -17,6 +17,8 @@ PACKAGES=(
   libcmocka-dev libjansson-dev libcglm-dev libxxhash-dev uuid-dev zlib1g-dev
   # assets
   libstb-dev libassimp-dev libmeshoptimizer-dev
+  # bench: the Dear ImGui baseline of bench_ui (one C++ reference file)
+  libimgui-dev
   # gfx / window / fonts
   libvulkan-dev vulkan-tools vulkan-validationlayers glslc libglfw3-dev
   fonts-dejavu-core xvfb xauth

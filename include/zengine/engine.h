@@ -356,6 +356,10 @@ ze_import_coordinator_t *ze_engine_imports(ze_engine_t *e);
 ze_asset_manager_t *ze_engine_assets(ze_engine_t *e);
 ze_render_backend_t *ze_engine_backend(ze_engine_t *e);
 ze_main_scheduler_t *ze_engine_scheduler(ze_engine_t *e);
+/* This iteration's input as the game sees it: while the UI wants the mouse
+ * (ze_engine_ui_wants_mouse) new button presses and the wheel are held
+ * back (a button already down for the game stays down until released);
+ * while it wants the keyboard, new key presses and typed text are. */
 const ze_input_state_t *ze_engine_input(const ze_engine_t *e);
 const ze_project_t *ze_engine_project(const ze_engine_t *e);
 uint64_t ze_engine_frame_index(const ze_engine_t *e);

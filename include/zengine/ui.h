@@ -18,9 +18,12 @@
  * navigation), Enter/Space activation, Escape. Text is UTF-8 throughout,
  * drawn from a glyph atlas baked on demand with stb_truetype (or from a
  * fixed-metric font: every glyph W x H, for tests and tools). Widgets:
- * label, button, checkbox, slider, text field (caret, selection,
- * clipboard, undo/redo), panel, window (moved by its title), scroll region,
- * tree node.
+ * label, button, checkbox, radio, slider, drag number, text field (caret,
+ * selection, clipboard, undo/redo), combo, panel, window (moved by its
+ * title), scroll region, virtual list, tree node, table (resizable
+ * columns), image, tooltip, menu bar and menus, context menu, drag and
+ * drop. Popups and tooltips are overlays: built where their widget is,
+ * drawn above everything and hit first.
  * Not: rendering (the overlay pass draws the draw list and uploads the
  * atlas), windows and devices (the engine turns GLFW and input events into
  * ze_ui_event_t values), the overlay mailbox (engine), file I/O (the font
@@ -174,7 +177,9 @@ typedef struct ze_ui_style_t {
     float text_field_width; /* text fields */
     float indent;           /* tree node children */
     float scrollbar_width;
-    float wheel_step; /* logical pixels scrolled per wheel notch */
+    float wheel_step;        /* logical pixels scrolled per wheel notch */
+    uint32_t tooltip_frames; /* frames of resting hover before a tooltip shows */
+    float column_min_width;  /* table columns, logical pixels */
 } ze_ui_style_t;
 
 ze_ui_style_t ze_ui_style_default(void);
@@ -426,6 +431,114 @@ void ze_ui_row_end(ze_ui_t *ui);
 void ze_ui_column_begin(ze_ui_t *ui);
 void ze_ui_column_end(ze_ui_t *ui);
 void ze_ui_spacer(ze_ui_t *ui, ze_ui_size_t width, ze_ui_size_t height);
+
+/* Radio buttons: a click selects `option` (*value = option). True when
+ * *value changed. */
+bool ze_ui_radio(ze_ui_t *ui, const char *label, int *value, int option);
+/* A number dragged horizontally: speed per logical pixel (Left/Right: one
+ * speed step when focused); clamped when min < max. True when changed. */
+bool ze_ui_drag_float(ze_ui_t *ui, const char *label, float *value, float speed, float min,
+                      float max);
+/* A combo box: shows items[*index]; a click opens a popup of the items
+ * (keyed "label/##popup/item"), choosing one sets *index. True when it
+ * changed. */
+bool ze_ui_combo(ze_ui_t *ui, const char *label, int *index, const char *const *items, int count);
+/* An image: the gfx texture id drawn over width x height logical pixels
+ * (ZE_UI_INSTANCE_IMAGE). A label keys it (clickable); NULL: anonymous. */
+ze_ui_box_t *ze_ui_image(ze_ui_t *ui, const char *label, uint32_t texture, float width,
+                         float height);
+
+/* Virtual lists: `rows` rows of row_height logical pixels in a clipped
+ * box of width x height, of which only the visible ones are built: build
+ * rows [first, first + count) of the range returned, each between
+ * ze_ui_list_row_begin(row) (a row box keyed "#<row>" under the list) and
+ * ze_ui_list_row_end, then ze_ui_list_end. The wheel scrolls it. */
+typedef struct ze_ui_list_range_t {
+    uint64_t first, count;
+} ze_ui_list_range_t;
+ze_ui_list_range_t ze_ui_list_begin(ze_ui_t *ui, const char *label, uint64_t rows, float row_height,
+                                    ze_ui_size_t width, ze_ui_size_t height);
+void ze_ui_list_row_begin(ze_ui_t *ui, uint64_t row);
+void ze_ui_list_row_end(ze_ui_t *ui);
+void ze_ui_list_end(ze_ui_t *ui);
+/* Scrolls a list (its key) so `row` is first; clamped when next built. */
+void ze_ui_list_scroll_to(ze_ui_t *ui, ze_ui_key_t list, uint64_t row);
+
+/* Tables: a header row whose column handles ("label/##resize<i>") resize
+ * the columns when dragged, then rows of cells of the columns' widths:
+ * ze_ui_table_row_begin, ze_ui_table_cell before each cell's content
+ * (false past the last column), ze_ui_table_row_end; ze_ui_table_end. */
+typedef struct ze_ui_table_desc_t {
+    uint32_t columns;           /* at least 1 */
+    const char *const *headers; /* column titles; NULL = untitled */
+    const float *widths;        /* initial widths, logical pixels; NULL = 100 each */
+} ze_ui_table_desc_t;
+void ze_ui_table_begin(ze_ui_t *ui, const char *label, const ze_ui_table_desc_t *desc);
+void ze_ui_table_row_begin(ze_ui_t *ui);
+bool ze_ui_table_cell(ze_ui_t *ui);
+void ze_ui_table_row_end(ze_ui_t *ui);
+void ze_ui_table_end(ze_ui_t *ui);
+/* A column's width (logical pixels) at the last frame; 0 when unknown. */
+float ze_ui_table_column_width(const ze_ui_t *ui, ze_ui_key_t table, uint32_t column);
+
+/* Tooltips for the last keyed box built (a clickable one: it must become
+ * the hot box): true once the mouse has rested on it for
+ * style.tooltip_frames frames; then build the content and call
+ * ze_ui_tooltip_end. ze_ui_tooltip: a one-label tooltip. */
+bool ze_ui_tooltip_begin(ze_ui_t *ui);
+void ze_ui_tooltip_end(ze_ui_t *ui);
+void ze_ui_tooltip(ze_ui_t *ui, const char *text);
+
+/* Menus. A menu bar is a row in the flow (its menus keyed as the parent's
+ * children); ze_ui_menu_begin is a header that opens its popup on a click
+ * (below it in a bar, beside it in another menu): true when open, then
+ * build items and ze_ui_menu_end. ze_ui_menu_item: true when chosen
+ * (click, Enter); choosing closes every open menu. A press outside closes
+ * them, Escape closes the top one. Items are keyed "File/##popup/Save". */
+void ze_ui_menu_bar_begin(ze_ui_t *ui);
+void ze_ui_menu_bar_end(ze_ui_t *ui);
+bool ze_ui_menu_begin(ze_ui_t *ui, const char *label);
+void ze_ui_menu_end(ze_ui_t *ui);
+bool ze_ui_menu_item(ze_ui_t *ui, const char *label);
+/* A context menu for the last keyed box built (a clickable one): opens at
+ * the mouse when the right button goes down on it; true while open (build menu items, then
+ * ze_ui_context_menu_end). Keyed "box/##popup". */
+bool ze_ui_context_menu_begin(ze_ui_t *ui);
+void ze_ui_context_menu_end(ze_ui_t *ui);
+
+/* Drag and drop, for the last keyed box built. A source being dragged
+ * sets a typed payload (copied; call it every frame: true while
+ * dragging). On the frame the press is released over a target asking for
+ * that type, ze_ui_drop_target returns the payload (size in *size),
+ * borrowed until the frame ends; NULL otherwise. */
+bool ze_ui_drag_source(ze_ui_t *ui, const char *type, const void *data, size_t size);
+const void *ze_ui_drop_target(ze_ui_t *ui, const char *type, size_t *size);
+bool ze_ui_drag_active(const ze_ui_t *ui, const char *type); /* a payload of type (NULL: any) */
+
+/* Docking. A dock space is a box split into leaves (tab bars over
+ * content) and splits (a handle between two children that a drag
+ * moves). Dock panels, built after their space in the frame (anywhere),
+ * each sit in one leaf; only the active tab's content is built (true:
+ * build it, then ze_ui_dock_panel_end). A new panel joins the first leaf
+ * as a tab. Dragging a tab onto a leaf docks the panel there: in the
+ * middle as a tab, within a quarter of an edge into a new leaf split off
+ * on that side. A panel not built for a frame leaves. Keys: "Dock/Scene"
+ * (a panel), "Dock/Scene/##tab", "Dock/##split<i>". */
+typedef enum ze_ui_dock_where {
+    ZE_UI_DOCK_TAB = 0, /* into the target's leaf, as a tab */
+    ZE_UI_DOCK_LEFT,    /* a new leaf split off the target's, on that side */
+    ZE_UI_DOCK_RIGHT,
+    ZE_UI_DOCK_TOP,
+    ZE_UI_DOCK_BOTTOM,
+} ze_ui_dock_where;
+void ze_ui_dock_space(ze_ui_t *ui, const char *label, ze_ui_size_t width, ze_ui_size_t height);
+bool ze_ui_dock_panel_begin(ze_ui_t *ui, const char *title);
+void ze_ui_dock_panel_end(ze_ui_t *ui);
+/* Docks panel next to (or with) target, both already in the space.
+ * Between frames it applies at once; inside a frame, when the space is
+ * next built. ZE_ERR_NOT_FOUND for an unknown space or panel. */
+ze_result ze_ui_dock_move(ze_ui_t *ui, ze_ui_key_t space, const char *panel, const char *target,
+                          ze_ui_dock_where where);
 
 /* -------------------------------------------------------------- draw list */
 

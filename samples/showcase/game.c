@@ -299,7 +299,7 @@ static ze_result on_initialized(ze_engine_t *e, void *user)
 
 static void on_update(ze_engine_t *e, double dt, void *user)
 {
-    showcase_hud_frame(&((game_t *)user)->hud, dt);
+    showcase_hud_frame(&((game_t *)user)->hud, e, dt);
     if (ze_input_key_pressed(ze_engine_input(e), ZE_KEY_ESCAPE))
         ze_engine_request_close(e);
     uint64_t f = ze_engine_frame_index(e);

@@ -73,7 +73,7 @@ ze_main_scheduler_t *ze_engine_scheduler(ze_engine_t *e)
 }
 const ze_input_state_t *ze_engine_input(const ze_engine_t *e)
 {
-    return e ? &e->input : NULL;
+    return e ? &e->game_input : NULL;
 }
 const ze_project_t *ze_engine_project(const ze_engine_t *e)
 {

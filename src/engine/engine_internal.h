@@ -143,7 +143,8 @@ struct ze_engine_t {
     ze_vfs_t *vfs;
     bool cache_writable;
     ze_asset_registry_t *registry;
-    ze_input_state_t input;
+    ze_input_state_t input;      /* everything the devices and the replay said */
+    ze_input_state_t game_input; /* what the game sees: less what the UI took (ui_bridge.c) */
     ze_input_replay_t *replay;
     ze_kernel_t *kernel;
     ze_world_t *world;
@@ -247,6 +248,9 @@ void ze__render_thread_stop(ze_engine_t *e);
 ze_result ze__ui_init(ze_engine_t *e);
 void ze__ui_fini(ze_engine_t *e);
 void ze__ui_begin(ze_engine_t *e, double dt);
+/* This iteration's game_input: the input state without what the UI wants
+ * (main-loop step 4, after ze__ui_begin; the whole state without a UI). */
+void ze__ui_game_input(ze_engine_t *e);
 /* Ends the open frame; publishes its overlay unless `publish` is false
  * (minimized). */
 void ze__ui_end(ze_engine_t *e, bool publish);

@@ -126,6 +126,7 @@ ze_result ze__main_loop(ze_engine_t *e)
         /* the UI frame opens with this iteration's input (events from the
            state above), so the game can ask what the UI wants from here */
         ze__ui_begin(e, dt);
+        ze__ui_game_input(e); /* the game does not see what the UI took */
         /* 5-7. fixed steps (at most 5) and alpha: the kernel's accumulator */
         ZE_ZONE_BEGIN("simulation");
         e->in_kernel_frame = true;

@@ -231,6 +231,7 @@ static ze_result read_host_file(const char *path, ze_allocator_t a, char **out, 
 static ze_result input_init(ze_engine_t *e)
 {
     memset(&e->input, 0, sizeof e->input);
+    memset(&e->game_input, 0, sizeof e->game_input);
     if (!e->run.input_script)
         return ZE_OK;
     ze_allocator_t a = input_allocator(e);

@@ -240,6 +240,34 @@ void ze__ui_begin(ze_engine_t *e, double dt)
     e->ui_wants_keyboard = ze_ui_wants_keyboard(e->ui);
 }
 
+/* What the game sees: the input state less what the UI took this
+ * iteration. Presses are held back, not releases: a button (or key) the
+ * game already had down stays down until it is released, so a drag of the
+ * camera that crosses a window ends normally, and the game's edges are
+ * computed against what it saw last frame. */
+void ze__ui_game_input(ze_engine_t *e)
+{
+    const ze_input_state_t *in = &e->input;
+    ze_input_state_t *g = &e->game_input;
+    uint8_t seen_keys[sizeof g->keys];
+    memcpy(seen_keys, g->keys, sizeof seen_keys);
+    uint32_t seen_buttons = g->mouse_buttons;
+    *g = *in;
+    memcpy(g->previous, seen_keys, sizeof g->previous);
+    g->previous_mouse_buttons = seen_buttons;
+    bool mouse = e->ui && e->ui_frame_open && e->ui_wants_mouse;
+    bool keyboard = e->ui && e->ui_frame_open && e->ui_wants_keyboard;
+    if (mouse) {
+        g->mouse_buttons &= seen_buttons;
+        g->scroll_x = g->scroll_y = 0.0;
+    }
+    if (keyboard) {
+        for (size_t i = 0; i < sizeof g->keys; i++)
+            g->keys[i] &= seen_keys[i];
+        g->text_count = 0;
+    }
+}
+
 /* ---------------------------------------------------------------- overlay */
 
 static void overlay_refused(ze_engine_t *e, const char *what, size_t bytes)

@@ -179,6 +179,8 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
         }
     }
     b->key = key;
+    if (key)
+        ui->last_keyed = b;
     bool own_seed = b->seed || (key && !(d->flags & ZE_UI_BOX_SEED_PARENT));
     if (!b->seed)
         b->seed = own_seed ? key : (parent ? parent->seed : 0);

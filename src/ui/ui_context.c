@@ -48,12 +48,19 @@ char *ze__ui_strdup(ze_ui_t *ui, const char *s, size_t len)
 
 char *ze__ui_vformat(ze_ui_t *ui, size_t *len, const char *fmt, va_list ap)
 {
+    /* One pass for the usual short label: formatted on the stack, then
+     * copied; a longer one is measured and formatted again. */
+    char small[256];
     va_list copy;
     va_copy(copy, ap);
-    int n = vsnprintf(NULL, 0, fmt, copy);
+    int n = vsnprintf(small, sizeof small, fmt, copy);
     va_end(copy);
     if (n < 0)
         n = 0;
+    if ((size_t)n < sizeof small) {
+        *len = (size_t)n;
+        return ze__ui_strdup(ui, small, (size_t)n);
+    }
     char *p = ze_arena_push(ui->arena, (size_t)n + 1, 1);
     if (!p)
         return NULL;
@@ -209,6 +216,8 @@ void ze_ui_destroy(ze_ui_t *ui)
     if (!ui)
         return;
     ze__ui_text_edit_free(ui);
+    ze__ui_dnd_free(ui);
+    ze__ui_dock_free(ui);
     ze__ui_font_destroy(ui->font);
     for (uint32_t i = 0; i < ui->state_chunk_count; i++)
         ze_free(ui->alloc, ui->state_chunks[i], sizeof(ze__ui_state) * ZE__UI_STATE_CHUNK);
@@ -254,6 +263,12 @@ ze_result ze_ui_begin_frame(ze_ui_t *ui, uint32_t width, uint32_t height, float 
     ui->error_count = 0;
     ui->box_count = 0;
     ui->last_built = NULL;
+    ui->last_keyed = NULL;
+    ui->dock_cur = NULL;
+    ui->overlays = ui->overlays_tail = NULL;
+    ui->popup_level = 0;
+    ui->table = NULL;
+    ui->list = NULL;
     ui->standin_depth = 0;
 
     ze__ui_input_frame(ui, events, count);
@@ -291,9 +306,15 @@ ze_result ze_ui_end_frame(ze_ui_t *ui)
         ui->current = ui->root;
         ui->standin_depth = 0;
     }
+    ui->popup_level = 0;
+    ui->table = NULL;
+    ui->list = NULL;
+    ze__ui_raise_overlays(ui);
     ze__ui_layout(ui);
     evict_unbuilt(ui);
     ze__ui_input_end(ui);
+    ze__ui_popup_frame_end(ui);
+    ze__ui_dnd_frame_end(ui);
     ze_result r = ze__ui_draw(ui);
     if (r != ZE_OK && ui->frame_result == ZE_OK)
         ui->frame_result = r;

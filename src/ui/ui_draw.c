@@ -58,6 +58,14 @@ static void draw_text(draw_ctx *d, const ze_ui_box_t *b)
     float line_h = ze__ui_font_line_height(ui->font);
     float pen = b->rect.x0 + pad_x + lead(b->align[0], inner_w - b->text_w);
     float top = b->rect.y0 + pad_y + lead(b->align[1], inner_h - line_h);
+    /* A run wholly outside its clip draws nothing: skip it without
+     * looking a glyph up (most rows of a long scrolled list). The margin
+     * covers glyphs that reach past the advance box (italics, accents). */
+    float margin = line_h;
+    ze_ui_rect_t run = {pen - margin, top - margin, pen + b->text_w + margin,
+                        top + line_h + margin};
+    if (!visible(run, b->clip))
+        return;
     float baseline = roundf(top) + ze__ui_font_ascent(ui->font);
     uint32_t prev = 0;
     for (size_t i = 0; i < b->text_len;) {

@@ -375,6 +375,35 @@ ze__ui_glyph ze__ui_font_glyph(ze__ui_font *f, uint32_t cp)
     return g;
 }
 
+float ze__ui_font_ascii_run(ze__ui_font *f, const char *s, size_t len, size_t *used, uint32_t *prev)
+{
+    /* the cached ASCII path of ze__ui_text_width: the same sums in the same
+       order, without a decode, a glyph copy or a call per character */
+    float w = 0.0f;
+    uint32_t p = *prev;
+    size_t i = 0;
+    bool kern = f->ttf && f->has_kern;
+    for (; i < len; i++) {
+        uint32_t c = (unsigned char)s[i];
+        if (c >= 128 || !f->ascii_have[c])
+            break;
+        if (p && kern) {
+            if (p < KERN_FIRST || p >= KERN_FIRST + KERN_COUNT || c < KERN_FIRST ||
+                c >= KERN_FIRST + KERN_COUNT)
+                break;
+            float k = f->kern_ascii[p - KERN_FIRST][c - KERN_FIRST];
+            if (isnan(k))
+                break; /* not looked up yet: the slow path does it */
+            w += k;
+        }
+        w += f->ascii[c].advance;
+        p = c;
+    }
+    *used = i;
+    *prev = p;
+    return w;
+}
+
 float ze__ui_font_kern(ze__ui_font *f, uint32_t a, uint32_t b)
 {
     if (!f->ttf || !f->has_kern)

@@ -21,19 +21,24 @@ static const ze_ui_box_t *box_at(const ze_ui_t *ui, float x, float y, uint32_t f
     return NULL;
 }
 
-static bool over_any(const ze_ui_t *ui, float x, float y)
+/* One walk for the hot box (the topmost clickable one under the mouse)
+ * and whether any solid box (a background, or a clickable one) is under
+ * it: the game is told the UI wants the mouse. */
+static void hover_scan(ze_ui_t *ui, float x, float y)
 {
+    ui->hot = 0;
+    ui->hover_any = false;
     for (const ze_ui_box_t *b = ui->prev_last_built; b; b = b->prev_built) {
-        if (b->depth == 0)
+        bool clickable = b->key && (b->flags & ZE_UI_BOX_CLICKABLE);
+        bool solid = clickable || (b->depth > 0 && (b->flags & ZE_UI_BOX_BACKGROUND));
+        if (!solid || !ze__ui_rect_contains(b->rect, x, y) || !ze__ui_rect_contains(b->clip, x, y))
             continue;
-        bool solid =
-            (b->flags & ZE_UI_BOX_BACKGROUND) || (b->key && (b->flags & ZE_UI_BOX_CLICKABLE));
-        if (!solid)
-            continue;
-        if (ze__ui_rect_contains(b->rect, x, y) && ze__ui_rect_contains(b->clip, x, y))
-            return true;
+        ui->hover_any = ui->hover_any || b->depth > 0;
+        if (clickable) {
+            ui->hot = b->key;
+            return;
+        }
     }
-    return false;
 }
 
 /* Moves the focus to the next (dir > 0) or previous focusable box of the
@@ -69,6 +74,7 @@ static void focus_step(ze_ui_t *ui, int dir)
 static void on_press(ze_ui_t *ui)
 {
     ze__ui_input *in = &ui->in;
+    ze__ui_popup_press(ui, in->mouse[0], in->mouse[1]);
     const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
     ui->active = hit ? hit->key : 0;
     ui->pressed_key = ui->active;
@@ -105,8 +111,18 @@ static void on_release(ze_ui_t *ui)
     ui->active = 0;
 }
 
+static void on_right_press(ze_ui_t *ui)
+{
+    ze__ui_input *in = &ui->in;
+    ze__ui_popup_press(ui, in->mouse[0], in->mouse[1]);
+    const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
+    ui->rpressed_key = hit ? hit->key : 0;
+}
+
 static void cancel(ze_ui_t *ui)
 {
+    if (ze__ui_popup_escape(ui))
+        return; /* Escape closes the top popup first */
     ui->active = 0;
     ui->focus = 0;
 }
@@ -179,8 +195,13 @@ static void apply_wheel(ze_ui_t *ui)
     for (int a = 0; a < 2; a++) {
         if (in->wheel[a] == 0.0f)
             continue;
-        uint32_t flag = a ? ZE_UI_BOX_SCROLL_Y : ZE_UI_BOX_SCROLL_X;
+        uint32_t flag = a ? ZE_UI_BOX_SCROLL_Y | ZE__UI_BOX_WHEEL : ZE_UI_BOX_SCROLL_X;
         const ze_ui_box_t *b = box_at(ui, in->mouse[0], in->mouse[1], flag);
+        if (b && a && (b->flags & ZE__UI_BOX_WHEEL)) {
+            ui->wheel_key = b->key; /* the box scrolls itself (virtual list) */
+            in->wheel_taken = in->wheel[a];
+            continue;
+        }
         ze__ui_state *s = b ? ze__ui_state_find(ui, b->key) : NULL;
         if (s)
             s->scroll[a] -= in->wheel[a] * step; /* clamped at layout */
@@ -195,6 +216,8 @@ void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count
     in->wheel[0] = in->wheel[1] = 0.0f;
     in->activate = false;
     in->steps = 0;
+    in->wheel_taken = 0.0f;
+    ui->wheel_key = ui->rpressed_key = 0;
     in->events = NULL;
     in->event_count = 0;
     ui->pressed_key = ui->released_key = ui->clicked_key = ui->dclick_key = 0;
@@ -222,10 +245,14 @@ void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count
                 break;
             in->down[e->button] = e->down;
             if (e->button == ZE_UI_MOUSE_LEFT) {
-                if (e->down)
+                if (e->down) {
                     on_press(ui);
-                else
+                } else {
+                    ze__ui_dnd_release(ui, in->mouse[0], in->mouse[1]);
                     on_release(ui);
+                }
+            } else if (e->button == ZE_UI_MOUSE_RIGHT && e->down) {
+                on_right_press(ui);
             }
             break;
         case ZE_UI_EVENT_MOUSE_WHEEL:
@@ -257,9 +284,7 @@ void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count
     ui->hold_anchor[0] = in->mouse[0];
     ui->hold_anchor[1] = in->mouse[1];
     apply_wheel(ui);
-    const ze_ui_box_t *hot = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
-    ui->hot = hot ? hot->key : 0;
-    ui->hover_any = over_any(ui, in->mouse[0], in->mouse[1]);
+    hover_scan(ui, in->mouse[0], in->mouse[1]);
 }
 
 void ze__ui_input_end(ze_ui_t *ui)

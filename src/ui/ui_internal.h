@@ -22,6 +22,13 @@ enum {
     ZE__UI_UNDO_MAX = 100, /* undo (and redo) steps kept per text field */
     ZE__UI_STATE_CHUNK = 256,
     ZE__UI_LOGGED_PER_FRAME = 8,
+    ZE__UI_POPUP_MAX = 8, /* nested open popups (menu, submenu...): deeper ones do not open */
+};
+
+/* Internal box flags, above the public ze_ui_box_flags. */
+enum {
+    ZE__UI_BOX_WHEEL = 1u << 29,   /* takes the wheel itself (virtual list): ui->wheel_key */
+    ZE__UI_BOX_OVERLAY = 1u << 30, /* a popup or tooltip: raised above the tree at end_frame */
 };
 
 /* ---------------------------------------------------------- per-key state */
@@ -41,6 +48,9 @@ typedef struct ze__ui_state {
     float scroll[2];         /* pixels */
     float max_scroll[2];     /* at the last layout */
     float pos[2];            /* windows: position from the parent's corner, pixels */
+    float value;             /* a widget's own number (table column width, logical pixels) */
+    uint32_t hover_frames;   /* consecutive frames hovered (tooltips) */
+    double offset;           /* virtual list: scroll offset, pixels (double: 10^6 rows) */
 } ze__ui_state;
 
 /* ---------------------------------------------------------------- boxes */
@@ -72,6 +82,9 @@ struct ze_ui_box_t {
     float sz[2];      /* pixels */
     float content[2]; /* extent of the children, pixels */
     ze_ui_rect_t rect, clip;
+    /* overlays (ZE__UI_BOX_OVERLAY): the box current before it, the last
+       box built inside it, the next overlay of the frame */
+    ze_ui_box_t *overlay_return, *overlay_last, *overlay_next;
 };
 
 /* --------------------------------------------------------------- input */
@@ -83,9 +96,68 @@ typedef struct ze__ui_input {
     uint32_t mods;
     const ze_ui_event_t *events; /* this frame's, arena copy */
     uint32_t event_count;
-    bool activate; /* Enter, Space or NAV_ACTIVATE this frame (focused box) */
-    int steps;     /* Right/NAV_RIGHT minus Left/NAV_LEFT presses (sliders) */
+    bool activate;     /* Enter, Space or NAV_ACTIVATE this frame (focused box) */
+    int steps;         /* Right/NAV_RIGHT minus Left/NAV_LEFT presses (sliders) */
+    float wheel_taken; /* notches for ui->wheel_key (a ZE__UI_BOX_WHEEL box) */
 } ze__ui_input;
+
+/* The virtual list being built (frame arena; lists nest through prev). */
+typedef struct ze__ui_list {
+    struct ze__ui_list *prev;
+    ze_ui_box_t *box;
+    float row_height; /* logical pixels */
+    uint64_t rows, first, count;
+} ze__ui_list;
+
+/* Docking (ui_dock.c): per dock space, a tree of nodes (indices into
+ * nodes[]; -1 = none) and the panels, each in one leaf. Heap: changes
+ * only when a panel moves, joins or leaves. */
+typedef struct ze__ui_dock_node {
+    int32_t parent, child[2];
+    bool used, split;
+    uint8_t axis;    /* split: 0 = side by side, 1 = stacked */
+    float ratio;     /* split: the first child's share */
+    uint64_t active; /* leaf: the panel whose tab shows */
+} ze__ui_dock_node;
+
+typedef struct ze__ui_dock_panel {
+    uint64_t key;
+    int32_t node;
+    uint64_t built; /* the frame that last built it */
+    char *title;    /* heap copy (the tab's text) */
+    size_t title_len;
+} ze__ui_dock_panel;
+
+typedef struct ze__ui_dock {
+    uint64_t key;
+    int32_t root;
+    ze__ui_dock_node *nodes;
+    uint32_t node_count, node_cap;
+    ze__ui_dock_panel *panels;
+    uint32_t panel_count, panel_cap;
+    uint64_t drop_panel; /* a move to apply when the space is next built */
+    int32_t drop_node;
+    int drop_where;
+    uint64_t frame;          /* built in this frame: */
+    ze_ui_box_t **content;   /* per node: its leaf's content box (frame arena) */
+    ze_ui_box_t *chain_tail; /* build order: panels are moved in after this box */
+    uint32_t content_count;
+} ze__ui_dock;
+
+/* An open popup: the widget that owns it and where it opened (pixels). */
+typedef struct ze__ui_popup {
+    uint64_t owner;
+    float x, y;
+} ze__ui_popup;
+
+/* The table being built (frame arena; tables nest through prev). */
+typedef struct ze__ui_table {
+    struct ze__ui_table *prev;
+    ze_ui_box_t *box;
+    float *width; /* per column, logical pixels */
+    uint32_t columns, col;
+    bool row_open, cell_open;
+} ze__ui_table;
 
 /* ------------------------------------------------------------------ font */
 
@@ -108,6 +180,10 @@ void ze__ui_font_destroy(ze__ui_font *f);
  * back with present = false and the replacement box's bitmap. */
 ze__ui_glyph ze__ui_font_glyph(ze__ui_font *f, uint32_t cp);
 float ze__ui_font_kern(ze__ui_font *f, uint32_t a, uint32_t b);
+/* The width of s's leading ASCII run whose glyphs and kerning are cached
+ * (*used bytes; *prev: the codepoint before it, updated). */
+float ze__ui_font_ascii_run(ze__ui_font *f, const char *s, size_t len, size_t *used,
+                            uint32_t *prev);
 float ze__ui_font_line_height(const ze__ui_font *f);
 float ze__ui_font_ascent(const ze__ui_font *f);
 ze_ui_atlas_t ze__ui_font_atlas(const ze__ui_font *f);
@@ -212,6 +288,27 @@ struct ze_ui_t {
     ze__ui_text_edit edit;
     ze__ui_font *font;
 
+    ze_ui_box_t *last_keyed; /* the last keyed box built (tooltips, drag and drop) */
+    uint64_t rpressed_key;   /* the right button went down on it this frame */
+    uint64_t wheel_key;      /* the ZE__UI_BOX_WHEEL box the wheel is over */
+    ze_ui_box_t *overlays, *overlays_tail;
+    ze__ui_popup popup[ZE__UI_POPUP_MAX];
+    uint32_t popup_depth; /* open popups */
+    uint32_t popup_level; /* popups enclosing what is being built */
+    ze__ui_table *table;
+    ze__ui_list *list;
+
+    ze__ui_dock *docks; /* dock spaces (heap) */
+    uint32_t dock_count, dock_cap;
+    ze__ui_dock *dock_cur; /* the space dock panels go to (this frame's last) */
+
+    /* drag and drop: the payload a source set while dragging (copied) */
+    bool dnd_active, dnd_dropping;
+    uint64_t dnd_source, dnd_type, dnd_frame;
+    float dnd_drop[2]; /* where it was released, pixels */
+    void *dnd_data;
+    size_t dnd_size, dnd_cap;
+
     /* draw list */
     ze_ui_instance_t *instances;
     uint32_t instance_count, instance_cap;
@@ -252,6 +349,34 @@ uint64_t ze__ui_hash_label(const char *label, size_t len, uint64_t seed);
  * the node. */
 void ze__ui_box_path(const ze_ui_box_t *parent, const char *leaf, size_t leaf_len, char *buf,
                      size_t cap);
+
+/* ui_popup.c: overlays are pushed at the root wherever they are built and
+ * raised above the tree at end_frame (drawn last, hit first). */
+ze_ui_box_t *ze__ui_push_overlay(ze_ui_t *ui, uint64_t key, const char *label, size_t label_len,
+                                 const ze_ui_box_desc_t *desc);
+void ze__ui_pop_overlay(ze_ui_t *ui);
+void ze__ui_raise_overlays(ze_ui_t *ui);
+/* The popup key of an owner: "##popup" under it. */
+uint64_t ze__ui_popup_key(uint64_t owner);
+bool ze__ui_popup_open(const ze_ui_t *ui, uint64_t owner); /* at the level being built */
+void ze__ui_popup_show(ze_ui_t *ui, uint64_t owner, float x, float y);
+void ze__ui_popup_close_level(ze_ui_t *ui); /* the level being built and deeper */
+/* Pushes the popup's box at (x, y) pixels; pair with ze__ui_popup_end. */
+void ze__ui_popup_begin(ze_ui_t *ui, uint64_t owner, float x, float y);
+void ze__ui_popup_end(ze_ui_t *ui);
+/* Input: a press closes the popups it is outside of; Escape the top one;
+ * end of frame: popups whose owner was not built. */
+void ze__ui_popup_press(ze_ui_t *ui, float x, float y);
+bool ze__ui_popup_escape(ze_ui_t *ui);
+void ze__ui_popup_frame_end(ze_ui_t *ui);
+
+/* ui_dnd.c: the release that ends a drag (input), and end of frame. */
+void ze__ui_dnd_release(ze_ui_t *ui, float x, float y);
+void ze__ui_dnd_frame_end(ze_ui_t *ui);
+void ze__ui_dnd_free(ze_ui_t *ui);
+
+/* ui_dock.c */
+void ze__ui_dock_free(ze_ui_t *ui);
 
 /* ui_layout.c, ui_draw.c */
 void ze__ui_layout(ze_ui_t *ui);

@@ -1,6 +1,7 @@
 /* Labels: one anonymous box sized by its text (no state, so two equal
  * labels never collide). */
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ui/ui_internal.h"
@@ -23,7 +24,16 @@ void ze_ui_label(ze_ui_t *ui, const char *text)
 void ze_ui_labelf(ze_ui_t *ui, const char *fmt, ...)
 {
     ZE_CHECK(ui && ui->in_frame && fmt, );
+    /* the usual short label is formatted on the stack: the box copies it */
+    char small[256];
     va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof small) {
+        label_box(ui, small, (size_t)n);
+        return;
+    }
     va_start(ap, fmt);
     size_t len = 0;
     char *s = ze__ui_vformat(ui, &len, fmt, ap);

@@ -1,5 +1,5 @@
-/* Layout, solved per axis in four passes over the tree (after Ryan
- * Fleury's UI series):
+/* Layout, solved per axis in four passes over the tree, each walk doing
+ * both axes (after Ryan Fleury's UI series):
  *   1. pre-order: sizes that need nothing else (pixels, text) and percent
  *      of the nearest ancestor whose size does not come from its children;
  *   2. post-order: sizes from the children (sum along the layout axis, max
@@ -39,8 +39,8 @@ static float content_of(const ze_ui_box_t *b, int a)
     return ZE_MAX(0.0f, b->sz[a] - 2.0f * pad_of(b, a));
 }
 
-/* Pass 1. */
-static void size_standalone(ze_ui_t *ui, ze_ui_box_t *b, int a)
+/* Pass 1, one axis of one box. */
+static void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
 {
     if (b->depth > 0) {
         ze_ui_size_t s = b->size[a];
@@ -65,30 +65,44 @@ static void size_standalone(ze_ui_t *ui, ze_ui_box_t *b, int a)
             break;
         }
     }
-    for (ze_ui_box_t *c = b->first; c; c = c->next)
-        size_standalone(ui, c, a);
 }
 
-/* Pass 2. */
-static void size_children(ze_ui_box_t *b, int a)
+/* The passes run both axes in one walk: no size of one axis depends on
+ * the other's (text has one line), and a walk over 10k boxes costs more
+ * than the arithmetic at each. */
+static void size_standalone(ze_ui_t *ui, ze_ui_box_t *b)
 {
-    float sum = 0.0f, most = 0.0f;
+    size_standalone_axis(ui, b, 0);
+    size_standalone_axis(ui, b, 1);
+    for (ze_ui_box_t *c = b->first; c; c = c->next)
+        size_standalone(ui, c);
+}
+
+/* Pass 2, both axes. */
+static void size_children(ze_ui_box_t *b)
+{
+    float sum[2] = {0.0f, 0.0f}, most[2] = {0.0f, 0.0f};
     uint32_t n = 0;
     for (ze_ui_box_t *c = b->first; c; c = c->next) {
-        size_children(c, a);
+        size_children(c);
         if (floating(c))
             continue;
-        sum += c->sz[a];
-        most = ZE_MAX(most, c->sz[a]);
+        for (int a = 0; a < 2; a++) {
+            sum[a] += c->sz[a];
+            most[a] = ZE_MAX(most[a], c->sz[a]);
+        }
         n++;
     }
-    b->content[a] = a == b->axis ? sum + (n > 1 ? b->spacing * (float)(n - 1) : 0.0f) : most;
-    if (b->depth > 0 && b->size[a].kind == ZE_UI_SIZE_CHILDREN)
-        b->sz[a] = b->content[a] + 2.0f * b->pad[a];
+    for (int a = 0; a < 2; a++) {
+        b->content[a] =
+            a == b->axis ? sum[a] + (n > 1 ? b->spacing * (float)(n - 1) : 0.0f) : most[a];
+        if (b->depth > 0 && b->size[a].kind == ZE_UI_SIZE_CHILDREN)
+            b->sz[a] = b->content[a] + 2.0f * b->pad[a];
+    }
 }
 
-/* Pass 3. */
-static void solve_conflicts(ze_ui_box_t *b, int a)
+/* Pass 3, one axis of one box's children. */
+static void solve_conflicts_axis(ze_ui_box_t *b, int a)
 {
     float avail = content_of(b, a);
     if (b->depth == 0 || b->size[a].kind != ZE_UI_SIZE_CHILDREN) {
@@ -123,8 +137,14 @@ static void solve_conflicts(ze_ui_box_t *b, int a)
             }
         }
     }
+}
+
+static void solve_conflicts(ze_ui_box_t *b)
+{
+    solve_conflicts_axis(b, 0);
+    solve_conflicts_axis(b, 1);
     for (ze_ui_box_t *c = b->first; c; c = c->next)
-        solve_conflicts(c, a);
+        solve_conflicts(c);
 }
 
 static float lead_of(uint8_t align, float room)
@@ -207,11 +227,9 @@ static void place(ze_ui_box_t *b)
 void ze__ui_layout(ze_ui_t *ui)
 {
     ze_ui_box_t *root = ui->root;
-    for (int a = 0; a < 2; a++) {
-        size_standalone(ui, root, a);
-        size_children(root, a);
-        solve_conflicts(root, a);
-    }
+    size_standalone(ui, root);
+    size_children(root);
+    solve_conflicts(root);
     root->rect = (ze_ui_rect_t){0.0f, 0.0f, root->sz[0], root->sz[1]};
     root->clip = root->rect;
     place(root);

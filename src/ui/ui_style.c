@@ -25,6 +25,8 @@ ze_ui_style_t ze_ui_style_default(void)
         .indent = 16.0f,
         .scrollbar_width = 6.0f,
         .wheel_step = 40.0f,
+        .tooltip_frames = 30,
+        .column_min_width = 16.0f,
     };
     for (int i = 0; i < ZE_UI_COLOR_COUNT; i++)
         s.colors[i] = g_colors[i];

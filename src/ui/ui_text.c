@@ -63,7 +63,12 @@ float ze__ui_text_width(ze_ui_t *ui, const char *text, size_t len)
     float w = 0.0f;
     uint32_t prev = 0;
     for (size_t i = 0; i < len;) {
-        uint32_t cp;
+        size_t used;
+        w += ze__ui_font_ascii_run(ui->font, text + i, len - i, &used, &prev);
+        i += used;
+        if (i >= len)
+            break;
+        uint32_t cp; /* one character the fast path could not take */
         i += ze_ui_utf8_decode(text + i, len - i, &cp);
         ze__ui_glyph g = ze__ui_font_glyph(ui->font, cp);
         if (prev)

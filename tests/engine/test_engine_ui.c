@@ -29,14 +29,35 @@ typedef struct probe_t {
     char text[32];
     bool wanted_mouse, wanted_keyboard; /* seen from on_update */
     uint64_t mouse_frame, keyboard_frame;
+    /* what the game saw (ze_engine_input), by frame: left presses, W
+       presses, typed characters, wheel */
+    uint64_t game_press[8], game_key[8], game_text[8], game_wheel[8];
+    uint32_t game_presses, game_keys, game_texts, game_wheels;
     ze_render_stats_t closing; /* the backend's stats at on_closing */
     uint32_t last_instances;   /* the UI's own draw list at on_closing: the last frame's */
 } probe_t;
+
+static void record(uint64_t *frames, uint32_t *n, uint64_t frame)
+{
+    if (*n < 8)
+        frames[*n] = frame;
+    (*n)++;
+}
 
 static void on_update(ze_engine_t *e, double dt, void *user)
 {
     (void)dt;
     probe_t *p = user;
+    const ze_input_state_t *in = ze_engine_input(e);
+    uint64_t f = ze_engine_frame_index(e);
+    if ((in->mouse_buttons & 1u) && !(in->previous_mouse_buttons & 1u))
+        record(p->game_press, &p->game_presses, f);
+    if (ze_input_key_pressed(in, 'W'))
+        record(p->game_key, &p->game_keys, f);
+    if (in->text_count)
+        record(p->game_text, &p->game_texts, f);
+    if (in->scroll_y != 0.0)
+        record(p->game_wheel, &p->game_wheels, f);
     if (ze_engine_ui_wants_mouse(e) && !p->wanted_mouse) {
         p->wanted_mouse = true;
         p->mouse_frame = ze_engine_frame_index(e);
@@ -152,6 +173,53 @@ static void test_scripted_click_and_text(void **state)
     assert_true(p.keyboard_frame >= 8 && p.keyboard_frame <= 11);
 }
 
+/* Input the UI took is not the game's: a click on the button, the wheel
+ * over it and keys typed into the focused field never reach
+ * ze_engine_input; the same input elsewhere (or with no field focused)
+ * does. */
+static void test_consumed_input_hidden_from_game(void **state)
+{
+    (void)state;
+    char script[400], text[1024];
+    snprintf(text, sizeof text,
+             "3 mouse %d %d\n4 button 0 down\n5 button 0 up\n6 scroll 0 1\n"
+             "8 mouse 900 600\n9 button 0 down\n10 button 0 up\n11 scroll 0 1\n"
+             "13 mouse %d %d\n14 button 0 down\n15 button 0 up\n"
+             "16 key W down\n16 text 119\n17 key W up\n"
+             "19 mouse 900 600\n20 button 0 down\n21 button 0 up\n"
+             "23 key W down\n23 text 119\n24 key W up\n",
+             BTN_X + 6, BTN_Y + 6, FIELD_X + 6, FIELD_Y + 6);
+    write_script(script, sizeof script, text);
+    probe_t p;
+    ze_app_desc_t app = app_of(&p);
+    ze_run_desc_t run = fx_run(&g_project);
+    run.frames = 27;
+    run.fixed_dt = 1.0 / 60.0;
+    run.input_script = script;
+    ze_run_report_t rep;
+    assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
+    print_message("game saw: %u press(es) (first at %llu), %u W (first at %llu), %u text, %u "
+                  "wheel (first at %llu); UI clicks %u, text '%s'\n",
+                  p.game_presses, (unsigned long long)p.game_press[0], p.game_keys,
+                  (unsigned long long)p.game_key[0], p.game_texts, p.game_wheels,
+                  (unsigned long long)p.game_wheel[0], p.clicks, p.text);
+    assert_int_equal(p.clicks, 1);    /* the UI got its click... */
+    assert_string_equal(p.text, "w"); /* ...and its character */
+    /* the game: the presses at 9 (empty space) and 20, not 4 (button) or 14 (field) */
+    assert_int_equal(p.game_presses, 2);
+    assert_int_equal(p.game_press[0], 9);
+    assert_int_equal(p.game_press[1], 20);
+    /* the wheel over empty space only */
+    assert_int_equal(p.game_wheels, 1);
+    assert_int_equal(p.game_wheel[0], 11);
+    /* W typed into the field is the field's; after the field lost the
+       focus (the press at 20) it is the game's */
+    assert_int_equal(p.game_keys, 1);
+    assert_int_equal(p.game_key[0], 23);
+    assert_int_equal(p.game_texts, 1);
+    assert_int_equal(p.game_text[0], 23);
+}
+
 static void test_slow_backend_never_blocks(void **state)
 {
     (void)state;
@@ -178,6 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlay_reaches_the_backend),
         cmocka_unit_test(test_scripted_click_and_text),
+        cmocka_unit_test(test_consumed_input_hidden_from_game),
         cmocka_unit_test(test_slow_backend_never_blocks),
     };
     return cmocka_run_group_tests(tests, fx_setup_quiet, fx_teardown);
