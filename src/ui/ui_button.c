@@ -36,14 +36,15 @@ bool ze_ui_button(ze_ui_t *ui, const char *label)
     return ze_ui_signal(ui, b).clicked;
 }
 
-bool ze_ui_checkbox(ze_ui_t *ui, const char *label, bool *value)
+/* A checkbox's or radio button's widget: a square frame (its corners
+ * `frame_radius` x the side; a negative value: the style's corners) with a
+ * mark inside when `marked` (`mark_size` of the frame, corners
+ * `mark_radius` of the side, negative: half the style's), the label
+ * beside it. One shape, two widgets (ui_radio.c). */
+void ze__ui_mark_widget(ze_ui_t *ui, uint64_t key, const char *label, bool marked,
+                        float frame_radius, float mark_size, float mark_radius)
 {
-    ZE_CHECK(ui && ui->in_frame && value, false);
     const ze_ui_style_t *st = &ui->style;
-    uint64_t key = ze__ui_widget_key(ui, label);
-    bool toggled = ze__ui_signal_key(ui, key).clicked;
-    if (toggled)
-        *value = !*value;
     float side = ze__ui_font_line_height(ui->font) / ui->scale;
     ze__ui_push_widget(ui, label,
                        &(ze_ui_box_desc_t){
@@ -62,24 +63,34 @@ bool ze_ui_checkbox(ze_ui_t *ui, const char *label, bool *value)
                        .align_x = ZE_UI_ALIGN_CENTER,
                        .align_y = ZE_UI_ALIGN_CENTER,
                        .background = st->colors[hot ? ZE_UI_COLOR_FRAME_HOT : ZE_UI_COLOR_FRAME],
-                       .corner_radius = st->corner_radius,
+                       .corner_radius = frame_radius < 0 ? st->corner_radius : side * frame_radius,
                        .border_width = st->border_width,
                    });
-    if (*value)
-        ze_ui_box(ui, NULL,
-                  &(ze_ui_box_desc_t){
-                      .flags = ZE_UI_BOX_BACKGROUND,
-                      .width = ze_ui_pct(0.6f, 1),
-                      .height = ze_ui_pct(0.6f, 1),
-                      .background = st->colors[ZE_UI_COLOR_CHECK],
-                      .corner_radius = st->corner_radius * 0.5f,
-                  });
+    if (marked)
+        ze_ui_box(
+            ui, NULL,
+            &(ze_ui_box_desc_t){
+                .flags = ZE_UI_BOX_BACKGROUND,
+                .width = ze_ui_pct(mark_size, 1),
+                .height = ze_ui_pct(mark_size, 1),
+                .background = st->colors[ZE_UI_COLOR_CHECK],
+                .corner_radius = mark_radius < 0 ? st->corner_radius * 0.5f : side * mark_radius,
+            });
     ze_ui_pop_box(ui);
-    size_t n = ze__ui_label_visible(label);
     ze__ui_push(ui, 0, NULL, 0,
                 &(ze_ui_box_desc_t){.width = ze_ui_text_size(1), .height = ze_ui_text_size(1)},
-                label ? label : "", n);
+                label ? label : "", ze__ui_label_visible(label));
     ze_ui_pop_box(ui);
     ze_ui_pop_box(ui);
+}
+
+bool ze_ui_checkbox(ze_ui_t *ui, const char *label, bool *value)
+{
+    ZE_CHECK(ui && ui->in_frame && value, false);
+    uint64_t key = ze__ui_widget_key(ui, label);
+    bool toggled = ze__ui_signal_key(ui, key).clicked;
+    if (toggled)
+        *value = !*value;
+    ze__ui_mark_widget(ui, key, label, *value, -1.0f, 0.6f, -1.0f);
     return toggled;
 }

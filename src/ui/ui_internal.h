@@ -339,6 +339,10 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
                          const ze_ui_box_desc_t *desc, const char *text, size_t text_len);
 /* A widget's box: keyed by the whole label under the current seed, showing
  * the part before "##". */
+/* ui_button.c: the checkbox's and radio button's shared widget (a framed
+ * mark and the label). */
+void ze__ui_mark_widget(ze_ui_t *ui, uint64_t key, const char *label, bool marked,
+                        float frame_radius, float mark_size, float mark_radius);
 ze_ui_box_t *ze__ui_push_widget(ze_ui_t *ui, const char *label, const ze_ui_box_desc_t *desc,
                                 bool show_label);
 uint64_t ze__ui_widget_key(const ze_ui_t *ui, const char *label);
