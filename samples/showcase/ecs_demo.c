@@ -182,10 +182,13 @@ bool showcase_ecs(ze_mem_t *mm, ze_job_system_t *js)
         .mem = mm, .jobs = js, .fixed_dt = 1.0 / 60.0, .diag = ze_diag_capture_sink(&g_ecs_diag)});
     if (!k)
         return false;
-    ZE_COMPONENT_DEFINE(k, Position);
-    ZE_COMPONENT_DEFINE(k, Velocity);
-    ZE_COMPONENT_DEFINE(k, Lifetime);
-    ZE_COMPONENT_DEFINE(k, Spin);
+    /* one line each, with the fields (scene files and snapshots use them) */
+    ZE_COMPONENT_DEFINE_FIELDS(k, Position, ZE_FIELD(Position, x, ZE_FIELD_F32),
+                               ZE_FIELD(Position, y, ZE_FIELD_F32));
+    ZE_COMPONENT_DEFINE_FIELDS(k, Velocity, ZE_FIELD(Velocity, x, ZE_FIELD_F32),
+                               ZE_FIELD(Velocity, y, ZE_FIELD_F32));
+    ZE_COMPONENT_DEFINE_FIELDS(k, Lifetime, ZE_FIELD(Lifetime, seconds, ZE_FIELD_F32));
+    ZE_COMPONENT_DEFINE_FIELDS(k, Spin, ZE_FIELD(Spin, radians_per_second, ZE_FIELD_F32));
     ZE_MESSAGE_DEFINE(k, Expired);
     ze_world_t *w = ze_world_create(k, &(ze_world_desc_t){.name = "showcase"});
     bool scene_ok = load_scene(w);
