@@ -13,6 +13,10 @@
  *   forward_gpu_ms    the forward pass drawing the visible ones (no target)
  *   cull_visible      the visible draws of the last frame (a count, no
  *                     target; the frustum-culled ones are n - visible)
+ * and again with the depth prepass (ze_render_backend_desc_t
+ * .depth_prepass): prepass_gpu_ms, and forward_gpu_ms_after_prepass with
+ * forward_gpu_ms of the run without as its baseline (the issue: "measured
+ * with and without").
  * No baseline: a GPU pass has no plain-C equivalent in this process; the
  * targets are absolute, as the issue states them. */
 #include <math.h>
@@ -96,11 +100,77 @@ static void scene_fill(ze_render_state_t *s, ze_render_instance_t *inst, uint32_
     s->camera.aspect = aspect;
 }
 
+/* One backend configuration over the scene: medians of the cull, prepass
+ * and forward passes' GPU times (NAN for a pass that did not run); false
+ * after a failure (reported). */
+typedef struct cull_run_t {
+    double cull_ms, prepass_ms, forward_ms;
+    uint32_t visible, draws;
+} cull_run_t;
+
+static bool run_config(ze_bench_t *b, ze_mem_t *mm, const ze_asset_data_t *mesh,
+                       ze_render_state_t *s, bool prepass, uint32_t warm, uint32_t frames,
+                       cull_run_t *out)
+{
+    ze_render_backend_t *rb = NULL;
+    ze_render_backend_desc_t d = {
+        .mem = mm, .headless = true, .width = CULL_W, .height = CULL_H, .depth_prepass = prepass};
+    if (ze_render_backend_create("vulkan", &d, &rb) != ZE_OK) {
+        ze_bench_fail(b, "cull_gpu_ms", "no Vulkan device (the rows need lavapipe or a GPU)");
+        return false;
+    }
+    bool ok = ze_render_backend_asset_ready(rb, mesh) == ZE_OK;
+    if (!ok)
+        ze_bench_fail(b, "cull_gpu_ms", "the backend refused the crate's mesh");
+    double *t = ze_bench_table_alloc(sizeof(double) * frames * 3);
+    uint32_t got = 0;
+    ze_render_stats_t st = {0};
+    for (uint32_t f = 0; ok && f < warm + frames; f++) {
+        s->frame = f + 1;
+        if (ze_render_backend_frame(rb, s) != ZE_OK) {
+            ze_bench_fail(b, "cull_gpu_ms", "frame %u failed", f + 1);
+            ok = false;
+            break;
+        }
+        st = ze_render_backend_stats(rb);
+        double c = pass_ms(&st, "cull"), w = pass_ms(&st, "forward");
+        if (f >= warm && !isnan(c) && !isnan(w)) {
+            t[got] = c;
+            t[frames + got] = w;
+            t[2 * frames + got] = prepass ? pass_ms(&st, "prepass") : NAN;
+            got++;
+        }
+    }
+    if (ok && !got) {
+        ze_bench_fail(b, "cull_gpu_ms", "no GPU timestamps (the device has none)");
+        ok = false;
+    }
+    if (ok) {
+        out->cull_ms = ze_bench_median(t, got);
+        out->forward_ms = ze_bench_median(t + frames, got);
+        out->prepass_ms = prepass ? ze_bench_median(t + 2 * frames, got) : NAN;
+        out->visible = st.last_draws_visible;
+        out->draws = st.last_draws;
+        printf("  %s, %ux%u, %u draws%s: cull %.3f ms, %sforward %.3f ms GPU (medians of %u "
+               "frames), %u visible\n",
+               ze_render_backend_device(rb), CULL_W, CULL_H, out->draws,
+               prepass ? ", depth prepass" : "", out->cull_ms, prepass ? "prepass " : "",
+               out->forward_ms, got, out->visible);
+        if (prepass)
+            printf("    (prepass %.3f ms)\n", out->prepass_ms);
+        fflush(stdout);
+    }
+    ze_bench_table_free(t);
+    ze_render_backend_destroy(rb);
+    return ok;
+}
+
 void ze_bench_render_cull(ze_bench_t *b); /* render_bench.c's main */
 
 void ze_bench_render_cull(ze_bench_t *b)
 {
-    static const char *const rows[] = {"cull_gpu_ms", "forward_gpu_ms", "cull_visible"};
+    static const char *const rows[] = {"cull_gpu_ms", "forward_gpu_ms", "cull_visible",
+                                       "prepass_gpu_ms", "forward_gpu_ms_after_prepass"};
     bool any = false;
     for (size_t i = 0; i < ZE_COUNTOF(rows); i++)
         any |= ze_bench_enabled(b, rows[i]);
@@ -118,66 +188,37 @@ void ze_bench_render_cull(ze_bench_t *b)
     ze_allocator_t alloc = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_ASSET);
     uint8_t *bytes = NULL;
     size_t size = 0;
-    ze_render_backend_t *rb = NULL;
     ze_render_instance_t *inst = ZE_NEW_ARRAY(alloc, ze_render_instance_t, n);
-    double *cull = ze_bench_table_alloc(sizeof(double) * frames);
-    double *fwd = ze_bench_table_alloc(sizeof(double) * frames);
-    ze_render_backend_desc_t d = {.mem = mm, .headless = true, .width = CULL_W, .height = CULL_H};
     ze_asset_data_t mesh = {.uuid = bench_uuid(1), .type = ZE_ASSET_TYPE_MESH, .generation = 1};
+    cull_run_t plain, pre;
+    ze_render_state_t s;
     if (!inst || !crate_mesh(b, alloc, &bytes, &size))
         goto done;
-    if (ze_render_backend_create("vulkan", &d, &rb) != ZE_OK) {
-        ze_bench_fail(b, "cull_gpu_ms", "no Vulkan device (the rows need lavapipe or a GPU)");
-        goto done;
-    }
     mesh.bytes = bytes;
     mesh.size = size;
-    if (ze_asset_zemesh_read(bytes, size, &mesh.as.mesh, NULL) != ZE_OK ||
-        ze_render_backend_asset_ready(rb, &mesh) != ZE_OK) {
-        ze_bench_fail(b, "cull_gpu_ms", "the backend refused the crate's mesh");
+    if (ze_asset_zemesh_read(bytes, size, &mesh.as.mesh, NULL) != ZE_OK) {
+        ze_bench_fail(b, "cull_gpu_ms", "the crate's mesh does not read back");
         goto done;
     }
-    ze_render_state_t s;
     scene_fill(&s, inst, n);
-    uint32_t got = 0;
-    ze_render_stats_t st = {0};
-    for (uint32_t f = 0; f < warm + frames; f++) {
-        s.frame = f + 1;
-        if (ze_render_backend_frame(rb, &s) != ZE_OK) {
-            ze_bench_fail(b, "cull_gpu_ms", "frame %u failed", f + 1);
-            goto done;
-        }
-        st = ze_render_backend_stats(rb);
-        double c = pass_ms(&st, "cull"), w = pass_ms(&st, "forward");
-        if (f >= warm && !isnan(c) && !isnan(w)) {
-            cull[got] = c;
-            fwd[got] = w;
-            got++;
-        }
-    }
-    if (!got) {
-        ze_bench_fail(b, "cull_gpu_ms", "no GPU timestamps (the device has none)");
+    if (!run_config(b, mm, &mesh, &s, false, warm, frames, &plain) ||
+        !run_config(b, mm, &mesh, &s, true, warm, frames, &pre))
         goto done;
-    }
-    double cull_ms = ze_bench_median(cull, got), fwd_ms = ze_bench_median(fwd, got);
-    printf("  culling: %s, %ux%u, %u crates: cull %.3f ms, forward %.3f ms GPU (medians of %u "
-           "frames), %u of %u draws visible\n",
-           ze_render_backend_device(rb), CULL_W, CULL_H, n, cull_ms, fwd_ms, got,
-           st.last_draws_visible, st.last_draws);
-    fflush(stdout);
-    ze_bench_add(b, "cull_gpu_ms", n, "ms/frame", ZE_BENCH_LOWER, cull_ms, ZE_BENCH_NONE, 0.5);
-    ze_bench_add(b, "forward_gpu_ms", n, "ms/frame", ZE_BENCH_LOWER, fwd_ms, ZE_BENCH_NONE,
-                 ZE_BENCH_NONE);
-    ze_bench_add(b, "cull_visible", n, "count", ZE_BENCH_HIGHER, (double)st.last_draws_visible,
+    ze_bench_add(b, "cull_gpu_ms", n, "ms/frame", ZE_BENCH_LOWER, plain.cull_ms, ZE_BENCH_NONE,
+                 0.5);
+    ze_bench_add(b, "forward_gpu_ms", n, "ms/frame", ZE_BENCH_LOWER, plain.forward_ms,
                  ZE_BENCH_NONE, ZE_BENCH_NONE);
+    ze_bench_add(b, "cull_visible", n, "count", ZE_BENCH_HIGHER, (double)plain.visible,
+                 ZE_BENCH_NONE, ZE_BENCH_NONE);
+    /* with the prepass: its own time, and forward's against forward alone */
+    ze_bench_add(b, "prepass_gpu_ms", n, "ms/frame", ZE_BENCH_LOWER, pre.prepass_ms, ZE_BENCH_NONE,
+                 ZE_BENCH_NONE);
+    ze_bench_add(b, "forward_gpu_ms_after_prepass", n, "ms/frame", ZE_BENCH_LOWER, pre.forward_ms,
+                 plain.forward_ms, ZE_BENCH_NONE);
 done:
-    if (rb)
-        ze_render_backend_destroy(rb);
     if (bytes)
         ze_free(alloc, bytes, size);
     if (inst)
         ze_free(alloc, inst, sizeof *inst * n);
-    ze_bench_table_free(cull);
-    ze_bench_table_free(fwd);
     ze_mem_destroy(mm);
 }

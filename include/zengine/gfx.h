@@ -176,6 +176,11 @@ typedef struct ze_render_backend_desc_t {
        The null backend ignores it. */
     void *native_window;
     ze_render_cull_mode cull;
+    /* vulkan: a depth-only pass draws the visible geometry first, then
+       forward shading tests for equal depth without writing it, so each
+       pixel is shaded once (worth it where shading is dear and overdraw
+       high; one more geometry pass otherwise) */
+    bool depth_prepass;
 } ze_render_backend_desc_t;
 
 enum { ZE_RENDER_MAX_PASS_TIMES = 16, ZE_RENDER_PASS_NAME_MAX = 32 };

@@ -26,7 +26,7 @@ static void vk_destroy(ze_render_backend_t *rb);
 
 static ze_vk_shape_t shape_of(const ze_vk_backend_t *b, const ze_vk_backbuffer_t *back)
 {
-    return (ze_vk_shape_t){b->target->width, b->target->height, *back, b->cull};
+    return (ze_vk_shape_t){b->target->width, b->target->height, *back, b->cull, b->prepass};
 }
 
 static ze_result create_stages(ze_vk_backend_t *b)
@@ -68,6 +68,7 @@ static ze_result vk_create(const ze_render_backend_desc_t *desc, const ze__rende
     b->alloc = alloc;
     b->desc = *desc;
     b->cull = desc->cull != ZE_RENDER_CULL_NONE;
+    b->prepass = desc->depth_prepass;
     b->lose_device_at_frame = faults->lose_device_at_frame;
     b->desc.title = NULL; /* not kept */
     snprintf(b->device_name, sizeof b->device_name, "vulkan (no device)");

@@ -23,10 +23,12 @@
 
 #include "gfx/vk_internal.h"
 
+/* clang-format off: one pass a line */
 static const ze_vk_pass_t *const PASSES[] = {
-    &ze__vk_pass_cull, &ze__vk_pass_forward, &ze__vk_pass_tonemap,
-    &ze__vk_pass_ui,   &ze__vk_pass_present,
+    &ze__vk_pass_cull,    &ze__vk_pass_prepass, &ze__vk_pass_forward,
+    &ze__vk_pass_tonemap, &ze__vk_pass_ui,      &ze__vk_pass_present,
 };
+/* clang-format on */
 _Static_assert(ZE_COUNTOF(PASSES) <= ZE_VK_MAX_PASSES, "more passes than timestamps");
 
 /* The target's LDR image: written by tone mapping, read by present and
@@ -176,6 +178,7 @@ static bool same_shape(const ze_vk_shape_t *a, const ze_vk_shape_t *b)
     /* the backbuffer's handle changes every frame; its presence, format
        and size make the shape */
     return a->width == b->width && a->height == b->height && a->cull == b->cull &&
+           a->prepass == b->prepass &&
            (a->back.image != VK_NULL_HANDLE) == (b->back.image != VK_NULL_HANDLE) &&
            a->back.format == b->back.format && a->back.width == b->back.width &&
            a->back.height == b->back.height;

@@ -255,6 +255,7 @@ typedef struct ze_vk_shape_t {
     uint32_t width, height;  /* the render size (the target's) */
     ze_vk_backbuffer_t back; /* image VK_NULL_HANDLE: no present pass */
     bool cull;               /* GPU culling: the cull pass feeds the geometry */
+    bool prepass;            /* a depth prepass before forward shading */
 } ze_vk_shape_t;
 
 /* Resources every frame imports (vk_graph.c declares them). */
@@ -299,8 +300,8 @@ typedef struct ze_vk_pass_t {
     ze_result (*record)(const ze_vk_pass_ctx_t *ctx);
 } ze_vk_pass_t;
 
-extern const ze_vk_pass_t ze__vk_pass_cull, ze__vk_pass_forward, ze__vk_pass_tonemap,
-    ze__vk_pass_ui, ze__vk_pass_present;
+extern const ze_vk_pass_t ze__vk_pass_cull, ze__vk_pass_prepass, ze__vk_pass_forward,
+    ze__vk_pass_tonemap, ze__vk_pass_ui, ze__vk_pass_present;
 
 /* The Vulkan objects of a graph resource: transients (owned by the graph,
  * bound into their aliased slot's memory), imports (bound each frame). */
@@ -517,6 +518,7 @@ struct ze_vk_backend_t {
     /* culling (vk_pass_cull.c): desc.cull; the last completed frame's
        candidate and visible draws */
     bool cull;
+    bool prepass; /* desc.depth_prepass (vk_pass_prepass.c) */
     atomic_uint_fast32_t last_draws, last_draws_visible;
 };
 
@@ -641,6 +643,25 @@ void ze__vk_pipeline_cache_destroy(ze_vk_backend_t *b);
  * on); nothing without a VFS. */
 void ze__vk_pso_save(ze_vk_backend_t *b);
 ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModule *out);
+/* vk_geometry.c: the geometry passes' pipeline and draws. */
+#define ZE_VK_HDR_FORMAT   VK_FORMAT_R16G16B16A16_SFLOAT
+#define ZE_VK_DEPTH_FORMAT VK_FORMAT_D32_SFLOAT
+typedef struct ze_vk_geometry_desc_t {
+    VkPipelineLayout layout; /* sets: bindless, frame */
+    const char *fragment;    /* <name>.spv */
+    VkFormat color_format;   /* VK_FORMAT_UNDEFINED: depth only */
+    VkFormat depth_format;
+    bool depth_write;
+    VkCompareOp depth_compare;
+} ze_vk_geometry_desc_t;
+ze_result ze__vk_geometry_pipeline(ze_vk_backend_t *b, const ze_vk_geometry_desc_t *d,
+                                   VkPipeline *out);
+/* Inside a rendering scope: viewport, the pipeline and sets, the global
+ * vertex and index buffers, and one indirect count draw per face class of
+ * the frame's list (the cull pass's output when `culled`). */
+void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
+                            VkPipeline pipeline, VkPipelineLayout layout, bool culled,
+                            uint32_t width, uint32_t height);
 /* A compute pipeline of one shader (<name>.spv) with `layout`. */
 ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipelineLayout layout,
                                   VkPipeline *out);

@@ -13,7 +13,8 @@
  * resident, one directional light, two point lights with a range, exposure,
  * and a size that is not a multiple of the tone-mapping workgroup (8x8).
  * A resize to another size and back (the graph is rebuilt each time) must
- * give the same picture again.
+ * give the same picture again, and so must a backend with the depth
+ * prepass (depth first, forward shading at equal depth).
  * Synchronization validation is on too (hazards count as messages).
  * ZE_TEST_WRITE_IMAGES=DIR writes what the test renders (to look at);
  * ZE_TEST_WRITE_REF=PATH writes the reference (only when regenerating it on
@@ -288,13 +289,19 @@ static void compare_reference(fixture_t *f, ze_render_backend_t *b, const char *
     assert_true(mean < 1.0);
 }
 
-static ze_render_backend_t *make(fixture_t *f)
+static ze_render_backend_t *make_with(fixture_t *f, bool prepass)
 {
     ze_render_backend_t *b = NULL;
-    ze_render_backend_desc_t d = {.mem = f->mm, .headless = true, .width = W, .height = H};
+    ze_render_backend_desc_t d = {
+        .mem = f->mm, .headless = true, .width = W, .height = H, .depth_prepass = prepass};
     assert_int_equal(ze_render_backend_create("vulkan", &d, &b), ZE_OK);
     assert_true(ze_render_backend_stats(b).validation_enabled);
     return b;
+}
+
+static ze_render_backend_t *make(fixture_t *f)
+{
+    return make_with(f, false);
 }
 
 /* -------------------------------------------------------------- tests */
@@ -336,10 +343,85 @@ static void test_forward_frame_matches_reference(void **state)
     ze_free(f->alloc, a, sizeof *a);
 }
 
+static void render_pixels(fixture_t *f, const assets_t *a, const ze_asset_data_t *extra,
+                          bool prepass, uint8_t *px)
+{
+    ze_render_backend_t *b = make_with(f, prepass);
+    assets_send(b, a);
+    assert_int_equal(ze_render_backend_asset_ready(b, extra), ZE_OK);
+    scene_t sc;
+    scene_make(&sc, W, H);
+    sc.inst[3].material = extra->uuid; /* the small front sphere */
+    frames(b, &sc, 3);
+    assert_int_equal(ze__vk_test_pixels(b, px, (size_t)W * H * 4), ZE_OK);
+    assert_int_equal(ze_render_backend_stats(b).validation_messages, 0);
+    ze_render_backend_destroy(b);
+}
+
+/* An alpha-masked material whose alpha is under its cutoff everywhere: the
+ * prepass must discard it as forward shading does, or its depth would hide
+ * what is behind it. Prepass on and off: the same pixels. */
+static void test_depth_prepass_alpha_mask(void **state)
+{
+    fixture_t *f = *state;
+    assets_t *a = ZE_NEW(f->alloc, assets_t);
+    assets_make(f, a);
+    ze_asset_data_t ghost;
+    material_from(&a->red, 9, &ghost);
+    ghost.as.material.alpha_mode = ZE_ALPHA_MASK;
+    ghost.as.material.alpha_cutoff = 0.5f;
+    ghost.as.material.base_color_factor.w = 0.2f;
+    size_t bytes = (size_t)W * H * 4;
+    uint8_t *on = ze_alloc(f->alloc, bytes, 16), *off = ze_alloc(f->alloc, bytes, 16);
+    assert_true(on && off);
+    render_pixels(f, a, &ghost, false, off);
+    render_pixels(f, a, &ghost, true, on);
+    size_t differ = 0;
+    for (size_t i = 0; i < bytes; i++)
+        differ += on[i] != off[i];
+    print_message("masked-out sphere, prepass on vs off: %zu bytes differ\n", differ);
+    assert_int_equal(differ, 0);
+    ze_free(f->alloc, on, bytes);
+    ze_free(f->alloc, off, bytes);
+    ze_free(f->alloc, a->mesh_bytes, a->mesh_size);
+    ze_free(f->alloc, a, sizeof *a);
+}
+
+/* With the depth prepass (depth first, then shading where the depth is
+ * equal): the same picture, and a "prepass" pass timed before "forward". */
+static void test_depth_prepass_same_frame(void **state)
+{
+    fixture_t *f = *state;
+    assets_t *a = ZE_NEW(f->alloc, assets_t);
+    assets_make(f, a);
+    ze_render_backend_t *b = make_with(f, true);
+    assets_send(b, a);
+    scene_t sc;
+    scene_make(&sc, W, H);
+    frames(b, &sc, 3);
+    write_named(b, "forward_prepass.png");
+    compare_reference(f, b, "forward frame after a depth prepass");
+    ze_render_stats_t st = ze_render_backend_stats(b);
+    assert_int_equal(st.validation_messages, 0);
+    int pre = -1, fwd = -1;
+    for (uint32_t i = 0; i < st.gpu_pass_count; i++) {
+        if (strcmp(st.gpu_passes[i].name, "prepass") == 0)
+            pre = (int)i;
+        if (strcmp(st.gpu_passes[i].name, "forward") == 0)
+            fwd = (int)i;
+    }
+    assert_true(pre >= 0 && fwd > pre);
+    ze_render_backend_destroy(b);
+    ze_free(f->alloc, a->mesh_bytes, a->mesh_size);
+    ze_free(f->alloc, a, sizeof *a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_frame_matches_reference),
+        cmocka_unit_test(test_depth_prepass_same_frame),
+        cmocka_unit_test(test_depth_prepass_alpha_mask),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,5 @@
 #version 450
-// Forward pass, vertex stage: world-space position, normal and tangent;
+// Forward pass and depth prepass, vertex stage: world-space position, normal and tangent;
 // gl_InstanceIndex is the draw's firstInstance, the index of its Draw.
 #include "common.glsl"
 
@@ -13,6 +13,9 @@ layout(location = 1) out vec3 v_normal;
 layout(location = 2) out vec2 v_uv;
 layout(location = 3) out vec4 v_tangent;
 layout(location = 4) flat out uint v_material;
+// The depth prepass runs this shader too; forward shading then tests for
+// equal depth, which needs the same position from both pipelines.
+invariant gl_Position;
 
 void main()
 {
