@@ -113,7 +113,6 @@ ze_result ze__vk_geometry_pipeline(ze_vk_backend_t *b, const ze_vk_geometry_desc
     return vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateGraphicsPipelines");
 }
 
-
 void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
                             VkPipeline pipeline, VkPipelineLayout layout, bool culled,
                             uint32_t width, uint32_t height)
@@ -140,17 +139,16 @@ void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkComman
     vkCmdBindIndexBuffer(cmd, b->ib.buffer, 0, VK_INDEX_TYPE_UINT32);
     static const VkCullModeFlags cull[ZE_VK_FACE_CLASSES] = {
         VK_CULL_MODE_BACK_BIT, VK_CULL_MODE_BACK_BIT, VK_CULL_MODE_NONE};
-    static const VkFrontFace front[ZE_VK_FACE_CLASSES] = {VK_FRONT_FACE_COUNTER_CLOCKWISE,
-                                                          VK_FRONT_FACE_CLOCKWISE,
-                                                          VK_FRONT_FACE_COUNTER_CLOCKWISE};
+    static const VkFrontFace front[ZE_VK_FACE_CLASSES] = {
+        VK_FRONT_FACE_COUNTER_CLOCKWISE, VK_FRONT_FACE_CLOCKWISE, VK_FRONT_FACE_COUNTER_CLOCKWISE};
     const VkDeviceSize cmd_size = sizeof(VkDrawIndexedIndirectCommand);
     for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++) {
         if (!dl.class_draws[k])
             continue;
         vkCmdSetCullMode(cmd, cull[k]);
         vkCmdSetFrontFace(cmd, front[k]);
-        vkCmdDrawIndexedIndirectCount(cmd, dl.buffer, dl.indirect + k * dl.stride * cmd_size,
-                                      count, dl.count + k * sizeof(uint32_t), dl.class_draws[k],
+        vkCmdDrawIndexedIndirectCount(cmd, dl.buffer, dl.indirect + k * dl.stride * cmd_size, count,
+                                      dl.count + k * sizeof(uint32_t), dl.class_draws[k],
                                       (uint32_t)cmd_size);
     }
 }
