@@ -118,14 +118,20 @@ static void gpu_material(ze_vk_backend_t *b, const ze_zematerial_t *m, ze_vk_gpu
                 (m->double_sided ? ZE_VK_MAT_DOUBLE_SIDED : 0u);
 }
 
+/* The material's index in the frame's SSBO (0: the default), and whether
+ * it is double-sided, from the CPU copy: the SSBO is mapped
+ * write-combined on discrete GPUs, where reading it back costs a bus
+ * round trip per read. */
 static uint32_t material_index(ze_vk_backend_t *b, ze_uuid_t uuid, ze_vk_gpu_material_t *mats,
-                               uint32_t *count)
+                               uint32_t *count, bool *double_sided)
 {
+    *double_sided = false;
     if (ze_uuid_is_nil(uuid))
         return 0;
     ze_vk_material_t *m = ze_hashmap_get(&b->materials, &uuid);
     if (!m)
         return 0;
+    *double_sided = m->m.double_sided;
     if (m->stamp != b->frame_calls) {
         m->stamp = b->frame_calls;
         m->gpu_index = (*count)++;
@@ -268,9 +274,10 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
             ze_uuid_t mu = ze_uuid_is_nil(in->material) ? sm->material : in->material;
             mat_copy(gd[n].world, &in->world);
             mat_copy(gd[n].normal, &nrm);
-            gd[n].material = material_index(b, mu, mats, &nmat);
+            bool both;
+            gd[n].material = material_index(b, mu, mats, &nmat, &both);
             memcpy(gd[n].sphere, sm->sphere, sizeof sm->sphere);
-            uint32_t cls = (mats[gd[n].material].tex[3] & ZE_VK_MAT_DOUBLE_SIDED) ? ZE_VK_FACES_BOTH
+            uint32_t cls = both       ? ZE_VK_FACES_BOTH
                            : mirrored ? ZE_VK_FACES_FRONT_CW
                                       : ZE_VK_FACES_FRONT_CCW;
             cmds[cls * stride + per[cls]++] = (VkDrawIndexedIndirectCommand){
