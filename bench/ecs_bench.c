@@ -77,6 +77,7 @@ typedef struct scenario_t {
     const char *name;
     double target;
     bool no_groups; /* informational: world without groups, largest n only */
+    bool info;      /* informational: a ratio row without a target */
 } scenario_t;
 
 enum {
@@ -91,6 +92,8 @@ enum {
     S_COMMANDS,
     S_ITERATE_PV_NG,
     S_DESTROY_NG,
+    S_ITERATE_PV_TRACKED,
+    S_CHANGED_1PCT,
     S_COUNT
 };
 
@@ -106,6 +109,11 @@ static const scenario_t scenarios[S_COUNT] = {
     [S_COMMANDS] = {.name = "commands_add_flush", .target = NAN},
     [S_ITERATE_PV_NG] = {.name = "iterate_pos_vel_nogroups", .target = NAN, .no_groups = true},
     [S_DESTROY_NG] = {.name = "destroy_nogroups", .target = NAN, .no_groups = true},
+    /* Change tracking: iterate_pos_vel with Position's rows versioned (the
+     * walk stamps each run's rows), and visiting the 1 % of rows written
+     * since a version (ze_changed_iter) against a loop over a list of them. */
+    [S_ITERATE_PV_TRACKED] = {.name = "iterate_pos_vel_tracked", .target = NAN, .info = true},
+    [S_CHANGED_1PCT] = {.name = "changed_iter_1pct", .target = NAN, .info = true},
 };
 
 enum { MAX_SIZES = 3 };
@@ -656,6 +664,98 @@ static bool bench_iterate(ze_bench_t *b, fixture_t *f, uint32_t rounds, int sc,
     ze_bench_table_free(want);
     if (!ok || hg != hw) {
         ze_bench_fail(b, name, "results differ from the baseline's (n=%u)", f->n);
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------ changed_iter_1pct */
+
+/* 1 % of the entities written (untimed), then the rows written since the
+ * version before the writes visited: ns per changed entity. The baseline
+ * writes the same entities of its flat arrays and loops over their list.
+ * Both sum the x of what they visit (exact in double: the values are
+ * multiples of 1/4 below 2^20), and the sums must agree. */
+typedef struct changed_ctx_t {
+    fixture_t *f;
+    uint32_t *pick; /* [count] creation ordinals, sorted */
+    uint32_t count;
+    double sum;
+    uint32_t seen;
+} changed_ctx_t;
+
+static double changed_ecs(void *p)
+{
+    changed_ctx_t *c = p;
+    fixture_t *f = c->f;
+    ze_world_t *w = f->bw.w;
+    uint32_t v = ze_world_version(w);
+    for (uint32_t i = 0; i < c->count; i++)
+        ze_get_mut(w, f->e[c->pick[i]], Position)->x += 1.0f;
+    double sum = 0;
+    uint32_t seen = 0;
+    uint64_t t0 = ze_bench_now_ns();
+    ze_changed_iter_t it = ze_changed_iter(w, ZE_ID(Position), v);
+    while (ze_changed_next(&it)) {
+        const Position *pos = it.values;
+        for (uint32_t i = 0; i < it.count; i++)
+            sum += pos[i].x;
+        seen += it.count;
+    }
+    uint64_t t1 = ze_bench_now_ns();
+    c->sum = sum;
+    c->seen = seen;
+    return (double)(t1 - t0) / (double)c->count;
+}
+
+static double changed_base(void *p)
+{
+    changed_ctx_t *c = p;
+    fixture_t *f = c->f;
+    for (uint32_t i = 0; i < c->count; i++)
+        f->bpos[c->pick[i]].x += 1.0f;
+    ze_bench_clobber();
+    double sum = 0;
+    uint64_t t0 = ze_bench_now_ns();
+    for (uint32_t i = 0; i < c->count; i++)
+        sum += f->bpos[c->pick[i]].x;
+    uint64_t t1 = ze_bench_now_ns();
+    c->sum = sum;
+    c->seen = c->count;
+    return (double)(t1 - t0) / (double)c->count;
+}
+
+static bool bench_changed(ze_bench_t *b, fixture_t *f, uint32_t rounds, ze_bench_pair_t *out)
+{
+    const char *name = scenarios[S_CHANGED_1PCT].name;
+    if (!fixture_reset_positions(f)) {
+        ze_bench_fail(b, name, "resetting positions through the query saw the wrong count");
+        return false;
+    }
+    changed_ctx_t ce = {.f = f}, cb = {.f = f};
+    uint32_t n = ZE_MAX(f->n / 100, 1u);
+    uint32_t *pick = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
+    uint8_t *taken = ze_bench_table_alloc(f->n);
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 0x5eed0004);
+    for (uint32_t i = 0; i < n;) {
+        uint32_t k = (uint32_t)ze_rng_below(&rng, f->n);
+        if (!taken[k]) {
+            taken[k] = 1;
+            i++;
+        }
+    }
+    for (uint32_t k = 0, i = 0; k < f->n; k++)
+        if (taken[k])
+            pick[i++] = k;
+    ce.pick = cb.pick = pick;
+    ce.count = cb.count = n;
+    *out = ze_bench_compare(rounds, changed_ecs, &ce, changed_base, &cb);
+    ze_bench_table_free(taken);
+    ze_bench_table_free(pick);
+    if (ce.seen != n || ce.sum != cb.sum) {
+        ze_bench_fail(b, name, "n=%u: visited %u of %u written rows; sum %.17g, baseline %.17g",
+                      f->n, ce.seen, n, ce.sum, cb.sum);
         return false;
     }
     return true;
@@ -1296,8 +1396,8 @@ typedef struct result_t {
 static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, uint32_t rounds,
                                   result_t res[S_COUNT])
 {
-    static const int uses[] = {S_ITERATE_PV, S_ITERATE_3C, S_GET_RANDOM,
-                               S_ADD,        S_REMOVE,     S_COMMANDS};
+    static const int uses[] = {S_ITERATE_PV, S_ITERATE_3C, S_GET_RANDOM,         S_ADD,
+                               S_REMOVE,     S_COMMANDS,   S_ITERATE_PV_TRACKED, S_CHANGED_1PCT};
     bool any = false;
     for (size_t i = 0; i < ZE_COUNTOF(uses); i++)
         any |= ze_bench_enabled(b, scenarios[uses[i]].name);
@@ -1349,6 +1449,18 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
             ze_commands_destroy(cc.cmds);
         }
     }
+    /* Last: from here on Position's rows are versioned in this world. */
+    bool track = ze_bench_enabled(b, scenarios[S_ITERATE_PV_TRACKED].name) ||
+                 ze_bench_enabled(b, scenarios[S_CHANGED_1PCT].name);
+    if (track && ze_component_track(f->bw.w, ZE_ID(Position)) != ZE_OK) {
+        ze_bench_fail(b, scenarios[S_ITERATE_PV_TRACKED].name, "ze_component_track failed");
+        track = false;
+    }
+    if (track && ze_bench_enabled(b, scenarios[S_ITERATE_PV_TRACKED].name))
+        res[S_ITERATE_PV_TRACKED].ok =
+            bench_iterate(b, f, rounds, S_ITERATE_PV_TRACKED, &res[S_ITERATE_PV_TRACKED].r);
+    if (track && ze_bench_enabled(b, scenarios[S_CHANGED_1PCT].name))
+        res[S_CHANGED_1PCT].ok = bench_changed(b, f, rounds, &res[S_CHANGED_1PCT].r);
     fixture_free(f);
     ze_bench_table_free(f);
 }
@@ -1521,7 +1633,7 @@ int main(int argc, char **argv)
     for (int sc = 0; sc < S_COUNT; sc++) {
         const result_t *r = &results[last][sc];
         if (!r->ok || !(r->r.baseline > 0) ||
-            (isnan(scenarios[sc].target) && !scenarios[sc].no_groups))
+            (isnan(scenarios[sc].target) && !scenarios[sc].no_groups && !scenarios[sc].info))
             continue;
         char name[ZE_BENCH_NAME_MAX];
         snprintf(name, sizeof(name), "%s_ratio", scenarios[sc].name);

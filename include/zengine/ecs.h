@@ -129,6 +129,10 @@ typedef struct ze_component_hooks_t {
 
 enum {
     ZE_COMPONENT_TRANSIENT = 1u << 0, /* not saved in snapshots or scene files */
+    /* Row versions from the first add in every world (see change tracking
+     * below): 4 bytes per row. Without the flag a world starts tracking the
+     * type the first time something asks what changed. */
+    ZE_COMPONENT_TRACKED = 1u << 1,
 };
 
 typedef struct ze_component_desc_t {
@@ -331,8 +335,9 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* Add or overwrite with a copy of *value. */
 ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const void *value);
 /* NULL when absent or `e` is not alive (never inserts); NULL for tags,
- * which have no data (ze_component_has tells presence). */
-void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c);
+ * which have no data (ze_component_has tells presence). Read-only: a write
+ * goes through ze_component_get_mut (or _set), which change tracking sees. */
+const void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c);
 bool ze_component_has(const ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* ZE_ERR_NOT_FOUND when absent (a no-op that says so) or `e` not alive. */
 ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c);
@@ -375,7 +380,8 @@ static inline void *ze__get_sized(const ze_world_t *w, ze_entity_t e, ze_compone
     return p->data[d >> 12] + (size_t)(d & 4095) * size;
 }
 
-static inline void *ze_component_get_inline(const ze_world_t *w, ze_entity_t e, ze_component_t c)
+static inline const void *ze_component_get_inline(const ze_world_t *w, ze_entity_t e,
+                                                  ze_component_t c)
 {
     const ze__world_prefix_t *wp = (const ze__world_prefix_t *)(const void *)w;
     const ze__pool_prefix_t *p = c.id < ZE_MAX_COMPONENTS ? wp->pools[c.id] : NULL;
@@ -383,10 +389,74 @@ static inline void *ze_component_get_inline(const ze_world_t *w, ze_entity_t e, 
 }
 
 #define ze_set(w, e, T, ...) ze_component_set((w), (e), ZE_ID(T), &(T)__VA_ARGS__)
-#define ze_get(w, e, T)      ((T *)ze__get_sized((w), (e), ZE_ID(T), sizeof(T)))
-#define ze_add(w, e, T)      ((T *)ze_component_add((w), (e), ZE_ID(T)))
-#define ze_has(w, e, T)      ze_component_has((w), (e), ZE_ID(T))
-#define ze_remove(w, e, T)   ze_component_remove((w), (e), ZE_ID(T))
+/* ze_get reads (const T *); ze_get_mut is the write access (stamps the row). */
+#define ze_get(w, e, T)     ((const T *)ze__get_sized((w), (e), ZE_ID(T), sizeof(T)))
+#define ze_add(w, e, T)     ((T *)ze_component_add((w), (e), ZE_ID(T)))
+#define ze_has(w, e, T)     ze_component_has((w), (e), ZE_ID(T))
+#define ze_remove(w, e, T)  ze_component_remove((w), (e), ZE_ID(T))
+#define ze_get_mut(w, e, T) ((T *)ze_component_get_mut((w), (e), ZE_ID(T)))
+
+/* ----------------------------------------------------- change tracking */
+
+/* Every world counts versions, and writable access stamps the rows it
+ * reaches with the current one: ze_component_set and _add (a new row counts
+ * as written), ze_component_get_mut (ze_get_mut), ze_component_mark_changed
+ * (and ze_delta_mark_changed), command sets and adds, loads, and every run a
+ * query iteration hands out, for the components in the query's `write`
+ * set. Reads stamp nothing: ze_get, ze_component_get and fields not in
+ * `write` (so a write through such a pointer is not seen: mark it). A row's
+ * version moves with it through storage (packs, removals of others), and a
+ * removed row is gone from the answers.
+ *
+ * The version moves on at each ze_world_version call and before every wave
+ * of systems (ze_tick_t.since is the version a system last ran at), so
+ *   uint32_t v = ze_world_version(w);  ...frames...
+ *   ze_changed_iter_t it = ze_changed_iter(w, ZE_ID(T), v);
+ * visits exactly the rows of T written after the call, in runs.
+ * Versions are 32-bit serial numbers (a since older than 2^30 versions
+ * reports every row). Row versions cost 4 bytes per row of a tracked type:
+ * a type is tracked from its first add with ZE_COMPONENT_TRACKED (the
+ * built-in Transform, Mesh, Camera, Light, Material), else from the first
+ * ze_component_track, ze_changed_iter or binder on it in that world (then
+ * every row it had counts as written at that moment). Untracked types keep
+ * one stamp per type: "something changed". */
+
+/* The current version; every write after this call gets a newer one (on
+ * the world's thread; inside a parallel wave the wave's version, unmoved). */
+uint32_t ze_world_version(ze_world_t *w);
+/* Start keeping row versions of c in this world now. ZE_ERR_STATE inside a
+ * parallel wave. */
+ze_result ze_component_track(ze_world_t *w, ze_component_t c);
+/* ze_component_get that counts as a write (stamps the row). */
+void *ze_component_get_mut(ze_world_t *w, ze_entity_t e, ze_component_t c);
+/* Stamp e's row of c as written (after writes through a plain pointer).
+ * ZE_ERR_NOT_FOUND when absent or e not alive. */
+ze_result ze_component_mark_changed(ze_world_t *w, ze_entity_t e, ze_component_t c);
+/* Whether e's row of c was written after `since` (false when absent; for an
+ * untracked type, whether any row of c was). */
+bool ze_component_changed(const ze_world_t *w, ze_entity_t e, ze_component_t c, uint32_t since);
+
+/* The rows of one component written after a version, in runs of
+ * consecutive storage rows (within one storage page): it.count entities,
+ * their slot indices, and it.count consecutive values (NULL for tags),
+ * borrowed from storage, no copy. An unchanged page costs one compare, a
+ * type unchanged as a whole one. Structural calls are deferred while it is
+ * open, as for queries; ze_changed_fini ends it early. */
+typedef struct ze_changed_iter_t {
+    uint32_t count;
+    const uint32_t *indices; /* entity slot indices (ze_changed_entity) */
+    const void *values;      /* it.count values of the component */
+    ze_world_t *world;
+    /* internal */
+    uint32_t comp, since, pos, end;
+    bool active;
+} ze_changed_iter_t;
+ze_changed_iter_t ze_changed_iter(ze_world_t *w, ze_component_t c, uint32_t since);
+bool ze_changed_next(ze_changed_iter_t *it);
+void ze_changed_fini(ze_changed_iter_t *it);
+ze_entity_t ze_changed_entity(const ze_changed_iter_t *it, uint32_t i);
+/* How many rows of c were written after `since` (walks them). */
+uint32_t ze_changed_count(ze_world_t *w, ze_component_t c, uint32_t since);
 
 /* -------------------------------------------------------------- packs */
 
@@ -406,7 +476,8 @@ typedef struct ze_query_desc_t {
     ze_mask_t with;     /* required */
     ze_mask_t without;  /* excluded */
     ze_mask_t optional; /* fields may be NULL for a run */
-    ze_mask_t write;    /* of with|optional: written back when gathered */
+    ze_mask_t write;    /* of with|optional: written back when gathered, and
+                           every run's rows stamped as written (change tracking) */
 } ze_query_desc_t;
 
 typedef struct ze_query_t {
@@ -498,6 +569,10 @@ typedef struct ze_tick_t {
     float alpha;    /* interpolation factor (FrameView, FrameUI); 0 elsewhere */
     uint32_t group; /* ze_system_group of the system */
     uint64_t frame; /* kernel frame counter */
+    /* The world version this system last ran at (0 before its first run):
+     * ze_changed_iter(w, c, t->since) gives what others wrote since then
+     * (systems of its own wave write nothing it reads). */
+    uint32_t since;
 } ze_tick_t;
 
 typedef void (*ze_system_fn)(ze_world_t *w, const ze_tick_t *t);
@@ -835,8 +910,10 @@ typedef struct ze_binder_t {
  * components of one entity. It gets SNAPSHOT deltas of the current state at
  * its first apply. Added/removed come from applied changes (direct calls and
  * commands); changed from ze_set / set commands over an existing value, from
- * ze_delta_mark_changed, and, once per group, for the components in the
- * write mask of each system that ran over an entity. ze_bindings_apply
+ * ze_delta_mark_changed, and, at each group barrier, from the row versions
+ * (change tracking): the rows written since, by query runs with the
+ * component writable, ze_get_mut or marks, so only what a system really
+ * reached (watched types are tracked from the attach on). ze_bindings_apply
  * (LateFrame runs it) delivers the frame's deltas coalesced per (entity,
  * component), binders in attach order, entities in order of first change,
  * and one entity's components in order of first change too (so commands

@@ -1,9 +1,15 @@
 /* Bindings: binders receive the deltas of the components they watch, once
  * per LateFrame (ze_bindings_apply), and a DeltaTracker helper.
  *
- * Storage reports adds, removes and value writes of the components in
+ * Storage reports adds, removes and value sets of the components in
  * w->bind_mask (the union of what binders watch, so unwatched types cost
- * nothing) through ze__bindings_note. Notes are coalesced per entity: for
+ * nothing) through ze__bindings_note. Every other write (query runs with a
+ * writable field, ze_component_get_mut, marks) is found by the row versions
+ * (versions.c): watched types are tracked, and each system group's barrier
+ * and each apply note the rows written since the last scan, in storage
+ * order (ze__bindings_scan). So a system that writes only some of its
+ * entities, or whose query it does not iterate, reports only those it
+ * reached. Notes are coalesced per entity: for
  * each component, whether it was present when first noted this frame and
  * whether its value was written. The kind is decided at apply time against
  * the world: absent at the start and present now -> ADDED, present then and
@@ -69,6 +75,7 @@ struct ze__bindings_t {
     uint32_t next_id;
     bool in_apply;
     bool has_detached;
+    uint32_t scanned; /* the world version of the last scan */
 };
 
 static void set_init(bind_set_t *s, ze_allocator_t a)
@@ -200,25 +207,24 @@ void ze__bindings_note(ze_world_t *w, uint32_t index, uint32_t comp, ze_delta_ki
     pthread_mutex_unlock(&b->lock);
 }
 
-void ze__bindings_note_system(ze_world_t *w, ze_query_t q, ze_mask_t writes)
+void ze__bindings_scan(ze_world_t *w)
 {
-    ze_mask_t m = writes & w->bind_mask;
     ze__bindings_t *b = w->bindings;
-    if (!m || !b)
+    if (!b || !w->bind_mask)
         return;
-    ze_iter_t it = ze_query_iter(w, q);
-    while (ze_query_next(&it)) {
-        /* One lock per run; never across ze_query_next, whose end of
-         * iteration may flush deferred commands (which note). */
-        pthread_mutex_lock(&b->lock);
-        for (uint32_t i = 0; i < it.count; i++) {
-            uint32_t index = it.indices[i];
-            ze_mask_t has = w->mask[index] & m; /* optional terms may be absent */
-            for (; has; has &= has - 1)
-                note_locked(w, b, handle_of(w, index), (uint32_t)__builtin_ctzll(has),
-                            ZE_DELTA_CHANGED);
+    uint32_t since = b->scanned;
+    b->scanned = ze_world_version(w); /* later writes are newer */
+    for (ze_mask_t m = w->bind_mask; m; m &= m - 1) {
+        uint32_t c = (uint32_t)__builtin_ctzll(m);
+        ze_changed_iter_t it = ze_changed_iter(w, (ze_component_t){c}, since);
+        while (ze_changed_next(&it)) {
+            /* One lock per run; never across ze_changed_next, whose end may
+             * flush deferred commands (which note). */
+            pthread_mutex_lock(&b->lock);
+            for (uint32_t i = 0; i < it.count; i++)
+                note_locked(w, b, handle_of(w, it.indices[i]), c, ZE_DELTA_CHANGED);
+            pthread_mutex_unlock(&b->lock);
         }
-        pthread_mutex_unlock(&b->lock);
     }
 }
 
@@ -228,9 +234,10 @@ ze_result ze_delta_mark_changed(ze_world_t *w, ze_entity_t e, ze_component_t c)
         return ZE_ERR_INVALID_ARG;
     if (!ze_component_has(w, e, c))
         return ZE_ERR_NOT_FOUND;
-    if (w->bind_mask & ((ze_mask_t)1 << c.id))
+    ze_result r = ze_component_mark_changed(w, e, c);
+    if (r == ZE_OK && (w->bind_mask & ((ze_mask_t)1 << c.id)))
         ze__bindings_note(w, ze_entity_index(e), c.id, ZE_DELTA_CHANGED);
-    return ZE_OK;
+    return r;
 }
 
 /* -------------------------------------------------------------- binders */
@@ -258,6 +265,12 @@ static ze_binder_t attach(ze_world_t *w, binder_rec_t rec)
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory attaching a binder");
         return (ze_binder_t){0};
     }
+    /* Changes the notes do not carry are read from row versions. */
+    for (ze_mask_t m = rec.mask; m; m &= m - 1)
+        if (ze_component_track(w, (ze_component_t){(uint32_t)__builtin_ctzll(m)}) != ZE_OK)
+            return (ze_binder_t){0};
+    if (!b->binders.count)
+        b->scanned = ze_world_version(w); /* what came before: the snapshots */
     if (++b->next_id == 0)
         b->next_id = 1;
     rec.id = b->next_id;
@@ -412,8 +425,9 @@ void ze_bindings_apply(ze_world_t *w)
         ze_world_report(w, ZE_LOG_WARN, ZE_OK, "ze_bindings_apply called from a binder (ignored)");
         return;
     }
-    /* Take the frame's change set; notes made by callbacks go to the next
-     * apply. */
+    /* Writes since the last barrier, then take the frame's change set;
+     * notes made by callbacks go to the next apply. */
+    ze__bindings_scan(w);
     pthread_mutex_lock(&b->lock);
     bind_set_t set = b->live;
     b->live = b->applying;

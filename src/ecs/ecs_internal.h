@@ -65,6 +65,16 @@ typedef struct ze__pool_t {
     ze_mask_t groups;    /* bit g: group g owns this pool */
     uint32_t cap;        /* dense positions [0, cap) have their dense and data pages */
     bool plain;          /* no hooks and no group: adds take storage.c's short path */
+    /* Change tracking (versions.c). `changed`: the newest version stamped
+     * on a row (a write or an add); `removed`: the newest removal. Rows
+     * carry versions only once the type is tracked (ze__pool_track): then
+     * ver[page][i] is the version of dense row page * ZE__PAGE + i (it
+     * moves with the row) and page_max[page] the newest of its page. The
+     * stamps are atomics: parallel systems and jobs write rows of one pool
+     * (relaxed: they are hints about values the writers order otherwise). */
+    _Atomic uint32_t changed, removed;
+    uint32_t **ver;             /* [page_count] -> u32[ZE__PAGE], like dense; NULL: untracked */
+    _Atomic uint32_t *page_max; /* [page_count] */
 } ze__pool_t;
 
 enum { ZE__MAX_GROUPS = 32 };
@@ -183,6 +193,16 @@ struct ze_world_t {
      * the group, for the report. */
     uint8_t group_writes;
     uint8_t running_group;
+
+    /* Change tracking (versions.c): writes stamp rows with `version`;
+     * ze_world_version and the start of each wave move it on. */
+    _Atomic uint32_t version;
+    uint32_t rebased_at;   /* version of the last rebase (wrap-around guard) */
+    uint32_t hier_version; /* hierarchy.c: the version of its last update */
+    bool hier_valid;       /* world matrices were computed once */
+    bool hier_cycles;      /* and Parent cycles were broken then */
+    uint32_t snap_version; /* hierarchy.c: of the last ze_transforms_snapshot */
+    bool snap_valid;
 };
 
 /* storage.c */
@@ -205,6 +225,69 @@ static inline bool ze__alive(const ze_world_t *w, ze_entity_t e)
     uint32_t idx = ze_entity_index(e);
     return idx < w->fresh && w->gen[idx] == ze_entity_generation(e) && e.id != 0;
 }
+
+/* ----------------------------------------------------- change tracking */
+
+/* Versions are 32-bit and compared as serial numbers (a is newer than b
+ * when a - b, as a signed 32-bit number, is positive); versions.c rebases
+ * rows older than 2^29 versions at BeginFrame so that no comparison wraps. */
+static inline bool ze__newer(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+static inline uint32_t ze__version_now(const ze_world_t *w)
+{
+    return atomic_load_explicit(&((ze_world_t *)w)->version, memory_order_relaxed);
+}
+/* *s = the newer of *s and v (a load and a compare when it already is). */
+static inline void ze__stamp_max(_Atomic uint32_t *s, uint32_t v)
+{
+    uint32_t cur = atomic_load_explicit(s, memory_order_relaxed);
+    while (ze__newer(v, cur) && !atomic_compare_exchange_weak_explicit(
+                                    s, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+/* Rows [d, d + n) of p, within one page, written at version v. */
+static inline void ze__rows_stamp(ze__pool_t *p, uint32_t d, uint32_t n, uint32_t v)
+{
+    ze__stamp_max(&p->changed, v);
+    if (p->ver) {
+        uint32_t *row = &p->ver[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK];
+        for (uint32_t i = 0; i < n; i++)
+            row[i] = v;
+        ze__stamp_max(&p->page_max[d >> ZE__PAGE_BITS], v);
+    }
+}
+static inline void ze__row_stamp(ze__pool_t *p, uint32_t d, uint32_t v)
+{
+    ze__rows_stamp(p, d, 1, v);
+}
+/* The row at dense position `from` moves to `to`: its version goes along. */
+static inline void ze__row_version_move(ze__pool_t *p, uint32_t from, uint32_t to)
+{
+    if (p->ver) {
+        uint32_t v = p->ver[from >> ZE__PAGE_BITS][from & ZE__PAGE_MASK];
+        p->ver[to >> ZE__PAGE_BITS][to & ZE__PAGE_MASK] = v;
+        ze__stamp_max(&p->page_max[to >> ZE__PAGE_BITS], v);
+    }
+}
+static inline uint32_t ze__row_version(const ze__pool_t *p, uint32_t d)
+{
+    return p->ver[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK];
+}
+/* versions.c: start keeping row versions for p (every row stamped with the
+ * current version: what happened before is unknown, so it counts as new).
+ * False when out of memory (reported). */
+bool ze__pool_track(ze_world_t *w, ze__pool_t *p);
+/* versions.c: the version writes stamp from now on is a new one (world
+ * thread; inside a parallel wave the wave's version stays). Returns it. */
+uint32_t ze__version_advance(ze_world_t *w);
+/* versions.c: at BeginFrame, rows older than 2^29 versions are rebased. */
+void ze__versions_rebase_if_due(ze_world_t *w);
+/* versions.c: the ver pages of dense page `page` (allocation with the
+ * dense page in storage.c) and their release. */
+bool ze__pool_ver_page(ze_world_t *w, ze__pool_t *p, uint32_t page);
+void ze__pool_ver_free(ze_world_t *w, ze__pool_t *p);
 
 /* The structural gate: go ahead now, record for after the iteration
  * (deferred), or refuse (parallel wave). Inline: every add, set, remove and
@@ -319,8 +402,9 @@ void ze__actors_fini(ze_world_t *w);
  * w->bind_mask (only those: zero cost otherwise). */
 void ze__bindings_note(ze_world_t *w, uint32_t index, uint32_t comp, ze_delta_kind kind);
 void ze__bindings_fini(ze_world_t *w);
-/* Mark `writes` changed for every entity `q` matches (after a system ran). */
-void ze__bindings_note_system(ze_world_t *w, ze_query_t q, ze_mask_t writes);
+/* Note CHANGED for the rows of watched types written since the last scan
+ * (row versions: every group barrier and every apply). */
+void ze__bindings_scan(ze_world_t *w);
 /* messages.c */
 void ze__messages_fini(ze_world_t *w);
 /* snapshot.c */

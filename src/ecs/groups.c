@@ -63,6 +63,13 @@ static void swap_positions(ze__pool_t *p, uint32_t a, uint32_t b)
     /* Swapping values is a relocation: both stay constructed, so no hooks. */
     if (p->size)
         swap_bytes(ze__pool_data(p, a), ze__pool_data(p, b), p->size);
+    if (p->ver) { /* versions go with their rows */
+        uint32_t va = ze__row_version(p, a), vb = ze__row_version(p, b);
+        p->ver[a >> ZE__PAGE_BITS][a & ZE__PAGE_MASK] = vb;
+        p->ver[b >> ZE__PAGE_BITS][b & ZE__PAGE_MASK] = va;
+        ze__stamp_max(&p->page_max[a >> ZE__PAGE_BITS], vb);
+        ze__stamp_max(&p->page_max[b >> ZE__PAGE_BITS], va);
+    }
 }
 
 /* Move entity `index` to position `to` in every pool of `owned`. */

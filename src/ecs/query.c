@@ -174,14 +174,17 @@ static void finish_run(ze_iter_t *it)
     ze_world_t *w = it->world;
     const ze__query_t *q = &w->queries[it->query];
     ze_mask_t back = it->gathered & q->desc.write;
+    uint32_t now = back ? ze__version_now(w) : 0;
     while (back) {
         uint32_t c = (uint32_t)__builtin_ctzll(back);
         back &= back - 1;
         ze__pool_t *p = w->pools[c];
         const uint8_t *src = it->fields[c];
-        for (uint32_t i = 0; i < it->count; i++)
-            memcpy(ze__pool_data(p, ze__sparse_get(p, it->indices[i]) - 1),
-                   src + (size_t)i * p->size, p->size);
+        for (uint32_t i = 0; i < it->count; i++) {
+            uint32_t d = ze__sparse_get(p, it->indices[i]) - 1;
+            memcpy(ze__pool_data(p, d), src + (size_t)i * p->size, p->size);
+            ze__row_stamp(p, d, now); /* written back: a writable access */
+        }
     }
     it->gathered = 0;
     if (it->scratch_arena)
@@ -272,6 +275,12 @@ bool ze_query_next(ze_iter_t *it)
         if (!p || !p->size || ((ze_mask_t)1 << c & q->desc.optional & ~opt))
             continue;
         it->fields[c] = field_for(it, p, (packed >> c) & 1, start);
+        /* A writable field handed out in place stamps the run's rows (a
+         * gathered one stamps them as it is written back). */
+        if (((q->desc.write >> c) & 1) && it->fields[c] && !((it->gathered >> c) & 1)) {
+            uint32_t d0 = (packed >> c) & 1 ? start : ze__sparse_get(p, it->indices[0]) - 1;
+            ze__rows_stamp(p, d0, it->count, ze__version_now(w));
+        }
     }
     return true;
 }

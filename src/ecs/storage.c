@@ -63,6 +63,10 @@ ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id)
     p->plain = !p->has_hooks && !p->groups;
     if (p->has_hooks)
         w->hooked_mask |= (ze_mask_t)1 << id;
+    if ((info->flags & ZE_COMPONENT_TRACKED) && !ze__pool_track(w, p)) {
+        ze__pool_free(w, p);
+        return NULL;
+    }
     w->pools[id] = p;
     return p;
 }
@@ -80,6 +84,7 @@ void ze__pool_free(ze_world_t *w, ze__pool_t *p)
         if (p->data && p->data[i])
             ze_free(w->alloc, p->data[i], (size_t)p->size * (i ? ZE__PAGE : p->page0_cap));
     }
+    ze__pool_ver_free(w, p);
     ze_free(w->alloc, p->sparse, table);
     ze_free(w->alloc, p->dense, table);
     ze_free(w->alloc, p->data, table);
@@ -107,6 +112,8 @@ static bool pool_reserve(ze_world_t *w, ze__pool_t *p, uint32_t d, uint32_t inde
         if (!p->dense[page])
             return false;
     }
+    if (p->ver && !p->ver[page] && !ze__pool_ver_page(w, p, page))
+        return false;
     if (p->size && page == 0 && d >= p->page0_cap) {
         /* The first data page grows (x4 from 16 entries) so that a type with
          * few, large values does not take size x 4096 bytes at once. */
@@ -168,6 +175,7 @@ static inline void move_entry(ze__pool_t *p, uint32_t from, uint32_t to, uint32_
     p->sparse[moved >> ZE__PAGE_BITS][moved & ZE__PAGE_MASK] = to + 1;
     if (p->size)
         copy_value(ze__pool_data(p, to), ze__pool_data(p, from), p->size);
+    ze__row_version_move(p, from, to);
 }
 
 /* Insert index into p (absent), value from `value` (copy) or default.
@@ -188,6 +196,7 @@ static inline void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, co
     p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK] = d + 1;
     p->count = d + 1;
     w->mask[index] |= (ze_mask_t)1 << p->id;
+    ze__row_stamp(p, d, ze__version_now(w)); /* a new row counts as changed */
     void *dst = NULL;
     if (p->size) {
         dst = ze__pool_data(p, d);
@@ -238,10 +247,12 @@ void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp)
         uint32_t moved = ze__pool_entity(p, last);
         p->dense[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK] = moved;
         p->sparse[moved >> ZE__PAGE_BITS][moved & ZE__PAGE_MASK] = d + 1;
+        ze__row_version_move(p, last, d);
     }
     p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK] = 0;
     p->count = last;
     w->mask[index] &= ~((ze_mask_t)1 << comp);
+    ze__stamp_max(&p->removed, ze__version_now(w));
 }
 
 /* ------------------------------------------------------------- destroy */
@@ -283,12 +294,14 @@ static void remove_holes(ze_world_t *w, uint32_t index, ze_mask_t m)
             hole[c] = last;
         }
     }
+    uint32_t now = ze__version_now(w);
     for (ze_mask_t r = m; r; r &= r - 1) {
         uint32_t c = (uint32_t)__builtin_ctzll(r);
         ze__pool_t *p = w->pools[c];
         uint32_t last = --p->count;
         if (hole[c] != last)
             move_entry(p, last, hole[c], ze__pool_entity(p, last));
+        ze__stamp_max(&p->removed, now);
     }
 }
 
@@ -461,6 +474,7 @@ static bool settle_bulk(ze_world_t *w, const uint32_t *pend, uint32_t n, ze_mask
         else
             compact_fill(p, b, first, left);
         p->count = left;
+        ze__stamp_max(&p->removed, ze__version_now(w));
     }
     ze_free(w->alloc, bits, bytes);
     return true;
@@ -508,6 +522,7 @@ static inline bool insert_plain(ze_world_t *w, ze__pool_t *p, uint32_t index, ze
     sp[index & ZE__PAGE_MASK] = d + 1;
     p->count = d + 1;
     w->mask[index] = m | bit;
+    ze__row_stamp(p, d, ze__version_now(w));
     if (p->size) {
         void *dst = ze__pool_data(p, d);
         if (value)
@@ -557,8 +572,10 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
 static ze_result set_existing(ze_world_t *w, uint32_t index, ze_component_t c, const void *value)
 {
     ze__pool_t *p = w->pools[c.id];
+    uint32_t d = ze__sparse_get(p, index) - 1;
+    ze__row_stamp(p, d, ze__version_now(w));
     if (p->size) {
-        void *dst = ze__pool_data(p, ze__sparse_get(p, index) - 1);
+        void *dst = ze__pool_data(p, d);
         if (p->hooks.copy) {
             /* copy constructs: the old value is destroyed first */
             if (p->hooks.dtor)
@@ -620,7 +637,7 @@ ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const
     return set_slow(w, e, c, value);
 }
 
-void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c)
+const void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c)
 {
     ZE__ECS_THREAD_CHECK();
     if (c.id >= ZE_MAX_COMPONENTS)
@@ -633,6 +650,31 @@ void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c)
         return NULL;
     uint32_t d = ze__sparse_get(p, index);
     return d ? ze__pool_data(p, d - 1) : NULL;
+}
+
+void *ze_component_get_mut(ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    ZE__ECS_THREAD_CHECK();
+    if (c.id >= ZE_MAX_COMPONENTS || !ze__alive(w, e))
+        return NULL;
+    ze__pool_t *p = w->pools[c.id];
+    uint32_t d = p && p->size ? ze__sparse_get(p, ze_entity_index(e)) : 0;
+    if (!d)
+        return NULL;
+    ze__row_stamp(p, d - 1, ze__version_now(w));
+    return ze__pool_data(p, d - 1);
+}
+
+ze_result ze_component_mark_changed(ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    ZE__ECS_THREAD_CHECK();
+    if (!w || !valid_component(w, c))
+        return ZE_ERR_INVALID_ARG;
+    if (!ze__alive(w, e) || !(w->mask[ze_entity_index(e)] & ((ze_mask_t)1 << c.id)))
+        return ZE_ERR_NOT_FOUND;
+    ze__pool_t *p = w->pools[c.id];
+    ze__row_stamp(p, ze__sparse_get(p, ze_entity_index(e)) - 1, ze__version_now(w));
+    return ZE_OK;
 }
 
 bool ze_component_has(const ze_world_t *w, ze_entity_t e, ze_component_t c)

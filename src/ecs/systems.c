@@ -454,21 +454,10 @@ static ze_result run_group(ze_world_t *w, uint32_t g, double dt, float alpha)
             f = ze_commands_flush(main);
         break;
     }
-    /* Bindings: what each system was allowed to write counts as changed. */
-    if (w->bind_mask && t && !s->failed[slot]) {
-        for (uint32_t i = 0; i < s->entries.count; i++) {
-            sys_entry_t *e = entry_at(s, i);
-            if (e->group != g || e->removed || !e->enabled || !e->tick_index)
-                continue;
-            ze_query_desc_t qd = e->desc.query;
-            if (!qd.with)
-                qd = (ze_query_desc_t){.with = e->desc.reads | e->desc.writes,
-                                       .write = e->desc.writes};
-            ze_mask_t writes = (e->desc.writes | qd.write) & w->bind_mask;
-            if (writes)
-                ze__bindings_note_system(w, ze_query_create(w, &qd), writes);
-        }
-    }
+    /* Bindings: the rows the group's systems and commands wrote (their
+     * versions), in storage order after the notes of direct sets. */
+    if (w->bind_mask)
+        ze__bindings_scan(w);
     /* The barrier settles the destroys its commands (or the systems)
      * deferred: one bulk pass, before the next group's queries. */
     ze__world_settle(w);
@@ -491,6 +480,7 @@ ze_result ze_world_begin_frame(ze_world_t *w, double dt)
         return ZE_ERR_STATE;
     }
     w->started = true; /* seals the services table */
+    ze__versions_rebase_if_due(w);
     ze__systems_t *s = systems_of(w);
     if (!s)
         return ZE_ERR_OUT_OF_MEMORY;

@@ -42,6 +42,8 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
     snprintf(w->name, sizeof w->name, "%s", d.name ? d.name : "world");
     atomic_init(&w->iter_depth, 0);
     atomic_init(&w->in_parallel, false);
+    atomic_init(&w->version, 1); /* 0 is "before everything" */
+    w->rebased_at = 1;
     ze_hashmap_init(&w->query_map, w->alloc, sizeof(ze_query_desc_t), sizeof(uint32_t));
     ze_hashmap_init(&w->services, w->alloc, sizeof(uint64_t), sizeof(service_entry_t));
     w->id = k->next_world_id++;

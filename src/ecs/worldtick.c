@@ -48,6 +48,7 @@ typedef struct wt_system_t {
     ze_query_t query;
     ze_commands_t *staging; /* uses_commands and in a wave of several */
     uint32_t wave;
+    uint32_t last_version; /* the world version it last ran at (ze_tick_t.since) */
 } wt_system_t;
 
 typedef struct wt_edge_t {
@@ -588,9 +589,12 @@ static void run_job(void *ctx)
     j->fn(j->world, &j->tick);
 }
 
-static wt_job_t *prepare(ze_worldtick_t *t, uint32_t index, float dt, ze_commands_t *cmds)
+static wt_job_t *prepare(ze_worldtick_t *t, uint32_t index, float dt, ze_commands_t *cmds,
+                         uint32_t version)
 {
-    const wt_system_t *s = sys_at(t, index);
+    wt_system_t *s = sys_at(t, index);
+    uint32_t since = s->last_version;
+    s->last_version = version;
     wt_job_t *j = &ZE_ARRAY_AT(&t->jobs, wt_job_t, index);
     j->world = t->world;
     j->fn = s->fn;
@@ -604,11 +608,13 @@ static wt_job_t *prepare(ze_worldtick_t *t, uint32_t index, float dt, ze_command
         .alpha = t->alpha,
         .group = t->group,
         .frame = t->frame,
+        .since = since,
     };
     return j;
 }
 
-static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32_t count, float dt)
+static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32_t count, float dt,
+                              uint32_t version)
 {
     ze_world_t *w = t->world;
     ze_job_system_t *js = ze_kernel_jobs(ze_world_kernel(w));
@@ -620,7 +626,7 @@ static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32
     for (uint32_t i = 0; i < count; i++) {
         if (sys_at(t, systems[i])->disabled)
             continue;
-        wt_job_t *j = prepare(t, systems[i], dt, sys_at(t, systems[i])->staging);
+        wt_job_t *j = prepare(t, systems[i], dt, sys_at(t, systems[i])->staging, version);
         if (!first)
             first = j; /* run by this thread once the others are queued */
         else if (js)
@@ -661,19 +667,24 @@ ze_result ze__worldtick_run_ex(ze_worldtick_t *t, float dt, ze_commands_t **main
     }
     const uint32_t *order = t->order.data;
     const uint32_t *end = t->wave_end.data;
+    /* Each wave writes at a version of its own (change tracking: a
+     * system's `since` is the version it last ran at), and what follows the
+     * last wave (the barrier's commands) at a newer one. */
     for (uint32_t k = 0, begin = 0; k < t->wave_end.count; begin = end[k++]) {
         uint32_t count = end[k] - begin;
+        uint32_t version = ze__version_advance(t->world);
         if (count == 1) {
             if (sys_at(t, order[begin])->disabled)
                 continue;
-            wt_job_t *j = prepare(t, order[begin], dt, t->main);
+            wt_job_t *j = prepare(t, order[begin], dt, t->main, version);
             run_job(j);
         } else {
-            ze_result m = run_parallel(t, order + begin, count, dt);
+            ze_result m = run_parallel(t, order + begin, count, dt, version);
             if (m != ZE_OK && r == ZE_OK)
                 r = m;
         }
     }
+    ze__version_advance(t->world);
     return r;
 }
 

@@ -270,7 +270,7 @@ static void test_filters_optional_and_gather(void **state)
         bool match = i % 10 != 0 && i % 4 != 3;
         expect += match;
         expect_mass += match && (i * 2654435761u) % 2 == 0;
-        Velocity *v = ze_component_get(w, es[i], f->vel);
+        const Velocity *v = ze_component_get(w, es[i], f->vel);
         if (v)
             assert_true(v->x == (match ? 42.0f : 1.0f)); /* written back */
     }

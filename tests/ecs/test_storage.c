@@ -226,7 +226,7 @@ static void test_swap_remove_keeps_others_intact(void **state)
         }
     }
     for (int i = 0; i < 5000; i++) {
-        Position *p = ze_get(w, es[i], Position);
+        const Position *p = ze_get(w, es[i], Position);
         if (removed[i])
             assert_null(p);
         else
@@ -417,7 +417,7 @@ static void test_world_hash(void **state)
         ze_set(b, ze_entity_create(b), Position, {(float)i, 0});
     }
     assert_true(ze_world_hash(a) == ze_world_hash(b));
-    ze_get(b, ze_entity_from_index(b, 50), Position)->y = 1;
+    ze_get_mut(b, ze_entity_from_index(b, 50), Position)->y = 1;
     assert_true(ze_world_hash(a) != ze_world_hash(b));
     ze_world_destroy(a);
     ze_world_destroy(b);
@@ -444,7 +444,7 @@ static void test_add_paths_and_page_growth(void **state)
         assert_int_equal(ze_component_population(w, ZE_ID(Position)), (uint32_t)(N - i));
     }
     for (int i = 0; i < N; i++) {
-        Position *p = ze_get(w, es[i], Position);
+        const Position *p = ze_get(w, es[i], Position);
         assert_true(p && p->x == (float)i && p->y == (float)-i);
         assert_ptr_equal(ze_component_get(w, es[i], ZE_ID(Position)), p);
     }
@@ -534,7 +534,7 @@ static void test_destroy_then_create_iterate_hash(void **state)
         for (int i = 0; i < N; i++) {
             if (ze_entity_is_null(es[v][i]))
                 continue;
-            Velocity *vel = ze_get(w, es[v][i], Velocity);
+            const Velocity *vel = ze_get(w, es[v][i], Velocity);
             assert_non_null(vel);
             if (i % 3)
                 assert_true(ze_get(w, es[v][i], Position)->x == (float)i && vel->y == (float)i);
