@@ -1563,6 +1563,163 @@ static void run_create_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, ui
     ze_bench_table_free(c);
 }
 
+/* ------------------------------------------------- 4,096 component types */
+
+/* The rows again in a kernel where 4,096 other component types were
+ * registered first, so Position, Velocity, Mass and Health have ids above
+ * 4,096 (the registry, the worlds' pool tables and every query are sized
+ * to that); the world uses only its few. Each row has its plain baseline
+ * (`<row>_4096types`), and `<row>_4096types_vs_few` interleaves the same
+ * ECS loop over the two kernels' worlds: median ratio, target <= 1.05.
+ * The component ids are globals (ZE_ID), so each round selects its
+ * kernel's first. */
+enum { FILLER_TYPES = 4096 };
+
+typedef struct kernel_ids_t {
+    ze_component_t pos, vel, mass, health;
+} kernel_ids_t;
+
+static kernel_ids_t ids_current(void)
+{
+    return (kernel_ids_t){ZE_ID(Position), ZE_ID(Velocity), ZE_ID(Mass), ZE_ID(Health)};
+}
+
+static void ids_select(const kernel_ids_t *ids)
+{
+    ZE_ID(Position) = ids->pos;
+    ZE_ID(Velocity) = ids->vel;
+    ZE_ID(Mass) = ids->mass;
+    ZE_ID(Health) = ids->health;
+}
+
+typedef struct sel_t {
+    const kernel_ids_t *ids;
+    ze_bench_round_fn fn;
+    void *ctx;
+} sel_t;
+
+static double sel_round(void *p)
+{
+    const sel_t *s = p;
+    ids_select(s->ids);
+    return s->fn(s->ctx);
+}
+
+typedef struct many_side_t {
+    fixture_t *f;
+    const kernel_ids_t *ids;
+    iter_ctx_t it;
+    get_ctx_t get;
+    health_ctx_t health;
+} many_side_t;
+
+static void bench_many_types(ze_bench_t *b, const env_t *env, uint32_t n, uint32_t rounds)
+{
+    static const int scs[] = {S_ITERATE_PV, S_ITERATE_3C, S_GET_RANDOM, S_ADD, S_REMOVE};
+    bool any = false;
+    for (size_t i = 0; i < ZE_COUNTOF(scs); i++)
+        any |= ze_bench_enabled(b, "4096types") || ze_bench_enabled(b, scenarios[scs[i]].name);
+    if (!any)
+        return;
+    const char *name = "4096types";
+    kernel_ids_t few = ids_current(), many;
+    /* Its own manager: a kernel's heap takes half its owner's budget. (Its
+     * job pool idles: these rows run on this thread.) */
+    env_t env2;
+    if (ze_bench_ecs_env_create(&env2, ZE_GIB(2), (ze_kernel_desc_t){.name = "4096"}) != ZE_OK) {
+        ze_bench_fail(b, name, "kernel creation failed");
+        return;
+    }
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < FILLER_TYPES; i++) {
+        char fname[32];
+        snprintf(fname, sizeof(fname), "Filler%u", i);
+        ze_component_t c;
+        ok = ze_component_register(env2.k, &(ze_component_desc_t){.name = fname, .size = 4}, &c) ==
+             ZE_OK;
+    }
+    ZE_COMPONENT_DEFINE(env2.k, Position);
+    ZE_COMPONENT_DEFINE(env2.k, Velocity);
+    ZE_COMPONENT_DEFINE(env2.k, Mass);
+    ZE_COMPONENT_DEFINE(env2.k, Health);
+    many = ids_current();
+    ok = ok && many.health.id != UINT32_MAX && many.pos.id > FILLER_TYPES;
+    many_side_t sides[2] = {{.ids = &few}, {.ids = &many}};
+    for (int s = 0; ok && s < 2; s++) {
+        ids_select(sides[s].ids);
+        sides[s].f = ze_bench_table_alloc(sizeof(fixture_t));
+        ok = fixture_init(sides[s].f, s ? &env2 : env, n, false);
+        if (!ok)
+            ze_bench_table_free(sides[s].f), sides[s].f = NULL;
+    }
+    if (!ok) {
+        ze_bench_fail(b, name, "setting up the %u-type kernel and its world failed", FILLER_TYPES);
+        goto out;
+    }
+    printf("  %s: Position has id %u in a kernel of %u types (%u in the few-type one)\n", name,
+           many.pos.id, ze_component_count(env2.k), few.pos.id);
+    for (int s = 0; s < 2; s++) {
+        many_side_t *m = &sides[s];
+        m->it = (iter_ctx_t){.f = m->f, .passes = iter_passes(b, n)};
+        m->it.pass_ns = ze_bench_table_alloc(m->it.passes * sizeof(double));
+        m->get = (get_ctx_t){.f = m->f};
+        m->health = (health_ctx_t){.f = m->f};
+    }
+    for (size_t i = 0; i < ZE_COUNTOF(scs); i++) {
+        int sc = scs[i];
+        ze_bench_round_fn ecs, base;
+        void *ctx[2], *base_ctx;
+        switch (sc) {
+        case S_ITERATE_PV:
+        case S_ITERATE_3C:
+            ecs = sc == S_ITERATE_PV ? iter_pv_ecs : iter_3c_ecs;
+            base = sc == S_ITERATE_PV ? iter_pv_base : iter_3c_base;
+            ctx[0] = &sides[0].it, ctx[1] = &sides[1].it, base_ctx = &sides[1].it;
+            break;
+        case S_GET_RANDOM:
+            ecs = get_ecs, base = get_base;
+            ctx[0] = &sides[0].get, ctx[1] = &sides[1].get, base_ctx = &sides[1].get;
+            break;
+        default:
+            ecs = sc == S_ADD ? add_ecs : remove_ecs;
+            base = sc == S_ADD ? add_base : remove_base;
+            ctx[0] = &sides[0].health, ctx[1] = &sides[1].health, base_ctx = &sides[1].health;
+            break;
+        }
+        for (int s = 0; s < 2; s++) {
+            ids_select(sides[s].ids);
+            fixture_reset_positions(sides[s].f);
+        }
+        sel_t subject = {&many, ecs, ctx[1]}, plain = {&many, base, base_ctx},
+              fewer = {&few, ecs, ctx[0]};
+        ze_bench_pair_t r1 = ze_bench_compare(rounds, sel_round, &subject, sel_round, &plain);
+        ze_bench_pair_t r2 = ze_bench_compare(rounds, sel_round, &subject, sel_round, &fewer);
+        bool failed = sides[0].it.failed || sides[1].it.failed || sides[0].get.missing ||
+                      sides[1].get.missing || sides[0].health.failures || sides[1].health.failures;
+        if (failed) {
+            ze_bench_fail(b, name, "%s: a pass visited the wrong entities", scenarios[sc].name);
+            continue;
+        }
+        char row[ZE_BENCH_NAME_MAX];
+        snprintf(row, sizeof(row), "%s_4096types", scenarios[sc].name);
+        ze_bench_add(b, row, n, "ns/op", ZE_BENCH_LOWER, r1.value, r1.baseline, ZE_BENCH_NONE);
+        snprintf(row, sizeof(row), "%s_4096types_vs_few", scenarios[sc].name);
+        ze_bench_add(b, row, n, "ratio", ZE_BENCH_LOWER, r2.ratio, ZE_BENCH_NONE,
+                     b->smoke ? ZE_BENCH_NONE : 1.05);
+    }
+out:
+    for (int s = 0; s < 2; s++) {
+        if (!sides[s].f)
+            continue;
+        ids_select(sides[s].ids);
+        ze_bench_table_free(sides[s].it.pass_ns);
+        fixture_free(sides[s].f);
+        ze_bench_table_free(sides[s].f);
+    }
+    ids_select(&few);
+    ze_bench_ecs_env_destroy(&env2);
+}
+
 /* -------------------------------------------------------------------- main */
 
 /* The two layouts against the two targets they compete for, at the largest
@@ -1643,6 +1800,7 @@ int main(int argc, char **argv)
                      ZE_BENCH_NONE, b.smoke ? ZE_BENCH_NONE : scenarios[sc].target);
     }
     print_tradeoff(&b, sizes[last], results[last]);
+    bench_many_types(&b, &env, sizes[last], rounds);
 
     if (ze_bench_enabled(&b, "tick_empty_systems"))
         bench_tick(&b, &env);

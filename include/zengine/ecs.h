@@ -5,7 +5,8 @@
  * system; worlds are created from it. An entity is a 64-bit handle (32-bit
  * index + 32-bit generation, 0 invalid); a stale handle is never alive and
  * never reads another entity's data. Components are registered at run time
- * (at most ZE_MAX_COMPONENTS per kernel) and stored in one sparse set per type
+ * (up to ZE_MAX_COMPONENTS per kernel, also after worlds were filled) and
+ * stored in one sparse set per type
  * with paged dense arrays; packs (owning storage sets; "group" is the word of
  * the system groups) keep the entities that have all of a set of components
  * packed at the front of those arrays in the same order, so a query over
@@ -35,7 +36,9 @@ extern "C" {
 #endif
 
 enum {
-    ZE_MAX_COMPONENTS = 64, /* one bit each in ze_mask_t */
+    ZE_MAX_COMPONENTS = 65535,    /* component types per kernel (ids fit 16 bits) */
+    ZE_MAX_MESSAGE_TYPES = 65535, /* message types per kernel */
+    ZE_MASK_MAX = 31,             /* component types in one ze_mask_t */
     ZE_DEFAULT_WORLD_CAPACITY = 1u << 20,
     ZE_MAX_WORLD_CAPACITY = 1u << 28, /* 268 M entity slots */
     ZE_DEFAULT_ACTOR_CAPACITY = 1024,
@@ -75,7 +78,20 @@ typedef struct ze_component_t {
     uint32_t id; /* 0..ZE_MAX_COMPONENTS-1 within its kernel */
 } ze_component_t;
 
-typedef uint64_t ze_mask_t;
+/* A set of component types: up to ZE_MASK_MAX ids, ascending, no repeats
+ * (what a query term, a system's reads or a pack lists). A value (64
+ * bytes); build it with ZE_MASK / ze_mask_make, combine with ze_mask_or and
+ * friends. An operation whose result would hold more than ZE_MASK_MAX types
+ * gives an overflowed mask (count ZE_MASK_OVERFLOW), which every call
+ * taking a mask refuses with an error naming the limit. Masks are
+ * independent of how worlds store entities: each world keeps its own bit
+ * per type it uses, so a world's entity table grows with the types it
+ * uses, not with the registry. */
+enum { ZE_MASK_OVERFLOW = 0xffff };
+typedef struct ze_mask_t {
+    uint16_t count;
+    uint16_t ids[ZE_MASK_MAX];
+} ze_mask_t;
 
 typedef enum ze_field_type {
     ZE_FIELD_NONE = 0,
@@ -166,6 +182,11 @@ typedef struct ze_component_info_t {
  * dividing the size). */
 ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
                                 ze_component_t *out);
+/* Seal the registry: later component and message registrations fail with
+ * ZE_ERR_STATE, naming the seal. (While a world of the kernel runs a
+ * parallel wave the registry is sealed too: pool threads read it.) */
+void ze_kernel_seal(ze_kernel_t *k);
+bool ze_kernel_sealed(const ze_kernel_t *k);
 ze_result ze_component_find(const ze_kernel_t *k, const char *name, ze_component_t *out);
 const ze_component_info_t *ze_component_info(const ze_kernel_t *k, ze_component_t c);
 uint32_t ze_component_count(const ze_kernel_t *k);
@@ -211,24 +232,44 @@ uint32_t ze_component_count(const ze_kernel_t *k);
     ze_component_t ZE_ID(T) = ze__component_register_or_invalid( \
         ze__kernel_of(kw), &(ze_component_desc_t){.name = #T, .size = 0})
 
-static inline ze_mask_t ze_mask_of(ze_component_t c)
+/* The set of `n` ids (any order, repeats allowed; an invalid id, such as
+ * ZE_COMPONENT_INVALID, overflows it: calls then refuse it). */
+ze_mask_t ze_mask_make(const ze_component_t *ids, uint32_t n);
+ze_mask_t ze_mask_of(ze_component_t c);
+ze_mask_t ze_mask_or(ze_mask_t a, ze_mask_t b);
+ze_mask_t ze_mask_and(ze_mask_t a, ze_mask_t b);
+ze_mask_t ze_mask_minus(ze_mask_t a, ze_mask_t b); /* a without b's types */
+bool ze_mask_has(ze_mask_t m, ze_component_t c);
+bool ze_mask_eq(ze_mask_t a, ze_mask_t b);
+/* Every type of `sub` is in `m`. */
+bool ze_mask_contains(ze_mask_t m, ze_mask_t sub);
+#define ZE_MASK_EMPTY ((ze_mask_t){0})
+static inline bool ze_mask_empty(ze_mask_t m)
 {
-    return c.id < ZE_MAX_COMPONENTS ? (ze_mask_t)1 << c.id : 0;
+    return m.count == 0;
 }
-#define ZE__MASK1(T)                                       ze_mask_of(ZE_ID(T))
+static inline bool ze_mask_overflowed(ze_mask_t m)
+{
+    return m.count > ZE_MASK_MAX;
+}
 #define ZE__MASK_N(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
-#define ZE__M1(a)                                          ZE__MASK1(a)
-#define ZE__M2(a, ...)                                     (ZE__MASK1(a) | ZE__M1(__VA_ARGS__))
-#define ZE__M3(a, ...)                                     (ZE__MASK1(a) | ZE__M2(__VA_ARGS__))
-#define ZE__M4(a, ...)                                     (ZE__MASK1(a) | ZE__M3(__VA_ARGS__))
-#define ZE__M5(a, ...)                                     (ZE__MASK1(a) | ZE__M4(__VA_ARGS__))
-#define ZE__M6(a, ...)                                     (ZE__MASK1(a) | ZE__M5(__VA_ARGS__))
-#define ZE__M7(a, ...)                                     (ZE__MASK1(a) | ZE__M6(__VA_ARGS__))
-#define ZE__M8(a, ...)                                     (ZE__MASK1(a) | ZE__M7(__VA_ARGS__))
-/* ZE_MASK(Position, Velocity): the bits of up to 8 component types. */
-#define ZE_MASK(...)                                                                        \
-    ZE__MASK_N(__VA_ARGS__, ZE__M8, ZE__M7, ZE__M6, ZE__M5, ZE__M4, ZE__M3, ZE__M2, ZE__M1) \
+#define ZE__I1(a)                                          ZE_ID(a)
+#define ZE__I2(a, ...)                                     ZE_ID(a), ZE__I1(__VA_ARGS__)
+#define ZE__I3(a, ...)                                     ZE_ID(a), ZE__I2(__VA_ARGS__)
+#define ZE__I4(a, ...)                                     ZE_ID(a), ZE__I3(__VA_ARGS__)
+#define ZE__I5(a, ...)                                     ZE_ID(a), ZE__I4(__VA_ARGS__)
+#define ZE__I6(a, ...)                                     ZE_ID(a), ZE__I5(__VA_ARGS__)
+#define ZE__I7(a, ...)                                     ZE_ID(a), ZE__I6(__VA_ARGS__)
+#define ZE__I8(a, ...)                                     ZE_ID(a), ZE__I7(__VA_ARGS__)
+#define ZE__IDS(...)                                                                        \
+    ZE__MASK_N(__VA_ARGS__, ZE__I8, ZE__I7, ZE__I6, ZE__I5, ZE__I4, ZE__I3, ZE__I2, ZE__I1) \
     (__VA_ARGS__)
+#define ZE__ID_LIST(...) ((const ze_component_t[]){ZE__IDS(__VA_ARGS__)})
+/* ZE_MASK(Position, Velocity): the set of up to 8 component types (more:
+ * ze_mask_make, ze_mask_or). */
+#define ZE_MASK(...)                       \
+    ze_mask_make(ZE__ID_LIST(__VA_ARGS__), \
+                 (uint32_t)(sizeof ZE__ID_LIST(__VA_ARGS__) / sizeof(ze_component_t)))
 
 /* ------------------------------------------------------------- kernel */
 
@@ -321,7 +362,11 @@ ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index);
  * snapshot load): linear, where destroying a hierarchy entity by entity
  * searches for children each time. ZE_ERR_STATE during an iteration. */
 ze_result ze_world_clear(ze_world_t *w);
-/* Component bits of an alive entity (0 when not alive). */
+/* The component types of an alive entity, ascending: writes up to `max`
+ * into out and returns how many it has (0 when not alive). */
+uint32_t ze_entity_components(const ze_world_t *w, ze_entity_t e, ze_component_t *out,
+                              uint32_t max);
+/* The same as a mask (empty when not alive; overflowed past ZE_MASK_MAX). */
 ze_mask_t ze_entity_mask(const ze_world_t *w, ze_entity_t e);
 
 /* --------------------------------------------------- component calls */
@@ -356,8 +401,8 @@ typedef struct ze__pool_prefix_t {
 } ze__pool_prefix_t;
 typedef struct ze__world_prefix_t {
     const uint32_t *gen;
-    uint32_t fresh, pad;
-    const ze__pool_prefix_t *pools[ZE_MAX_COMPONENTS];
+    uint32_t fresh, pool_cap;
+    const ze__pool_prefix_t *const *pools; /* [pool_cap], by component id */
 } ze__world_prefix_t;
 
 /* `size` is the component's size (a constant at typed call sites). */
@@ -365,7 +410,7 @@ static inline void *ze__get_sized(const ze_world_t *w, ze_entity_t e, ze_compone
 {
     const ze__world_prefix_t *wp = (const ze__world_prefix_t *)(const void *)w;
     uint32_t index = (uint32_t)e.id;
-    if (c.id >= ZE_MAX_COMPONENTS || index >= wp->fresh)
+    if (c.id >= wp->pool_cap || index >= wp->fresh)
         return NULL;
     const ze__pool_prefix_t *p = wp->pools[c.id];
     if (!p || !size || size != p->size)
@@ -384,7 +429,7 @@ static inline const void *ze_component_get_inline(const ze_world_t *w, ze_entity
                                                   ze_component_t c)
 {
     const ze__world_prefix_t *wp = (const ze__world_prefix_t *)(const void *)w;
-    const ze__pool_prefix_t *p = c.id < ZE_MAX_COMPONENTS ? wp->pools[c.id] : NULL;
+    const ze__pool_prefix_t *p = c.id < wp->pool_cap ? wp->pools[c.id] : NULL;
     return p ? ze__get_sized(w, e, c, p->size) : NULL;
 }
 
@@ -479,6 +524,8 @@ typedef struct ze_query_desc_t {
     ze_mask_t write;    /* of with|optional: written back when gathered, and
                            every run's rows stamped as written (change tracking) */
 } ze_query_desc_t;
+/* A query has at most ZE_QUERY_MAX_TERMS types in with + optional. */
+enum { ZE_QUERY_MAX_TERMS = 2 * ZE_MASK_MAX };
 
 typedef struct ze_query_t {
     uint32_t id; /* 0 = invalid */
@@ -502,14 +549,18 @@ enum { ZE_ITER_CHUNK = 4096 }; /* max entities per run */
  * is open is released by the next ze_query_next. */
 typedef struct ze_iter_t {
     uint32_t count;
-    const uint32_t *indices;         /* entity slot indices of the run */
-    void *fields[ZE_MAX_COMPONENTS]; /* by component id; NULL if absent */
+    const uint32_t *indices; /* entity slot indices of the run */
     ze_world_t *world;
+    /* The run's fields by term: term_ids[i] (the query's with and optional
+     * types, ascending) has fields[i], NULL if absent. ze_field finds them. */
+    uint32_t term_count;
+    uint16_t term_ids[ZE_QUERY_MAX_TERMS];
+    void *fields[ZE_QUERY_MAX_TERMS];
     /* internal */
     uint32_t query;
     uint32_t pos, end, driver;
     uint32_t flags;
-    ze_mask_t gathered;
+    uint64_t gathered; /* bit i: term i was gathered */
     void *scratch_arena;
     size_t scratch_marker;
 } ze_iter_t;
@@ -520,7 +571,15 @@ bool ze_query_next(ze_iter_t *it);
  * needed after ze_query_next returned false. */
 void ze_iter_fini(ze_iter_t *it);
 ze_entity_t ze_iter_entity(const ze_iter_t *it, uint32_t i);
-#define ze_field(it, T) ((T *)(it)->fields[ZE_ID(T).id])
+/* The run's values of component c (NULL when not a term or absent). */
+static inline void *ze_iter_field(const ze_iter_t *it, ze_component_t c)
+{
+    for (uint32_t i = 0; i < it->term_count; i++)
+        if (it->term_ids[i] == c.id)
+            return it->fields[i];
+    return NULL;
+}
+#define ze_field(it, T) ((T *)ze_iter_field((it), ZE_ID(T)))
 
 /* ----------------------------------------------------------- commands */
 

@@ -140,8 +140,8 @@ static inline uint32_t stamp_of(_Atomic uint32_t *s)
 static ze_result hierarchy_run(ze_world_t *w, ze_query_t q)
 {
     ze__world_settle(w); /* removals of destroyed entities show in the stamps */
-    ze__pool_t *tp = w->pools[ZE_COMPONENT_ID_TRANSFORM];
-    ze__pool_t *pp = w->pools[ZE_COMPONENT_ID_PARENT];
+    ze__pool_t *tp = ze__pool_of(w, ZE_COMPONENT_ID_TRANSFORM);
+    ze__pool_t *pp = ze__pool_of(w, ZE_COMPONENT_ID_PARENT);
     uint32_t last = w->hier_version;
     bool links =
         pp && (ze__newer(stamp_of(&pp->changed), last) || ze__newer(stamp_of(&pp->removed), last));
@@ -327,7 +327,7 @@ void ze_transforms_snapshot(ze_world_t *w)
 {
     ZE_CHECK(w, );
     ze__world_settle(w);
-    ze__pool_t *tp = w->pools[ZE_COMPONENT_ID_TRANSFORM];
+    ze__pool_t *tp = ze__pool_of(w, ZE_COMPONENT_ID_TRANSFORM);
     if (!tp || !tp->count)
         return;
     uint32_t last = w->snap_version;
@@ -373,7 +373,7 @@ static inline ze_entity_t handle_at(const ze_world_t *w, uint32_t idx)
 
 bool ze__hierarchy_collect(ze_world_t *w, ze_entity_t root, bool subtree, ze_array_t *out)
 {
-    const ze__pool_t *p = w->pools[ZE_COMPONENT_ID_PARENT];
+    const ze__pool_t *p = ze__pool_of(w, ZE_COMPONENT_ID_PARENT);
     uint32_t n = p ? p->count : 0;
     uint32_t first = out->count, child;
     ze_entity_t parent;
@@ -456,7 +456,7 @@ static bool world_trs(ze_world_t *w, ze_entity_t e, trs_t *out)
     if (!t)
         return false;
     trs_t acc = trs_of(t);
-    const ze__pool_t *links = w->pools[ZE_COMPONENT_ID_PARENT];
+    const ze__pool_t *links = ze__pool_of(w, ZE_COMPONENT_ID_PARENT);
     uint32_t left = links ? links->count : 0;
     for (ze_entity_t cur = e; left--;) {
         const ze_parent_t *p = ze_get(w, cur, ze_parent_t);

@@ -175,7 +175,8 @@ ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
         return (ze_system_t){0};
     }
     /* FrameUI only reads: its systems may not declare a write mask. */
-    if (group == ZE_GROUP_FRAME_UI && (desc->writes || desc->query.write)) {
+    if (group == ZE_GROUP_FRAME_UI &&
+        (!ze_mask_empty(desc->writes) || !ze_mask_empty(desc->query.write))) {
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
                         "system '%s': FrameUI systems may not write components", desc->name);
         return (ze_system_t){0};
@@ -456,7 +457,7 @@ static ze_result run_group(ze_world_t *w, uint32_t g, double dt, float alpha)
     }
     /* Bindings: the rows the group's systems and commands wrote (their
      * versions), in storage order after the notes of direct sets. */
-    if (w->bind_mask)
+    if (w->watched_count)
         ze__bindings_scan(w);
     /* The barrier settles the destroys its commands (or the systems)
      * deferred: one bulk pass, before the next group's queries. */

@@ -71,7 +71,7 @@ bool ze__pool_track(ze_world_t *w, ze__pool_t *p)
         ze__pool_ver_free(w, p);
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
                         "out of memory tracking the changes of '%s' (4 bytes per row)",
-                        w->kernel->components[p->id].name);
+                        ze__info(w->kernel, p->id)->name);
         return false;
     }
     /* What happened before is unknown: every row counts as written now. */
@@ -114,10 +114,8 @@ void ze__versions_rebase_if_due(ze_world_t *w)
     if (now - w->rebased_at < REBASE_SPAN)
         return;
     uint32_t floor = now - REBASE_SPAN;
-    for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
-        ze__pool_t *p = w->pools[c];
-        if (!p)
-            continue;
+    for (uint32_t b = 0; b < w->pool_count; b++) {
+        ze__pool_t *p = w->pool_list[b];
         raise_atomic(&p->changed, floor);
         raise_atomic(&p->removed, floor);
         if (!p->ver)
@@ -148,7 +146,7 @@ ze_result ze_component_track(ze_world_t *w, ze_component_t c)
     if (atomic_load_explicit(&w->in_parallel, memory_order_acquire))
         return ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
                                "ze_component_track of '%s' inside a parallel wave",
-                               w->kernel->components[c.id].name);
+                               ze__info(w->kernel, c.id)->name);
     ze__pool_t *p = ze__pool_get(w, c.id);
     if (!p)
         return ZE_ERR_OUT_OF_MEMORY;
@@ -158,8 +156,7 @@ ze_result ze_component_track(ze_world_t *w, ze_component_t c)
 bool ze_component_changed(const ze_world_t *w, ze_entity_t e, ze_component_t c, uint32_t since)
 {
     ZE__ECS_THREAD_CHECK();
-    if (c.id >= ZE_MAX_COMPONENTS || !ze__alive(w, e) ||
-        !(w->mask[ze_entity_index(e)] & ((ze_mask_t)1 << c.id)))
+    if (!ze__alive(w, e) || !ze__has(w, ze_entity_index(e), c.id))
         return false;
     const ze__pool_t *p = w->pools[c.id];
     if (!p->ver) /* untracked: what the pool says, for every row */
@@ -177,7 +174,7 @@ ze_changed_iter_t ze_changed_iter(ze_world_t *w, ze_component_t c, uint32_t sinc
     if (!w || c.id >= w->kernel->component_count)
         return it;
     ze__world_settle(w); /* the walk reads dense rows */
-    ze__pool_t *p = w->pools[c.id];
+    ze__pool_t *p = ze__pool_of(w, c.id);
     if (!p || !p->count)
         return it;
     if (!p->ver) {
@@ -185,7 +182,7 @@ ze_changed_iter_t ze_changed_iter(ze_world_t *w, ze_component_t c, uint32_t sinc
             ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
                             "ze_changed_iter of '%s' inside a parallel wave: the type is not "
                             "tracked yet (ZE_COMPONENT_TRACKED or ze_component_track first)",
-                            w->kernel->components[c.id].name);
+                            ze__info(w->kernel, c.id)->name);
             return it;
         }
         if (!ze__pool_track(w, p))

@@ -177,17 +177,25 @@ ze_system_t ze_worldtick_add(ze_worldtick_t *t, const ze_system_desc_t *desc)
     }
 
     ze_query_desc_t q = desc->query;
-    if (q.with == 0)
-        q = (ze_query_desc_t){.with = desc->reads | desc->writes, .write = desc->writes};
+    if (ze_mask_empty(q.with))
+        q = (ze_query_desc_t){.with = ze_mask_or(desc->reads, desc->writes), .write = desc->writes};
     wt_system_t s = {
         .name_size = len + 1,
         .fn = desc->fn,
         .user = desc->user,
-        .reads = desc->reads | q.with | q.optional,
-        .writes = desc->writes | q.write,
+        .reads = ze_mask_or(ze_mask_or(desc->reads, q.with), q.optional),
+        .writes = ze_mask_or(desc->writes, q.write),
         .uses_commands = desc->uses_commands,
     };
-    if (q.with) {
+    if (ze__mask_check(t->world, s.reads, desc->name) != ZE_OK ||
+        ze__mask_check(t->world, s.writes, desc->name) != ZE_OK) {
+        ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+                        "worldtick: system \"%s\": its reads or writes (with its query's) "
+                        "do not fit one ze_mask_t (%d types)",
+                        desc->name, ZE_MASK_MAX);
+        return (ze_system_t){0};
+    }
+    if (!ze_mask_empty(q.with)) {
         s.query = ze_query_create(t->world, &q);
         if (s.query.id == 0) {
             ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
@@ -275,9 +283,17 @@ static const char *component_name(const ze_worldtick_t *t, uint32_t id)
     return info ? info->name : "?";
 }
 
+/* The types over which a and b conflict. */
 static inline ze_mask_t conflict_mask(const wt_system_t *a, const wt_system_t *b)
 {
-    return (a->writes & (b->reads | b->writes)) | (a->reads & b->writes);
+    return ze_mask_or(ze_mask_and(a->writes, ze_mask_or(b->reads, b->writes)),
+                      ze_mask_and(a->reads, b->writes));
+}
+
+static inline bool conflict(const wt_system_t *a, const wt_system_t *b)
+{
+    return ze__mask_meets(a->writes, b->reads, NULL) ||
+           ze__mask_meets(a->writes, b->writes, NULL) || ze__mask_meets(a->reads, b->writes, NULL);
 }
 
 /* Scratch of one commit, freed at its end. */
@@ -428,19 +444,19 @@ static void describe_conflict(ze_worldtick_t *t, uint32_t i, uint32_t j)
 {
     const wt_system_t *a = sys_at(t, i), *b = sys_at(t, j);
     ze_mask_t m = conflict_mask(a, b);
-    uint32_t c = (uint32_t)__builtin_ctzll(m);
-    ze_mask_t bit = (ze_mask_t)1 << c;
+    uint32_t c = m.count ? m.ids[0] : 0;
+    ze_component_t cc = {c};
     err_append(t, "systems \"%s\" and \"%s\" conflict and are not ordered: ", a->name, b->name);
-    if ((a->writes & b->writes) & bit)
+    if (ze_mask_has(a->writes, cc) && ze_mask_has(b->writes, cc))
         err_append(t, "both write %s", component_name(t, c));
-    else if (a->writes & bit)
+    else if (ze_mask_has(a->writes, cc))
         err_append(t, "\"%s\" writes %s, which \"%s\" reads", a->name, component_name(t, c),
                    b->name);
     else
         err_append(t, "\"%s\" writes %s, which \"%s\" reads", b->name, component_name(t, c),
                    a->name);
-    if (m & ~bit)
-        err_append(t, " (and %d more components)", __builtin_popcountll(m & ~bit));
+    if (m.count > 1 && !ze_mask_overflowed(m))
+        err_append(t, " (and %d more components)", m.count - 1);
     err_append(t, "; order them with ze_system_order(world, before, after)");
 }
 
@@ -454,7 +470,7 @@ static bool check_conflicts(ze_worldtick_t *t, wt_graph_t *g)
     memset(g->stamp, 0, (size_t)n * sizeof *g->stamp);
     for (uint32_t i = 0; i < n; i++) {
         const wt_system_t *a = sys_at(t, i);
-        if (!(a->reads | a->writes))
+        if (ze_mask_empty(a->reads) && ze_mask_empty(a->writes))
             continue;
         /* Pairs in one wave are unordered. Across waves, a pair is checked
          * from its earlier system: walk from i when some conflicting j lies
@@ -463,7 +479,7 @@ static bool check_conflicts(ze_worldtick_t *t, wt_graph_t *g)
         bool need_walk = false;
         for (uint32_t j = 0; j < n; j++) {
             const wt_system_t *b = sys_at(t, j);
-            if (j == i || !conflict_mask(a, b))
+            if (j == i || !conflict(a, b))
                 continue;
             if (b->wave == a->wave) {
                 if (j > i) {
@@ -482,7 +498,7 @@ static bool check_conflicts(ze_worldtick_t *t, wt_graph_t *g)
         walk_from(t, g, i, max_wave, i + 1);
         for (uint32_t j = 0; j < n; j++) {
             const wt_system_t *b = sys_at(t, j);
-            if (b->wave > a->wave && g->stamp[j] != i + 1 && conflict_mask(a, b)) {
+            if (b->wave > a->wave && g->stamp[j] != i + 1 && conflict(a, b)) {
                 bad++;
                 uint32_t lo = ZE_MIN(i, j), hi = ZE_MAX(i, j);
                 if (lo < bad_i || (lo == bad_i && hi < bad_j))

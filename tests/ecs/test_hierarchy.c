@@ -681,8 +681,8 @@ static void test_snapshot_and_system_desc(void **state)
     ze_system_desc_t d = ze_hierarchy_system_desc();
     assert_string_equal(d.name, "hierarchy");
     assert_non_null(d.fn);
-    assert_true(d.reads == ZE_MASK(ze_parent_t));
-    assert_true(d.writes == ZE_MASK(ze_transform_t));
+    assert_true(ze_mask_eq(d.reads, ZE_MASK(ze_parent_t)));
+    assert_true(ze_mask_eq(d.writes, ZE_MASK(ze_transform_t)));
 
     /* As a system of a WorldTick. */
     set_parent(f.w, b, a);
