@@ -673,6 +673,25 @@ typedef struct ze_system_t {
     uint32_t id; /* 0 = invalid */
 } ze_system_t;
 
+/* -------------------------------------------------------------- Worker */
+
+/* A job a system schedules (ZenECS's IWorker). `cmds` is the job's own
+ * command buffer: its structural changes go there. */
+typedef void (*ze_world_job_fn)(ze_world_t *w, ze_commands_t *cmds, void *user);
+/* From a system, during its run (t is its tick): run fn(w, cmds, user) on
+ * the kernel's job pool. The jobs of a wave finish before the next wave
+ * starts, so before the group's barrier; their commands are applied at the
+ * barrier (with the group's policy) in a fixed order: each system's own
+ * commands, then its jobs' in the order it scheduled them, systems in their
+ * group's order (wave, then registration), whatever order the pool ran
+ * them in. Jobs may read and
+ * write what their system's masks allow, through queries made beforehand
+ * and ze_get / ze_get_mut; from a system's first job until its wave ends
+ * every structural call on the world is refused, as in a parallel wave
+ * (record it in `cmds` or the system's buffer). `user` must outlive the
+ * job. ZE_ERR_STATE outside a system's run. Any thread of the wave. */
+ze_result ze_system_schedule(ze_world_t *w, const ze_tick_t *t, ze_world_job_fn fn, void *user);
+
 /* -------------------------------------------------------------- actors */
 
 /* Tier 1: a C "class". Instances are `size` bytes (at least

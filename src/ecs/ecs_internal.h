@@ -129,6 +129,7 @@ typedef struct ze__bindings_t ze__bindings_t;     /* bindings.c */
 typedef struct ze__migrations_t ze__migrations_t; /* snapshot.c */
 typedef struct ze__systems_t ze__systems_t;       /* systems.c: the eight groups */
 typedef struct ze__hooks_t ze__hooks_t;           /* commands.c: permissions, validators */
+typedef struct ze__worker_t ze__worker_t;         /* worker.c: jobs systems schedule */
 
 struct ze_kernel_t {
     char name[64];
@@ -251,6 +252,11 @@ struct ze_world_t {
      * the group, for the report. */
     uint8_t group_writes;
     uint8_t running_group;
+
+    /* The Worker (worker.c): jobs scheduled by systems; jobs_open while a
+     * WorldTick wave runs (ze_system_schedule is allowed then). */
+    ze__worker_t *worker;
+    atomic_bool jobs_open;
 
     /* Change tracking (versions.c): writes stamp rows with `version`;
      * ze_world_version and the start of each wave move it on. */
@@ -483,6 +489,15 @@ extern _Thread_local bool ze__ecs_thread_forbidden;
 #else
 #define ZE__ECS_THREAD_CHECK() ((void)0)
 #endif
+
+/* worker.c: the end of a wave (world thread): wait for the jobs its
+ * systems scheduled (leaving the parallel state they put the world in);
+ * merge the command buffers of one system's jobs into `dst`, in schedule
+ * order (after that system's own commands); forget the wave's jobs. */
+void ze__worker_wave_wait(ze_world_t *w);
+ze_result ze__worker_merge(ze_world_t *w, ze_commands_t *dst, uint32_t system);
+void ze__worker_wave_end(ze_world_t *w);
+void ze__worker_fini(ze_world_t *w);
 
 /* world.c */
 void ze__world_iter_begin(ze_world_t *w);

@@ -42,6 +42,7 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
     snprintf(w->name, sizeof w->name, "%s", d.name ? d.name : "world");
     atomic_init(&w->iter_depth, 0);
     atomic_init(&w->in_parallel, false);
+    atomic_init(&w->jobs_open, false);
     atomic_init(&w->version, 1); /* 0 is "before everything" */
     w->rebased_at = 1;
     /* One word of entity mask per slot until the world uses its 65th type. */
@@ -103,6 +104,7 @@ void ze_world_destroy(ze_world_t *w)
         return;
     ZE__ECS_THREAD_CHECK();
     ze__systems_fini(w); /* shutdown callbacks see the world whole */
+    ze__worker_fini(w);
     ze__actors_fini(w);
     ze__bindings_fini(w);
     ze__messages_fini(w);

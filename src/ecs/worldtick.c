@@ -654,9 +654,11 @@ static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32
         run_job(first);
     if (js)
         ze_job_wait(js, &wg);
+    ze__worker_wave_wait(w); /* the jobs the systems scheduled */
     ze__world_parallel_end(w);
 
-    /* After the barrier, in registration order: deterministic. */
+    /* After the barrier, in registration order: deterministic. Each
+     * system's commands, then its jobs' in the order it scheduled them. */
     ze_result r = ZE_OK;
     for (uint32_t i = 0; i < count; i++) {
         wt_system_t *s = sys_at(t, systems[i]);
@@ -665,7 +667,11 @@ static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32
             if (m != ZE_OK && r == ZE_OK)
                 r = m;
         }
+        ze_result m = ze__worker_merge(w, t->main, systems[i]);
+        if (m != ZE_OK && r == ZE_OK)
+            r = m;
     }
+    ze__worker_wave_end(w);
     return r;
 }
 
@@ -689,16 +695,25 @@ ze_result ze__worldtick_run_ex(ze_worldtick_t *t, float dt, ze_commands_t **main
     for (uint32_t k = 0, begin = 0; k < t->wave_end.count; begin = end[k++]) {
         uint32_t count = end[k] - begin;
         uint32_t version = ze__version_advance(t->world);
+        atomic_store_explicit(&t->world->jobs_open, true, memory_order_release);
         if (count == 1) {
-            if (sys_at(t, order[begin])->disabled)
-                continue;
-            wt_job_t *j = prepare(t, order[begin], dt, t->main, version);
-            run_job(j);
+            if (!sys_at(t, order[begin])->disabled) {
+                wt_job_t *j = prepare(t, order[begin], dt, t->main, version);
+                run_job(j);
+                /* Its jobs finish before the next wave; their commands go
+                 * after the system's own. */
+                ze__worker_wave_wait(t->world);
+                ze_result m = ze__worker_merge(t->world, t->main, order[begin]);
+                ze__worker_wave_end(t->world);
+                if (m != ZE_OK && r == ZE_OK)
+                    r = m;
+            }
         } else {
             ze_result m = run_parallel(t, order + begin, count, dt, version);
             if (m != ZE_OK && r == ZE_OK)
                 r = m;
         }
+        atomic_store_explicit(&t->world->jobs_open, false, memory_order_release);
     }
     ze__version_advance(t->world);
     return r;
