@@ -1173,11 +1173,29 @@ uint64_t ze_world_now_ns(const ze_world_t *w);
  * (w NULL: the log, no subject). Returns `code`. */
 ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
                           ...) __attribute__((format(printf, 4, 5)));
-/* A per-world table of named services (function tables, user state). Sealed
- * when the world starts (its first BeginFrame): later registration fails with
- * ZE_ERR_STATE. */
+/* Service scopes (ZenECS's ServiceContainer): named services (function
+ * tables, user state) in the kernel's scope and in each world's, whose
+ * lookups fall back to the kernel's (a world's own shadows a kernel's of
+ * the same name). A world's scope is sealed when the world starts (its
+ * first BeginFrame), the kernel's when any of its worlds starts: later
+ * registration fails with ZE_ERR_STATE, naming the seal; a name twice in
+ * one scope is ZE_ERR_CONFLICT. When a scope ends, each service's
+ * `release` (optional) runs, in reverse order of registration: a world's
+ * at its destroy, after its systems' shutdown; the kernel's at its
+ * destroy, after its worlds'. Names up to ZE_COMPONENT_NAME_MAX - 1. */
+typedef struct ze_service_desc_t {
+    const char *name; /* copied */
+    void *service;
+    void (*release)(void *service, void *user);
+    void *user;
+} ze_service_desc_t;
+ze_result ze_world_service_add(ze_world_t *w, const ze_service_desc_t *desc);
+ze_result ze_kernel_service_add(ze_kernel_t *k, const ze_service_desc_t *desc);
+/* ze_world_service_add without a release. */
 ze_result ze_world_service_register(ze_world_t *w, const char *name, void *service);
+/* The world's service, else the kernel's; NULL when neither has it. */
 void *ze_world_service_get(const ze_world_t *w, const char *name);
+void *ze_kernel_service_get(const ze_kernel_t *k, const char *name);
 bool ze_world_started(const ze_world_t *w);
 
 /* -------------------------------------------------------- internals */

@@ -123,6 +123,16 @@ typedef struct ze__message_rec_t {
     uint32_t size;
 } ze__message_rec_t;
 
+/* A service scope (services.c): services in registration order and an
+ * index by name; sealed once composition is over. */
+typedef struct ze__scope_t {
+    ze_array_t list;    /* service_t, registration order */
+    ze_hashmap_t index; /* xxHash of the name -> u32 first position with it */
+    bool sealed;
+} ze__scope_t;
+void ze__scope_init(ze__scope_t *s, ze_allocator_t a);
+void ze__scope_fini(ze__scope_t *s); /* releases in reverse order */
+
 typedef struct ze__actor_manager_t ze__actor_manager_t;
 typedef struct ze__messages_t ze__messages_t;     /* messages.c */
 typedef struct ze__bindings_t ze__bindings_t;     /* bindings.c */
@@ -165,6 +175,7 @@ struct ze_kernel_t {
     uint32_t message_cap;
     uint32_t message_count;   /* ids 1..message_count */
     ze_hashmap_t msg_by_name; /* xxHash of the name -> u32 first id with it */
+    ze__scope_t scope;        /* the kernel's services (worlds fall back to it) */
 };
 
 /* The record of registered component `id` (< component_count). */
@@ -245,7 +256,7 @@ struct ze_world_t {
     uint32_t watched_count; /* pools with `watched` set */
     ze__hooks_t *hooks;
     ze_validation_policy policy;
-    ze_hashmap_t services; /* name hash -> {name, ptr} */
+    ze__scope_t scope; /* the world's services (services.c) */
     /* While a group's systems run (systems.c sets these around the run,
      * on the world's thread, before any wave's jobs start): its write
      * policy (ze__writes_t), which direct calls obey as commands do, and

@@ -62,6 +62,7 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
     ze_hashmap_init(&k->comp_by_name, alloc, sizeof(uint64_t), sizeof(uint32_t));
     ze_hashmap_init(&k->comp_by_stable, alloc, sizeof(uint64_t), sizeof(uint32_t));
     ze_hashmap_init(&k->msg_by_name, alloc, sizeof(uint64_t), sizeof(uint32_t));
+    ze__scope_init(&k->scope, alloc);
     k->mem = mem;
     k->owns_mem = owns_mem;
     k->heap = heap;
@@ -129,6 +130,7 @@ void ze_kernel_destroy(ze_kernel_t *k)
         return;
     while (k->world_count)
         ze_world_destroy(k->worlds[k->world_count - 1]);
+    ze__scope_fini(&k->scope); /* after the worlds' scopes: child before parent */
     ze_free(k->alloc, k->worlds, sizeof(*k->worlds) * k->world_cap);
     for (uint32_t i = 0; i < k->component_count; i++)
         if (ze__info(k, i)->fields)

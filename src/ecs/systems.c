@@ -480,7 +480,9 @@ ze_result ze_world_begin_frame(ze_world_t *w, double dt)
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE, "begin_frame during iteration or a wave");
         return ZE_ERR_STATE;
     }
-    w->started = true; /* seals the services table */
+    w->started = true; /* seals the world's service scope, and the kernel's */
+    w->scope.sealed = true;
+    w->kernel->scope.sealed = true;
     ze__versions_rebase_if_due(w);
     ze__systems_t *s = systems_of(w);
     if (!s)

@@ -9,11 +9,6 @@
 
 #define NO_SLOT UINT32_MAX
 
-typedef struct service_entry_t {
-    char name[ZE_COMPONENT_NAME_MAX];
-    void *ptr;
-} service_entry_t;
-
 ze_result ze__kernel_add_world(ze_kernel_t *k, ze_world_t *w);
 void ze__kernel_forget_world(ze_kernel_t *k, ze_world_t *w);
 
@@ -56,7 +51,7 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
     }
     *w->special = *w->pend_union = *w->tmp_bits = 0;
     ze_hashmap_init(&w->query_map, w->alloc, sizeof(ze_query_desc_t), sizeof(uint32_t));
-    ze_hashmap_init(&w->services, w->alloc, sizeof(uint64_t), sizeof(service_entry_t));
+    ze__scope_init(&w->scope, w->alloc);
     w->id = k->next_world_id++;
     if (d.tag_count) {
         w->tags = ze_alloc(w->alloc, sizeof(char *) * d.tag_count, 16);
@@ -106,6 +101,7 @@ void ze_world_destroy(ze_world_t *w)
     ze__systems_fini(w); /* shutdown callbacks see the world whole */
     ze__worker_fini(w);
     ze__actors_fini(w);
+    ze__scope_fini(&w->scope); /* services: reverse order, after who uses them */
     ze__bindings_fini(w);
     ze__messages_fini(w);
     ze__hooks_fini(w);
@@ -126,7 +122,6 @@ void ze_world_destroy(ze_world_t *w)
     ze_free(w->alloc, w->tmp_bits, sizeof(uint64_t) * w->mask_words);
     ze__queries_free(w);
     ze_hashmap_free(&w->query_map);
-    ze_hashmap_free(&w->services);
     for (uint32_t i = 0; i < w->tag_count; i++)
         if (w->tags[i])
             ze_free(w->alloc, w->tags[i], strlen(w->tags[i]) + 1);
@@ -556,44 +551,4 @@ ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result cod
 bool ze_world_started(const ze_world_t *w)
 {
     return w->started;
-}
-
-ze_result ze_world_service_register(ze_world_t *w, const char *name, void *service)
-{
-    ZE__ECS_THREAD_CHECK();
-    ZE_CHECK(w && name && name[0], ZE_ERR_INVALID_ARG);
-    if (w->started) {
-        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                        "service '%s' registered after the world started "
-                        "(the table is sealed at the first BeginFrame)",
-                        name);
-        return ZE_ERR_STATE;
-    }
-    size_t len = strlen(name);
-    if (len >= ZE_COMPONENT_NAME_MAX) {
-        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                        "service name '%.40s...' longer than %d characters", name,
-                        ZE_COMPONENT_NAME_MAX - 1);
-        return ZE_ERR_INVALID_ARG;
-    }
-    uint64_t key = ze_hash64(name, len, 0);
-    service_entry_t *old = ze_hashmap_get(&w->services, &key);
-    if (old && strcmp(old->name, name) != 0) {
-        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_CONFLICT, "service names '%s' and '%s' collide",
-                        name, old->name);
-        return ZE_ERR_CONFLICT;
-    }
-    service_entry_t e = {.ptr = service};
-    memcpy(e.name, name, len + 1);
-    return ze_hashmap_put(&w->services, &key, &e);
-}
-
-void *ze_world_service_get(const ze_world_t *w, const char *name)
-{
-    ZE__ECS_THREAD_CHECK();
-    if (!name)
-        return NULL;
-    uint64_t key = ze_hash64(name, strlen(name), 0);
-    const service_entry_t *e = ze_hashmap_get(&w->services, &key);
-    return e && strcmp(e->name, name) == 0 ? e->ptr : NULL;
 }
