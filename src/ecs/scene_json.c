@@ -1163,6 +1163,14 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
         return FAIL(&L, ZE_ERR_STATE, "$: load during an iteration or parallel wave");
     json_error_t jerr;
     json_t *root = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    /* jansson's allocation failures surface as an out-of-memory code or, on
+     * some paths, as an error with no position and no text. */
+    if (!root &&
+        (json_error_code(&jerr) == json_error_out_of_memory || (jerr.line < 0 && !jerr.text[0])))
+        return FAIL(&L, ZE_ERR_OUT_OF_MEMORY,
+                    "$: out of memory parsing %zu bytes of JSON (nothing applied; the JSON "
+                    "library's memory is the ThirdParty owner's)",
+                    len);
     if (!root)
         return FAIL(&L, ZE_ERR_PARSE, "$: malformed JSON at line %d, column %d: %s", jerr.line,
                     jerr.column, jerr.text);
