@@ -77,6 +77,7 @@ typedef struct scenario_t {
     const char *name;
     double target;
     bool no_groups; /* informational: world without groups, largest n only */
+    bool info;      /* informational: a ratio row without a target */
 } scenario_t;
 
 enum {
@@ -91,6 +92,8 @@ enum {
     S_COMMANDS,
     S_ITERATE_PV_NG,
     S_DESTROY_NG,
+    S_ITERATE_PV_TRACKED,
+    S_CHANGED_1PCT,
     S_COUNT
 };
 
@@ -106,6 +109,11 @@ static const scenario_t scenarios[S_COUNT] = {
     [S_COMMANDS] = {.name = "commands_add_flush", .target = NAN},
     [S_ITERATE_PV_NG] = {.name = "iterate_pos_vel_nogroups", .target = NAN, .no_groups = true},
     [S_DESTROY_NG] = {.name = "destroy_nogroups", .target = NAN, .no_groups = true},
+    /* Change tracking: iterate_pos_vel with Position's rows versioned (the
+     * walk stamps each run's rows), and visiting the 1 % of rows written
+     * since a version (ze_changed_iter) against a loop over a list of them. */
+    [S_ITERATE_PV_TRACKED] = {.name = "iterate_pos_vel_tracked", .target = NAN, .info = true},
+    [S_CHANGED_1PCT] = {.name = "changed_iter_1pct", .target = NAN, .info = true},
 };
 
 enum { MAX_SIZES = 3 };
@@ -656,6 +664,98 @@ static bool bench_iterate(ze_bench_t *b, fixture_t *f, uint32_t rounds, int sc,
     ze_bench_table_free(want);
     if (!ok || hg != hw) {
         ze_bench_fail(b, name, "results differ from the baseline's (n=%u)", f->n);
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------ changed_iter_1pct */
+
+/* 1 % of the entities written (untimed), then the rows written since the
+ * version before the writes visited: ns per changed entity. The baseline
+ * writes the same entities of its flat arrays and loops over their list.
+ * Both sum the x of what they visit (exact in double: the values are
+ * multiples of 1/4 below 2^20), and the sums must agree. */
+typedef struct changed_ctx_t {
+    fixture_t *f;
+    uint32_t *pick; /* [count] creation ordinals, sorted */
+    uint32_t count;
+    double sum;
+    uint32_t seen;
+} changed_ctx_t;
+
+static double changed_ecs(void *p)
+{
+    changed_ctx_t *c = p;
+    fixture_t *f = c->f;
+    ze_world_t *w = f->bw.w;
+    uint32_t v = ze_world_version(w);
+    for (uint32_t i = 0; i < c->count; i++)
+        ze_get_mut(w, f->e[c->pick[i]], Position)->x += 1.0f;
+    double sum = 0;
+    uint32_t seen = 0;
+    uint64_t t0 = ze_bench_now_ns();
+    ze_changed_iter_t it = ze_changed_iter(w, ZE_ID(Position), v);
+    while (ze_changed_next(&it)) {
+        const Position *pos = it.values;
+        for (uint32_t i = 0; i < it.count; i++)
+            sum += pos[i].x;
+        seen += it.count;
+    }
+    uint64_t t1 = ze_bench_now_ns();
+    c->sum = sum;
+    c->seen = seen;
+    return (double)(t1 - t0) / (double)c->count;
+}
+
+static double changed_base(void *p)
+{
+    changed_ctx_t *c = p;
+    fixture_t *f = c->f;
+    for (uint32_t i = 0; i < c->count; i++)
+        f->bpos[c->pick[i]].x += 1.0f;
+    ze_bench_clobber();
+    double sum = 0;
+    uint64_t t0 = ze_bench_now_ns();
+    for (uint32_t i = 0; i < c->count; i++)
+        sum += f->bpos[c->pick[i]].x;
+    uint64_t t1 = ze_bench_now_ns();
+    c->sum = sum;
+    c->seen = c->count;
+    return (double)(t1 - t0) / (double)c->count;
+}
+
+static bool bench_changed(ze_bench_t *b, fixture_t *f, uint32_t rounds, ze_bench_pair_t *out)
+{
+    const char *name = scenarios[S_CHANGED_1PCT].name;
+    if (!fixture_reset_positions(f)) {
+        ze_bench_fail(b, name, "resetting positions through the query saw the wrong count");
+        return false;
+    }
+    changed_ctx_t ce = {.f = f}, cb = {.f = f};
+    uint32_t n = ZE_MAX(f->n / 100, 1u);
+    uint32_t *pick = ze_bench_table_alloc((size_t)n * sizeof(uint32_t));
+    uint8_t *taken = ze_bench_table_alloc(f->n);
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 0x5eed0004);
+    for (uint32_t i = 0; i < n;) {
+        uint32_t k = (uint32_t)ze_rng_below(&rng, f->n);
+        if (!taken[k]) {
+            taken[k] = 1;
+            i++;
+        }
+    }
+    for (uint32_t k = 0, i = 0; k < f->n; k++)
+        if (taken[k])
+            pick[i++] = k;
+    ce.pick = cb.pick = pick;
+    ce.count = cb.count = n;
+    *out = ze_bench_compare(rounds, changed_ecs, &ce, changed_base, &cb);
+    ze_bench_table_free(taken);
+    ze_bench_table_free(pick);
+    if (ce.seen != n || ce.sum != cb.sum) {
+        ze_bench_fail(b, name, "n=%u: visited %u of %u written rows; sum %.17g, baseline %.17g",
+                      f->n, ce.seen, n, ce.sum, cb.sum);
         return false;
     }
     return true;
@@ -1296,8 +1396,8 @@ typedef struct result_t {
 static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, uint32_t rounds,
                                   result_t res[S_COUNT])
 {
-    static const int uses[] = {S_ITERATE_PV, S_ITERATE_3C, S_GET_RANDOM,
-                               S_ADD,        S_REMOVE,     S_COMMANDS};
+    static const int uses[] = {S_ITERATE_PV, S_ITERATE_3C, S_GET_RANDOM,         S_ADD,
+                               S_REMOVE,     S_COMMANDS,   S_ITERATE_PV_TRACKED, S_CHANGED_1PCT};
     bool any = false;
     for (size_t i = 0; i < ZE_COUNTOF(uses); i++)
         any |= ze_bench_enabled(b, scenarios[uses[i]].name);
@@ -1349,6 +1449,18 @@ static void run_fixture_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, u
             ze_commands_destroy(cc.cmds);
         }
     }
+    /* Last: from here on Position's rows are versioned in this world. */
+    bool track = ze_bench_enabled(b, scenarios[S_ITERATE_PV_TRACKED].name) ||
+                 ze_bench_enabled(b, scenarios[S_CHANGED_1PCT].name);
+    if (track && ze_component_track(f->bw.w, ZE_ID(Position)) != ZE_OK) {
+        ze_bench_fail(b, scenarios[S_ITERATE_PV_TRACKED].name, "ze_component_track failed");
+        track = false;
+    }
+    if (track && ze_bench_enabled(b, scenarios[S_ITERATE_PV_TRACKED].name))
+        res[S_ITERATE_PV_TRACKED].ok =
+            bench_iterate(b, f, rounds, S_ITERATE_PV_TRACKED, &res[S_ITERATE_PV_TRACKED].r);
+    if (track && ze_bench_enabled(b, scenarios[S_CHANGED_1PCT].name))
+        res[S_CHANGED_1PCT].ok = bench_changed(b, f, rounds, &res[S_CHANGED_1PCT].r);
     fixture_free(f);
     ze_bench_table_free(f);
 }
@@ -1451,6 +1563,163 @@ static void run_create_scenarios(ze_bench_t *b, const env_t *env, uint32_t n, ui
     ze_bench_table_free(c);
 }
 
+/* ------------------------------------------------- 4,096 component types */
+
+/* The rows again in a kernel where 4,096 other component types were
+ * registered first, so Position, Velocity, Mass and Health have ids above
+ * 4,096 (the registry, the worlds' pool tables and every query are sized
+ * to that); the world uses only its few. Each row has its plain baseline
+ * (`<row>_4096types`), and `<row>_4096types_vs_few` interleaves the same
+ * ECS loop over the two kernels' worlds: median ratio, target <= 1.05.
+ * The component ids are globals (ZE_ID), so each round selects its
+ * kernel's first. */
+enum { FILLER_TYPES = 4096 };
+
+typedef struct kernel_ids_t {
+    ze_component_t pos, vel, mass, health;
+} kernel_ids_t;
+
+static kernel_ids_t ids_current(void)
+{
+    return (kernel_ids_t){ZE_ID(Position), ZE_ID(Velocity), ZE_ID(Mass), ZE_ID(Health)};
+}
+
+static void ids_select(const kernel_ids_t *ids)
+{
+    ZE_ID(Position) = ids->pos;
+    ZE_ID(Velocity) = ids->vel;
+    ZE_ID(Mass) = ids->mass;
+    ZE_ID(Health) = ids->health;
+}
+
+typedef struct sel_t {
+    const kernel_ids_t *ids;
+    ze_bench_round_fn fn;
+    void *ctx;
+} sel_t;
+
+static double sel_round(void *p)
+{
+    const sel_t *s = p;
+    ids_select(s->ids);
+    return s->fn(s->ctx);
+}
+
+typedef struct many_side_t {
+    fixture_t *f;
+    const kernel_ids_t *ids;
+    iter_ctx_t it;
+    get_ctx_t get;
+    health_ctx_t health;
+} many_side_t;
+
+static void bench_many_types(ze_bench_t *b, const env_t *env, uint32_t n, uint32_t rounds)
+{
+    static const int scs[] = {S_ITERATE_PV, S_ITERATE_3C, S_GET_RANDOM, S_ADD, S_REMOVE};
+    bool any = false;
+    for (size_t i = 0; i < ZE_COUNTOF(scs); i++)
+        any |= ze_bench_enabled(b, "4096types") || ze_bench_enabled(b, scenarios[scs[i]].name);
+    if (!any)
+        return;
+    const char *name = "4096types";
+    kernel_ids_t few = ids_current(), many;
+    /* Its own manager: a kernel's heap takes half its owner's budget. (Its
+     * job pool idles: these rows run on this thread.) */
+    env_t env2;
+    if (ze_bench_ecs_env_create(&env2, ZE_GIB(2), (ze_kernel_desc_t){.name = "4096"}) != ZE_OK) {
+        ze_bench_fail(b, name, "kernel creation failed");
+        return;
+    }
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < FILLER_TYPES; i++) {
+        char fname[32];
+        snprintf(fname, sizeof(fname), "Filler%u", i);
+        ze_component_t c;
+        ok = ze_component_register(env2.k, &(ze_component_desc_t){.name = fname, .size = 4}, &c) ==
+             ZE_OK;
+    }
+    ZE_COMPONENT_DEFINE(env2.k, Position);
+    ZE_COMPONENT_DEFINE(env2.k, Velocity);
+    ZE_COMPONENT_DEFINE(env2.k, Mass);
+    ZE_COMPONENT_DEFINE(env2.k, Health);
+    many = ids_current();
+    ok = ok && many.health.id != UINT32_MAX && many.pos.id > FILLER_TYPES;
+    many_side_t sides[2] = {{.ids = &few}, {.ids = &many}};
+    for (int s = 0; ok && s < 2; s++) {
+        ids_select(sides[s].ids);
+        sides[s].f = ze_bench_table_alloc(sizeof(fixture_t));
+        ok = fixture_init(sides[s].f, s ? &env2 : env, n, false);
+        if (!ok)
+            ze_bench_table_free(sides[s].f), sides[s].f = NULL;
+    }
+    if (!ok) {
+        ze_bench_fail(b, name, "setting up the %u-type kernel and its world failed", FILLER_TYPES);
+        goto out;
+    }
+    printf("  %s: Position has id %u in a kernel of %u types (%u in the few-type one)\n", name,
+           many.pos.id, ze_component_count(env2.k), few.pos.id);
+    for (int s = 0; s < 2; s++) {
+        many_side_t *m = &sides[s];
+        m->it = (iter_ctx_t){.f = m->f, .passes = iter_passes(b, n)};
+        m->it.pass_ns = ze_bench_table_alloc(m->it.passes * sizeof(double));
+        m->get = (get_ctx_t){.f = m->f};
+        m->health = (health_ctx_t){.f = m->f};
+    }
+    for (size_t i = 0; i < ZE_COUNTOF(scs); i++) {
+        int sc = scs[i];
+        ze_bench_round_fn ecs, base;
+        void *ctx[2], *base_ctx;
+        switch (sc) {
+        case S_ITERATE_PV:
+        case S_ITERATE_3C:
+            ecs = sc == S_ITERATE_PV ? iter_pv_ecs : iter_3c_ecs;
+            base = sc == S_ITERATE_PV ? iter_pv_base : iter_3c_base;
+            ctx[0] = &sides[0].it, ctx[1] = &sides[1].it, base_ctx = &sides[1].it;
+            break;
+        case S_GET_RANDOM:
+            ecs = get_ecs, base = get_base;
+            ctx[0] = &sides[0].get, ctx[1] = &sides[1].get, base_ctx = &sides[1].get;
+            break;
+        default:
+            ecs = sc == S_ADD ? add_ecs : remove_ecs;
+            base = sc == S_ADD ? add_base : remove_base;
+            ctx[0] = &sides[0].health, ctx[1] = &sides[1].health, base_ctx = &sides[1].health;
+            break;
+        }
+        for (int s = 0; s < 2; s++) {
+            ids_select(sides[s].ids);
+            fixture_reset_positions(sides[s].f);
+        }
+        sel_t subject = {&many, ecs, ctx[1]}, plain = {&many, base, base_ctx},
+              fewer = {&few, ecs, ctx[0]};
+        ze_bench_pair_t r1 = ze_bench_compare(rounds, sel_round, &subject, sel_round, &plain);
+        ze_bench_pair_t r2 = ze_bench_compare(rounds, sel_round, &subject, sel_round, &fewer);
+        bool failed = sides[0].it.failed || sides[1].it.failed || sides[0].get.missing ||
+                      sides[1].get.missing || sides[0].health.failures || sides[1].health.failures;
+        if (failed) {
+            ze_bench_fail(b, name, "%s: a pass visited the wrong entities", scenarios[sc].name);
+            continue;
+        }
+        char row[ZE_BENCH_NAME_MAX];
+        snprintf(row, sizeof(row), "%s_4096types", scenarios[sc].name);
+        ze_bench_add(b, row, n, "ns/op", ZE_BENCH_LOWER, r1.value, r1.baseline, ZE_BENCH_NONE);
+        snprintf(row, sizeof(row), "%s_4096types_vs_few", scenarios[sc].name);
+        ze_bench_add(b, row, n, "ratio", ZE_BENCH_LOWER, r2.ratio, ZE_BENCH_NONE,
+                     b->smoke ? ZE_BENCH_NONE : 1.05);
+    }
+out:
+    for (int s = 0; s < 2; s++) {
+        if (!sides[s].f)
+            continue;
+        ids_select(sides[s].ids);
+        ze_bench_table_free(sides[s].it.pass_ns);
+        fixture_free(sides[s].f);
+        ze_bench_table_free(sides[s].f);
+    }
+    ids_select(&few);
+    ze_bench_ecs_env_destroy(&env2);
+}
+
 /* -------------------------------------------------------------------- main */
 
 /* The two layouts against the two targets they compete for, at the largest
@@ -1521,7 +1790,7 @@ int main(int argc, char **argv)
     for (int sc = 0; sc < S_COUNT; sc++) {
         const result_t *r = &results[last][sc];
         if (!r->ok || !(r->r.baseline > 0) ||
-            (isnan(scenarios[sc].target) && !scenarios[sc].no_groups))
+            (isnan(scenarios[sc].target) && !scenarios[sc].no_groups && !scenarios[sc].info))
             continue;
         char name[ZE_BENCH_NAME_MAX];
         snprintf(name, sizeof(name), "%s_ratio", scenarios[sc].name);
@@ -1531,6 +1800,7 @@ int main(int argc, char **argv)
                      ZE_BENCH_NONE, b.smoke ? ZE_BENCH_NONE : scenarios[sc].target);
     }
     print_tradeoff(&b, sizes[last], results[last]);
+    bench_many_types(&b, &env, sizes[last], rounds);
 
     if (ze_bench_enabled(&b, "tick_empty_systems"))
         bench_tick(&b, &env);

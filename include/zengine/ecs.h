@@ -6,7 +6,8 @@
  * system; worlds are created from it. An entity is a 64-bit handle (32-bit
  * index + 32-bit generation, 0 invalid); a stale handle is never alive and
  * never reads another entity's data. Components are registered at run time
- * (at most ZE_MAX_COMPONENTS per kernel) and stored in one sparse set per type
+ * (up to ZE_MAX_COMPONENTS per kernel, also after worlds were filled) and
+ * stored in one sparse set per type
  * with paged dense arrays; packs (owning storage sets; "group" is the word of
  * the system groups) keep the entities that have all of a set of components
  * packed at the front of those arrays in the same order, so a query over
@@ -42,7 +43,9 @@ extern "C" {
 #endif
 
 enum {
-    ZE_MAX_COMPONENTS = 64, /* one bit each in ze_mask_t */
+    ZE_MAX_COMPONENTS = 65535,    /* component types per kernel (ids fit 16 bits) */
+    ZE_MAX_MESSAGE_TYPES = 65535, /* message types per kernel */
+    ZE_MASK_MAX = 31,             /* component types in one ze_mask_t */
     ZE_DEFAULT_WORLD_CAPACITY = 1u << 20,
     ZE_MAX_WORLD_CAPACITY = 1u << 28, /* 268 M entity slots */
     ZE_DEFAULT_ACTOR_CAPACITY = 1024,
@@ -82,7 +85,20 @@ typedef struct ze_component_t {
     uint32_t id; /* 0..ZE_MAX_COMPONENTS-1 within its kernel */
 } ze_component_t;
 
-typedef uint64_t ze_mask_t;
+/* A set of component types: up to ZE_MASK_MAX ids, ascending, no repeats
+ * (what a query term, a system's reads or a pack lists). A value (64
+ * bytes); build it with ZE_MASK / ze_mask_make, combine with ze_mask_or and
+ * friends. An operation whose result would hold more than ZE_MASK_MAX types
+ * gives an overflowed mask (count ZE_MASK_OVERFLOW), which every call
+ * taking a mask refuses with an error naming the limit. Masks are
+ * independent of how worlds store entities: each world keeps its own bit
+ * per type it uses, so a world's entity table grows with the types it
+ * uses, not with the registry. */
+enum { ZE_MASK_OVERFLOW = 0xffff };
+typedef struct ze_mask_t {
+    uint16_t count;
+    uint16_t ids[ZE_MASK_MAX];
+} ze_mask_t;
 
 typedef enum ze_field_type {
     ZE_FIELD_NONE = 0,
@@ -136,6 +152,10 @@ typedef struct ze_component_hooks_t {
 
 enum {
     ZE_COMPONENT_TRANSIENT = 1u << 0, /* not saved in snapshots or scene files */
+    /* Row versions from the first add in every world (see change tracking
+     * below): 4 bytes per row. Without the flag a world starts tracking the
+     * type the first time something asks what changed. */
+    ZE_COMPONENT_TRACKED = 1u << 1,
 };
 
 typedef struct ze_component_desc_t {
@@ -169,6 +189,11 @@ typedef struct ze_component_info_t {
  * dividing the size). */
 ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
                                 ze_component_t *out);
+/* Seal the registry: later component and message registrations fail with
+ * ZE_ERR_STATE, naming the seal. (While a world of the kernel runs a
+ * parallel wave the registry is sealed too: pool threads read it.) */
+void ze_kernel_seal(ze_kernel_t *k);
+bool ze_kernel_sealed(const ze_kernel_t *k);
 ze_result ze_component_find(const ze_kernel_t *k, const char *name, ze_component_t *out);
 const ze_component_info_t *ze_component_info(const ze_kernel_t *k, ze_component_t c);
 uint32_t ze_component_count(const ze_kernel_t *k);
@@ -214,24 +239,44 @@ uint32_t ze_component_count(const ze_kernel_t *k);
     ze_component_t ZE_ID(T) = ze__component_register_or_invalid( \
         ze__kernel_of(kw), &(ze_component_desc_t){.name = #T, .size = 0})
 
-static inline ze_mask_t ze_mask_of(ze_component_t c)
+/* The set of `n` ids (any order, repeats allowed; an invalid id, such as
+ * ZE_COMPONENT_INVALID, overflows it: calls then refuse it). */
+ze_mask_t ze_mask_make(const ze_component_t *ids, uint32_t n);
+ze_mask_t ze_mask_of(ze_component_t c);
+ze_mask_t ze_mask_or(ze_mask_t a, ze_mask_t b);
+ze_mask_t ze_mask_and(ze_mask_t a, ze_mask_t b);
+ze_mask_t ze_mask_minus(ze_mask_t a, ze_mask_t b); /* a without b's types */
+bool ze_mask_has(ze_mask_t m, ze_component_t c);
+bool ze_mask_eq(ze_mask_t a, ze_mask_t b);
+/* Every type of `sub` is in `m`. */
+bool ze_mask_contains(ze_mask_t m, ze_mask_t sub);
+#define ZE_MASK_EMPTY ((ze_mask_t){0})
+static inline bool ze_mask_empty(ze_mask_t m)
 {
-    return c.id < ZE_MAX_COMPONENTS ? (ze_mask_t)1 << c.id : 0;
+    return m.count == 0;
 }
-#define ZE__MASK1(T)                                       ze_mask_of(ZE_ID(T))
+static inline bool ze_mask_overflowed(ze_mask_t m)
+{
+    return m.count > ZE_MASK_MAX;
+}
 #define ZE__MASK_N(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
-#define ZE__M1(a)                                          ZE__MASK1(a)
-#define ZE__M2(a, ...)                                     (ZE__MASK1(a) | ZE__M1(__VA_ARGS__))
-#define ZE__M3(a, ...)                                     (ZE__MASK1(a) | ZE__M2(__VA_ARGS__))
-#define ZE__M4(a, ...)                                     (ZE__MASK1(a) | ZE__M3(__VA_ARGS__))
-#define ZE__M5(a, ...)                                     (ZE__MASK1(a) | ZE__M4(__VA_ARGS__))
-#define ZE__M6(a, ...)                                     (ZE__MASK1(a) | ZE__M5(__VA_ARGS__))
-#define ZE__M7(a, ...)                                     (ZE__MASK1(a) | ZE__M6(__VA_ARGS__))
-#define ZE__M8(a, ...)                                     (ZE__MASK1(a) | ZE__M7(__VA_ARGS__))
-/* ZE_MASK(Position, Velocity): the bits of up to 8 component types. */
-#define ZE_MASK(...)                                                                        \
-    ZE__MASK_N(__VA_ARGS__, ZE__M8, ZE__M7, ZE__M6, ZE__M5, ZE__M4, ZE__M3, ZE__M2, ZE__M1) \
+#define ZE__I1(a)                                          ZE_ID(a)
+#define ZE__I2(a, ...)                                     ZE_ID(a), ZE__I1(__VA_ARGS__)
+#define ZE__I3(a, ...)                                     ZE_ID(a), ZE__I2(__VA_ARGS__)
+#define ZE__I4(a, ...)                                     ZE_ID(a), ZE__I3(__VA_ARGS__)
+#define ZE__I5(a, ...)                                     ZE_ID(a), ZE__I4(__VA_ARGS__)
+#define ZE__I6(a, ...)                                     ZE_ID(a), ZE__I5(__VA_ARGS__)
+#define ZE__I7(a, ...)                                     ZE_ID(a), ZE__I6(__VA_ARGS__)
+#define ZE__I8(a, ...)                                     ZE_ID(a), ZE__I7(__VA_ARGS__)
+#define ZE__IDS(...)                                                                        \
+    ZE__MASK_N(__VA_ARGS__, ZE__I8, ZE__I7, ZE__I6, ZE__I5, ZE__I4, ZE__I3, ZE__I2, ZE__I1) \
     (__VA_ARGS__)
+#define ZE__ID_LIST(...) ((const ze_component_t[]){ZE__IDS(__VA_ARGS__)})
+/* ZE_MASK(Position, Velocity): the set of up to 8 component types (more:
+ * ze_mask_make, ze_mask_or). */
+#define ZE_MASK(...)                       \
+    ze_mask_make(ZE__ID_LIST(__VA_ARGS__), \
+                 (uint32_t)(sizeof ZE__ID_LIST(__VA_ARGS__) / sizeof(ze_component_t)))
 
 /* ------------------------------------------------------------- kernel */
 
@@ -324,7 +369,11 @@ ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index);
  * snapshot load): linear, where destroying a hierarchy entity by entity
  * searches for children each time. ZE_ERR_STATE during an iteration. */
 ze_result ze_world_clear(ze_world_t *w);
-/* Component bits of an alive entity (0 when not alive). */
+/* The component types of an alive entity, ascending: writes up to `max`
+ * into out and returns how many it has (0 when not alive). */
+uint32_t ze_entity_components(const ze_world_t *w, ze_entity_t e, ze_component_t *out,
+                              uint32_t max);
+/* The same as a mask (empty when not alive; overflowed past ZE_MASK_MAX). */
 ze_mask_t ze_entity_mask(const ze_world_t *w, ze_entity_t e);
 
 /* --------------------------------------------------- component calls */
@@ -338,8 +387,9 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* Add or overwrite with a copy of *value. */
 ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const void *value);
 /* NULL when absent or `e` is not alive (never inserts); NULL for tags,
- * which have no data (ze_component_has tells presence). */
-void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c);
+ * which have no data (ze_component_has tells presence). Read-only: a write
+ * goes through ze_component_get_mut (or _set), which change tracking sees. */
+const void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c);
 bool ze_component_has(const ze_world_t *w, ze_entity_t e, ze_component_t c);
 /* ZE_ERR_NOT_FOUND when absent (a no-op that says so) or `e` not alive. */
 ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c);
@@ -358,8 +408,8 @@ typedef struct ze__pool_prefix_t {
 } ze__pool_prefix_t;
 typedef struct ze__world_prefix_t {
     const uint32_t *gen;
-    uint32_t fresh, pad;
-    const ze__pool_prefix_t *pools[ZE_MAX_COMPONENTS];
+    uint32_t fresh, pool_cap;
+    const ze__pool_prefix_t *const *pools; /* [pool_cap], by component id */
 } ze__world_prefix_t;
 
 /* `size` is the component's size (a constant at typed call sites). */
@@ -367,7 +417,7 @@ static inline void *ze__get_sized(const ze_world_t *w, ze_entity_t e, ze_compone
 {
     const ze__world_prefix_t *wp = (const ze__world_prefix_t *)(const void *)w;
     uint32_t index = (uint32_t)e.id;
-    if (c.id >= ZE_MAX_COMPONENTS || index >= wp->fresh)
+    if (c.id >= wp->pool_cap || index >= wp->fresh)
         return NULL;
     const ze__pool_prefix_t *p = wp->pools[c.id];
     if (!p || !size || size != p->size)
@@ -382,18 +432,83 @@ static inline void *ze__get_sized(const ze_world_t *w, ze_entity_t e, ze_compone
     return p->data[d >> 12] + (size_t)(d & 4095) * size;
 }
 
-static inline void *ze_component_get_inline(const ze_world_t *w, ze_entity_t e, ze_component_t c)
+static inline const void *ze_component_get_inline(const ze_world_t *w, ze_entity_t e,
+                                                  ze_component_t c)
 {
     const ze__world_prefix_t *wp = (const ze__world_prefix_t *)(const void *)w;
-    const ze__pool_prefix_t *p = c.id < ZE_MAX_COMPONENTS ? wp->pools[c.id] : NULL;
+    const ze__pool_prefix_t *p = c.id < wp->pool_cap ? wp->pools[c.id] : NULL;
     return p ? ze__get_sized(w, e, c, p->size) : NULL;
 }
 
 #define ze_set(w, e, T, ...) ze_component_set((w), (e), ZE_ID(T), &(T)__VA_ARGS__)
-#define ze_get(w, e, T)      ((T *)ze__get_sized((w), (e), ZE_ID(T), sizeof(T)))
-#define ze_add(w, e, T)      ((T *)ze_component_add((w), (e), ZE_ID(T)))
-#define ze_has(w, e, T)      ze_component_has((w), (e), ZE_ID(T))
-#define ze_remove(w, e, T)   ze_component_remove((w), (e), ZE_ID(T))
+/* ze_get reads (const T *); ze_get_mut is the write access (stamps the row). */
+#define ze_get(w, e, T)     ((const T *)ze__get_sized((w), (e), ZE_ID(T), sizeof(T)))
+#define ze_add(w, e, T)     ((T *)ze_component_add((w), (e), ZE_ID(T)))
+#define ze_has(w, e, T)     ze_component_has((w), (e), ZE_ID(T))
+#define ze_remove(w, e, T)  ze_component_remove((w), (e), ZE_ID(T))
+#define ze_get_mut(w, e, T) ((T *)ze_component_get_mut((w), (e), ZE_ID(T)))
+
+/* ----------------------------------------------------- change tracking */
+
+/* Every world counts versions, and writable access stamps the rows it
+ * reaches with the current one: ze_component_set and _add (a new row counts
+ * as written), ze_component_get_mut (ze_get_mut), ze_component_mark_changed
+ * (and ze_delta_mark_changed), command sets and adds, loads, and every run a
+ * query iteration hands out, for the components in the query's `write`
+ * set. Reads stamp nothing: ze_get, ze_component_get and fields not in
+ * `write` (so a write through such a pointer is not seen: mark it). A row's
+ * version moves with it through storage (packs, removals of others), and a
+ * removed row is gone from the answers.
+ *
+ * The version moves on at each ze_world_version call and before every wave
+ * of systems (ze_tick_t.since is the version a system last ran at), so
+ *   uint32_t v = ze_world_version(w);  ...frames...
+ *   ze_changed_iter_t it = ze_changed_iter(w, ZE_ID(T), v);
+ * visits exactly the rows of T written after the call, in runs.
+ * Versions are 32-bit serial numbers (a since older than 2^30 versions
+ * reports every row). Row versions cost 4 bytes per row of a tracked type:
+ * a type is tracked from its first add with ZE_COMPONENT_TRACKED (the
+ * built-in Transform, Mesh, Camera, Light, Material), else from the first
+ * ze_component_track, ze_changed_iter or binder on it in that world (then
+ * every row it had counts as written at that moment). Untracked types keep
+ * one stamp per type: "something changed". */
+
+/* The current version; every write after this call gets a newer one (on
+ * the world's thread; inside a parallel wave the wave's version, unmoved). */
+uint32_t ze_world_version(ze_world_t *w);
+/* Start keeping row versions of c in this world now. ZE_ERR_STATE inside a
+ * parallel wave. */
+ze_result ze_component_track(ze_world_t *w, ze_component_t c);
+/* ze_component_get that counts as a write (stamps the row). */
+void *ze_component_get_mut(ze_world_t *w, ze_entity_t e, ze_component_t c);
+/* Stamp e's row of c as written (after writes through a plain pointer).
+ * ZE_ERR_NOT_FOUND when absent or e not alive. */
+ze_result ze_component_mark_changed(ze_world_t *w, ze_entity_t e, ze_component_t c);
+/* Whether e's row of c was written after `since` (false when absent; for an
+ * untracked type, whether any row of c was). */
+bool ze_component_changed(const ze_world_t *w, ze_entity_t e, ze_component_t c, uint32_t since);
+
+/* The rows of one component written after a version, in runs of
+ * consecutive storage rows (within one storage page): it.count entities,
+ * their slot indices, and it.count consecutive values (NULL for tags),
+ * borrowed from storage, no copy. An unchanged page costs one compare, a
+ * type unchanged as a whole one. Structural calls are deferred while it is
+ * open, as for queries; ze_changed_fini ends it early. */
+typedef struct ze_changed_iter_t {
+    uint32_t count;
+    const uint32_t *indices; /* entity slot indices (ze_changed_entity) */
+    const void *values;      /* it.count values of the component */
+    ze_world_t *world;
+    /* internal */
+    uint32_t comp, since, pos, end;
+    bool active;
+} ze_changed_iter_t;
+ze_changed_iter_t ze_changed_iter(ze_world_t *w, ze_component_t c, uint32_t since);
+bool ze_changed_next(ze_changed_iter_t *it);
+void ze_changed_fini(ze_changed_iter_t *it);
+ze_entity_t ze_changed_entity(const ze_changed_iter_t *it, uint32_t i);
+/* How many rows of c were written after `since` (walks them). */
+uint32_t ze_changed_count(ze_world_t *w, ze_component_t c, uint32_t since);
 
 /* -------------------------------------------------------------- packs */
 
@@ -413,8 +528,11 @@ typedef struct ze_query_desc_t {
     ze_mask_t with;     /* required */
     ze_mask_t without;  /* excluded */
     ze_mask_t optional; /* fields may be NULL for a run */
-    ze_mask_t write;    /* of with|optional: written back when gathered */
+    ze_mask_t write;    /* of with|optional: written back when gathered, and
+                           every run's rows stamped as written (change tracking) */
 } ze_query_desc_t;
+/* A query has at most ZE_QUERY_MAX_TERMS types in with + optional. */
+enum { ZE_QUERY_MAX_TERMS = 2 * ZE_MASK_MAX };
 
 typedef struct ze_query_t {
     uint32_t id; /* 0 = invalid */
@@ -438,14 +556,18 @@ enum { ZE_ITER_CHUNK = 4096 }; /* max entities per run */
  * is open is released by the next ze_query_next. */
 typedef struct ze_iter_t {
     uint32_t count;
-    const uint32_t *indices;         /* entity slot indices of the run */
-    void *fields[ZE_MAX_COMPONENTS]; /* by component id; NULL if absent */
+    const uint32_t *indices; /* entity slot indices of the run */
     ze_world_t *world;
+    /* The run's fields by term: term_ids[i] (the query's with and optional
+     * types, ascending) has fields[i], NULL if absent. ze_field finds them. */
+    uint32_t term_count;
+    uint16_t term_ids[ZE_QUERY_MAX_TERMS];
+    void *fields[ZE_QUERY_MAX_TERMS];
     /* internal */
     uint32_t query;
     uint32_t pos, end, driver;
     uint32_t flags;
-    ze_mask_t gathered;
+    uint64_t gathered; /* bit i: term i was gathered */
     void *scratch_arena;
     size_t scratch_marker;
 } ze_iter_t;
@@ -456,7 +578,15 @@ bool ze_query_next(ze_iter_t *it);
  * needed after ze_query_next returned false. */
 void ze_iter_fini(ze_iter_t *it);
 ze_entity_t ze_iter_entity(const ze_iter_t *it, uint32_t i);
-#define ze_field(it, T) ((T *)(it)->fields[ZE_ID(T).id])
+/* The run's values of component c (NULL when not a term or absent). */
+static inline void *ze_iter_field(const ze_iter_t *it, ze_component_t c)
+{
+    for (uint32_t i = 0; i < it->term_count; i++)
+        if (it->term_ids[i] == c.id)
+            return it->fields[i];
+    return NULL;
+}
+#define ze_field(it, T) ((T *)ze_iter_field((it), ZE_ID(T)))
 
 /* ----------------------------------------------------------- commands */
 
@@ -505,6 +635,10 @@ typedef struct ze_tick_t {
     float alpha;    /* interpolation factor (FrameView, FrameUI); 0 elsewhere */
     uint32_t group; /* ze_system_group of the system */
     uint64_t frame; /* kernel frame counter */
+    /* The world version this system last ran at (0 before its first run):
+     * ze_changed_iter(w, c, t->since) gives what others wrote since then
+     * (systems of its own wave write nothing it reads). */
+    uint32_t since;
 } ze_tick_t;
 
 typedef void (*ze_system_fn)(ze_world_t *w, const ze_tick_t *t);
@@ -545,6 +679,25 @@ typedef struct ze_system_desc_t {
 typedef struct ze_system_t {
     uint32_t id; /* 0 = invalid */
 } ze_system_t;
+
+/* -------------------------------------------------------------- Worker */
+
+/* A job a system schedules (ZenECS's IWorker). `cmds` is the job's own
+ * command buffer: its structural changes go there. */
+typedef void (*ze_world_job_fn)(ze_world_t *w, ze_commands_t *cmds, void *user);
+/* From a system, during its run (t is its tick): run fn(w, cmds, user) on
+ * the kernel's job pool. The jobs of a wave finish before the next wave
+ * starts, so before the group's barrier; their commands are applied at the
+ * barrier (with the group's policy) in a fixed order: each system's own
+ * commands, then its jobs' in the order it scheduled them, systems in their
+ * group's order (wave, then registration), whatever order the pool ran
+ * them in. Jobs may read and
+ * write what their system's masks allow, through queries made beforehand
+ * and ze_get / ze_get_mut; from a system's first job until its wave ends
+ * every structural call on the world is refused, as in a parallel wave
+ * (record it in `cmds` or the system's buffer). `user` must outlive the
+ * job. ZE_ERR_STATE outside a system's run. Any thread of the wave. */
+ze_result ze_system_schedule(ze_world_t *w, const ze_tick_t *t, ze_world_job_fn fn, void *user);
 
 /* -------------------------------------------------------------- actors */
 
@@ -842,8 +995,10 @@ typedef struct ze_binder_t {
  * components of one entity. It gets SNAPSHOT deltas of the current state at
  * its first apply. Added/removed come from applied changes (direct calls and
  * commands); changed from ze_set / set commands over an existing value, from
- * ze_delta_mark_changed, and, once per group, for the components in the
- * write mask of each system that ran over an entity. ze_bindings_apply
+ * ze_delta_mark_changed, and, at each group barrier, from the row versions
+ * (change tracking): the rows written since, by query runs with the
+ * component writable, ze_get_mut or marks, so only what a system really
+ * reached (watched types are tracked from the attach on). ze_bindings_apply
  * (LateFrame runs it) delivers the frame's deltas coalesced per (entity,
  * component), binders in attach order, entities in order of first change,
  * and one entity's components in order of first change too (so commands
@@ -1080,11 +1235,29 @@ uint64_t ze_world_now_ns(const ze_world_t *w);
  * (w NULL: the log, no subject). Returns `code`. */
 ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result code, const char *fmt,
                           ...) __attribute__((format(printf, 4, 5)));
-/* A per-world table of named services (function tables, user state). Sealed
- * when the world starts (its first BeginFrame): later registration fails with
- * ZE_ERR_STATE. */
+/* Service scopes (ZenECS's ServiceContainer): named services (function
+ * tables, user state) in the kernel's scope and in each world's, whose
+ * lookups fall back to the kernel's (a world's own shadows a kernel's of
+ * the same name). A world's scope is sealed when the world starts (its
+ * first BeginFrame), the kernel's when any of its worlds starts: later
+ * registration fails with ZE_ERR_STATE, naming the seal; a name twice in
+ * one scope is ZE_ERR_CONFLICT. When a scope ends, each service's
+ * `release` (optional) runs, in reverse order of registration: a world's
+ * at its destroy, after its systems' shutdown; the kernel's at its
+ * destroy, after its worlds'. Names up to ZE_COMPONENT_NAME_MAX - 1. */
+typedef struct ze_service_desc_t {
+    const char *name; /* copied */
+    void *service;
+    void (*release)(void *service, void *user);
+    void *user;
+} ze_service_desc_t;
+ze_result ze_world_service_add(ze_world_t *w, const ze_service_desc_t *desc);
+ze_result ze_kernel_service_add(ze_kernel_t *k, const ze_service_desc_t *desc);
+/* ze_world_service_add without a release. */
 ze_result ze_world_service_register(ze_world_t *w, const char *name, void *service);
+/* The world's service, else the kernel's; NULL when neither has it. */
 void *ze_world_service_get(const ze_world_t *w, const char *name);
+void *ze_kernel_service_get(const ze_kernel_t *k, const char *name);
 bool ze_world_started(const ze_world_t *w);
 
 /* -------------------------------------------------------- internals */

@@ -283,7 +283,7 @@ bool showcase_ecs(ze_mem_t *mm, ze_job_system_t *js)
     uint64_t t1 = ze_time_now_ns();
     ze_frame_stats_t fs = ze_kernel_frame_stats(k);
 
-    ze_transform_t *cw = ze_get(w, child, ze_transform_t);
+    const ze_transform_t *cw = ze_get(w, child, ze_transform_t);
     Drone *d = ze_actor_get(w, drone);
     printf("ecs: %d frames, %llu fixed steps, %.3f s dropped by the clamp; %u entities; %.1f "
            "us/frame\n",

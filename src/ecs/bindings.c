@@ -1,9 +1,15 @@
 /* Bindings: binders receive the deltas of the components they watch, once
  * per LateFrame (ze_bindings_apply), and a DeltaTracker helper.
  *
- * Storage reports adds, removes and value writes of the components in
- * w->bind_mask (the union of what binders watch, so unwatched types cost
- * nothing) through ze__bindings_note. Notes are coalesced per entity: for
+ * Storage reports adds, removes and value sets of the types some binder
+ * watches (their pools are `watched`, so unwatched types cost nothing)
+ * through ze__bindings_note. Every other write (query runs with a
+ * writable field, ze_component_get_mut, marks) is found by the row versions
+ * (versions.c): watched types are tracked, and each system group's barrier
+ * and each apply note the rows written since the last scan, in storage
+ * order (ze__bindings_scan). So a system that writes only some of its
+ * entities, or whose query it does not iterate, reports only those it
+ * reached. Notes are coalesced per entity: for
  * each component, whether it was present when first noted this frame and
  * whether its value was written. The kind is decided at apply time against
  * the world: absent at the start and present now -> ADDED, present then and
@@ -26,17 +32,18 @@
  * slot destroyed and reused within a frame gives two records. */
 typedef struct bind_entity_t {
     ze_entity_t e;
-    ze_mask_t touched;    /* components noted */
-    ze_mask_t start;      /* of touched: present when first noted */
-    ze_mask_t written;    /* of touched: value written, or removed and re-added */
     uint32_t first, last; /* chain of this record's components in `order` */
 } bind_entity_t;
 
-/* One link of a record's chain: a component and the next link (NONE ends
- * it). Links of all records share one array, appended as notes come. */
+/* One link of a record's chain: a component noted for the entity, what was
+ * noted, and the next link (NONE ends it). Links of all records share one
+ * array, appended as notes come. */
 typedef struct bind_link_t {
     uint32_t comp;
     uint32_t next;
+    bool start;   /* present when first noted */
+    bool written; /* value written, or removed and re-added */
+    uint8_t kind; /* decided at apply: 0 (nothing), ADDED, REMOVED or CHANGED */
 } bind_link_t;
 #define LINK_NONE UINT32_MAX
 
@@ -53,7 +60,7 @@ typedef struct binder_rec_t {
     bool snapshot_due; /* first apply after attach: SNAPSHOT instead of deltas */
     bool detached;     /* during an apply; removed after it */
     ze_entity_t entity;
-    ze_mask_t mask;
+    ze_mask_t mask; /* the types it watches (one for a type binder) */
     ze_binder_fn fn;
     void *user;
 } binder_rec_t;
@@ -69,6 +76,7 @@ struct ze__bindings_t {
     uint32_t next_id;
     bool in_apply;
     bool has_detached;
+    uint32_t scanned; /* the world version of the last scan */
 };
 
 static void set_init(bind_set_t *s, ze_allocator_t a)
@@ -123,7 +131,13 @@ void ze__bindings_fini(ze_world_t *w)
     ze__bindings_t *b = w->bindings;
     /* Storage stops reporting before the state goes away (entities destroyed
      * after this point must not note into freed memory). */
-    w->bind_mask = 0;
+    for (uint32_t i = 0; i < w->pool_count; i++) {
+        ze__pool_t *p = w->pool_list[i];
+        if (p->watched && !p->has_hooks)
+            ze__bit_clear(w->special, p->bit);
+        p->watched = false;
+    }
+    w->watched_count = 0;
     if (!b)
         return;
     set_free(&b->live);
@@ -158,23 +172,31 @@ static void note_locked(ze_world_t *w, ze__bindings_t *b, ze_entity_t e, uint32_
         }
         r = ze_array_at(&s->records, at);
     }
-    ze_mask_t bit = (ze_mask_t)1 << comp;
-    if (!(r->touched & bit)) {
+    /* The record's link for comp (entities have few components noted). */
+    bind_link_t *l = NULL;
+    for (uint32_t i = r->first; i != LINK_NONE;) {
+        bind_link_t *x = ze_array_at(&s->order, i);
+        if (x->comp == comp) {
+            l = x;
+            break;
+        }
+        i = x->next;
+    }
+    if (!l) {
         /* The first note of this component: it joins the record's chain. */
         uint32_t link = s->order.count;
-        if (ze_array_push(&s->order, &(bind_link_t){comp, LINK_NONE}) != ZE_OK)
+        bind_link_t fresh = {comp, LINK_NONE, kind != ZE_DELTA_ADDED, false, 0};
+        if (ze_array_push(&s->order, &fresh) != ZE_OK)
             goto oom;
         if (r->last == LINK_NONE)
             r->first = link;
         else
             ((bind_link_t *)ze_array_at(&s->order, r->last))->next = link;
         r->last = link;
-        r->touched |= bit;
-        if (kind != ZE_DELTA_ADDED)
-            r->start |= bit;
+        l = ze_array_at(&s->order, link);
     }
-    if (kind == ZE_DELTA_CHANGED || (kind == ZE_DELTA_ADDED && (r->start & bit)))
-        r->written |= bit;
+    if (kind == ZE_DELTA_CHANGED || (kind == ZE_DELTA_ADDED && l->start))
+        l->written = true;
     return;
 oom:
     if (!b->oom_logged)
@@ -200,50 +222,68 @@ void ze__bindings_note(ze_world_t *w, uint32_t index, uint32_t comp, ze_delta_ki
     pthread_mutex_unlock(&b->lock);
 }
 
-void ze__bindings_note_system(ze_world_t *w, ze_query_t q, ze_mask_t writes)
+void ze__bindings_scan(ze_world_t *w)
 {
-    ze_mask_t m = writes & w->bind_mask;
     ze__bindings_t *b = w->bindings;
-    if (!m || !b)
+    if (!b || !w->watched_count)
         return;
-    ze_iter_t it = ze_query_iter(w, q);
-    while (ze_query_next(&it)) {
-        /* One lock per run; never across ze_query_next, whose end of
-         * iteration may flush deferred commands (which note). */
-        pthread_mutex_lock(&b->lock);
-        for (uint32_t i = 0; i < it.count; i++) {
-            uint32_t index = it.indices[i];
-            ze_mask_t has = w->mask[index] & m; /* optional terms may be absent */
-            for (; has; has &= has - 1)
-                note_locked(w, b, handle_of(w, index), (uint32_t)__builtin_ctzll(has),
-                            ZE_DELTA_CHANGED);
+    uint32_t since = b->scanned;
+    b->scanned = ze_world_version(w); /* later writes are newer */
+    for (uint32_t bit = 0; bit < w->pool_count; bit++) {
+        if (!w->pool_list[bit]->watched)
+            continue;
+        uint32_t c = w->pool_list[bit]->id;
+        ze_changed_iter_t it = ze_changed_iter(w, (ze_component_t){c}, since);
+        while (ze_changed_next(&it)) {
+            /* One lock per run; never across ze_changed_next, whose end may
+             * flush deferred commands (which note). */
+            pthread_mutex_lock(&b->lock);
+            for (uint32_t i = 0; i < it.count; i++)
+                note_locked(w, b, handle_of(w, it.indices[i]), c, ZE_DELTA_CHANGED);
+            pthread_mutex_unlock(&b->lock);
         }
-        pthread_mutex_unlock(&b->lock);
     }
 }
 
 ze_result ze_delta_mark_changed(ze_world_t *w, ze_entity_t e, ze_component_t c)
 {
-    if (!w || c.id >= ZE_MAX_COMPONENTS)
+    if (!w || c.id >= w->kernel->component_count)
         return ZE_ERR_INVALID_ARG;
     if (!ze_component_has(w, e, c))
         return ZE_ERR_NOT_FOUND;
-    if (w->bind_mask & ((ze_mask_t)1 << c.id))
+    ze_result r = ze_component_mark_changed(w, e, c);
+    if (r == ZE_OK && w->pools[c.id]->watched)
         ze__bindings_note(w, ze_entity_index(e), c.id, ZE_DELTA_CHANGED);
-    return ZE_OK;
+    return r;
 }
 
 /* -------------------------------------------------------------- binders */
 
-static void update_bind_mask(ze_world_t *w, const ze__bindings_t *b)
+/* Pools of watched types note their changes; the others cost nothing. A
+ * watched type is special for destroys too (binder notes at the destroy). */
+static void set_watched(ze_world_t *w, ze__pool_t *p, bool on)
 {
-    ze_mask_t m = 0;
-    for (uint32_t i = 0; i < b->binders.count; i++) {
-        const binder_rec_t *r = ze_array_at(&b->binders, i);
-        if (!r->detached)
-            m |= r->mask;
+    if (p->watched == on)
+        return;
+    p->watched = on;
+    w->watched_count += on ? 1 : (uint32_t)-1;
+    if (on || p->has_hooks)
+        ze__bit_set(w->special, p->bit);
+    else
+        ze__bit_clear(w->special, p->bit);
+}
+
+static void update_watched(ze_world_t *w, const ze__bindings_t *b)
+{
+    for (uint32_t i = 0; i < w->pool_count; i++) {
+        ze__pool_t *p = w->pool_list[i];
+        bool on = false;
+        for (uint32_t j = 0; !on && j < b->binders.count; j++) {
+            const binder_rec_t *r = ze_array_at(&b->binders, j);
+            on = !r->detached && ze_mask_has(r->mask, (ze_component_t){p->id});
+        }
+        set_watched(w, p, on);
     }
-    w->bind_mask = m;
 }
 
 static ze_binder_t attach(ze_world_t *w, binder_rec_t rec)
@@ -258,6 +298,12 @@ static ze_binder_t attach(ze_world_t *w, binder_rec_t rec)
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory attaching a binder");
         return (ze_binder_t){0};
     }
+    /* Changes the notes do not carry are read from row versions. */
+    for (uint32_t i = 0; i < rec.mask.count; i++)
+        if (ze_component_track(w, (ze_component_t){rec.mask.ids[i]}) != ZE_OK)
+            return (ze_binder_t){0};
+    if (!b->binders.count)
+        b->scanned = ze_world_version(w); /* what came before: the snapshots */
     if (++b->next_id == 0)
         b->next_id = 1;
     rec.id = b->next_id;
@@ -266,7 +312,8 @@ static ze_binder_t attach(ze_world_t *w, binder_rec_t rec)
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory attaching a binder");
         return (ze_binder_t){0};
     }
-    w->bind_mask |= rec.mask;
+    for (uint32_t i = 0; i < rec.mask.count; i++)
+        set_watched(w, w->pools[rec.mask.ids[i]], true);
     return (ze_binder_t){rec.id};
 }
 
@@ -274,15 +321,14 @@ ze_binder_t ze_binder_attach_type(ze_world_t *w, ze_component_t c, ze_binder_fn 
 {
     if (!w || !fn || c.id >= w->kernel->component_count)
         return (ze_binder_t){0};
-    return attach(w, (binder_rec_t){.mask = (ze_mask_t)1 << c.id, .fn = fn, .user = user});
+    return attach(w, (binder_rec_t){.mask = ze_mask_of(c), .fn = fn, .user = user});
 }
 
 ze_binder_t ze_binder_attach_entity(ze_world_t *w, ze_entity_t e, ze_mask_t components,
                                     ze_binder_fn fn, void *user)
 {
-    uint32_t n = w ? w->kernel->component_count : 0;
-    ze_mask_t known = n >= 64 ? ~(ze_mask_t)0 : (((ze_mask_t)1 << n) - 1);
-    if (!w || !fn || !components || (components & ~known) || !ze__alive(w, e))
+    if (!w || !fn || ze_mask_empty(components) ||
+        ze__mask_check(w, components, "binder components") != ZE_OK || !ze__alive(w, e))
         return (ze_binder_t){0};
     return attach(w,
                   (binder_rec_t){
@@ -295,7 +341,7 @@ ze_result ze_binder_detach(ze_world_t *w, ze_binder_t binder)
     if (!b || !binder.id)
         return ZE_ERR_NOT_FOUND;
     if (atomic_load_explicit(&w->in_parallel, memory_order_acquire))
-        return ZE_ERR_STATE; /* storage reads bind_mask from the wave's threads */
+        return ZE_ERR_STATE; /* storage reads `watched` from the wave's threads */
     for (uint32_t i = 0; i < b->binders.count; i++) {
         binder_rec_t *r = ze_array_at(&b->binders, i);
         if (r->id != binder.id || r->detached)
@@ -307,7 +353,7 @@ ze_result ze_binder_detach(ze_world_t *w, ze_binder_t binder)
         } else {
             ze_array_remove_ordered(&b->binders, i);
         }
-        update_bind_mask(w, b);
+        update_watched(w, b);
         return ZE_OK;
     }
     return ZE_ERR_NOT_FOUND;
@@ -340,13 +386,13 @@ static void emit_snapshot(ze_world_t *w, ze__bindings_t *b, uint32_t bi)
 {
     binder_rec_t r = ZE_ARRAY_AT(&b->binders, binder_rec_t, bi);
     if (r.per_entity) {
-        ze_mask_t m = ze_entity_mask(w, r.entity) & r.mask;
-        for (; m; m &= m - 1)
-            emit(w, b, bi, ZE_DELTA_SNAPSHOT, r.entity, (uint32_t)__builtin_ctzll(m));
+        for (uint32_t i = 0; i < r.mask.count; i++)
+            if (ze_component_has(w, r.entity, (ze_component_t){r.mask.ids[i]}))
+                emit(w, b, bi, ZE_DELTA_SNAPSHOT, r.entity, r.mask.ids[i]);
         return;
     }
-    uint32_t comp = (uint32_t)__builtin_ctzll(r.mask);
-    const ze__pool_t *p = w->pools[comp];
+    uint32_t comp = r.mask.ids[0];
+    const ze__pool_t *p = ze__pool_of(w, comp);
     if (!p || !p->count)
         return;
     /* Callbacks may change the pool: take the entity list first. */
@@ -367,39 +413,34 @@ static void emit_snapshot(ze_world_t *w, ze__bindings_t *b, uint32_t bi)
 }
 
 /* Kinds of one record's components, decided against the world as apply
- * starts (so every binder sees the same answer). */
-typedef struct bind_kinds_t {
-    ze_mask_t added, removed, changed;
-} bind_kinds_t;
-
-static bind_kinds_t kinds_of(const ze_world_t *w, const bind_entity_t *r)
+ * starts (so every binder sees the same answer): into each link's kind.
+ * Returns whether any has one. */
+static bool decide_kinds(const ze_world_t *w, bind_set_t *set, const bind_entity_t *r)
 {
-    ze_mask_t now = ze_entity_mask(w, r->e) & r->touched;
-    return (bind_kinds_t){
-        .added = now & ~r->start,
-        .removed = r->start & ~now,
-        .changed = now & r->start & r->written,
-    };
+    bool any = false;
+    for (uint32_t l = r->first; l != LINK_NONE;) {
+        bind_link_t *link = ze_array_at(&set->order, l);
+        l = link->next;
+        bool now = ze_component_has(w, r->e, (ze_component_t){link->comp});
+        link->kind = now && !link->start                   ? ZE_DELTA_ADDED
+                     : link->start && !now                 ? ZE_DELTA_REMOVED
+                     : now && link->start && link->written ? ZE_DELTA_CHANGED
+                                                           : 0;
+        any |= link->kind != 0;
+    }
+    return any;
 }
 
 /* The record's deltas for one binder, in the order of the record's chain
  * (first note first). */
 static void emit_record(ze_world_t *w, ze__bindings_t *b, uint32_t bi, const bind_set_t *set,
-                        const bind_entity_t *r, bind_kinds_t k, ze_mask_t watched)
+                        const bind_entity_t *r, ze_mask_t watched)
 {
-    ze_mask_t all = (k.added | k.removed | k.changed) & watched;
-    for (uint32_t l = r->first; all && l != LINK_NONE;) {
+    for (uint32_t l = r->first; l != LINK_NONE;) {
         const bind_link_t *link = ze_array_at(&set->order, l);
-        uint32_t c = link->comp;
         l = link->next;
-        ze_mask_t bit = (ze_mask_t)1 << c;
-        if (!(all & bit))
-            continue;
-        all &= ~bit;
-        ze_delta_kind kind = (k.added & bit)     ? ZE_DELTA_ADDED
-                             : (k.removed & bit) ? ZE_DELTA_REMOVED
-                                                 : ZE_DELTA_CHANGED;
-        emit(w, b, bi, kind, r->e, c);
+        if (link->kind && ze_mask_has(watched, (ze_component_t){link->comp}))
+            emit(w, b, bi, (ze_delta_kind)link->kind, r->e, link->comp);
     }
 }
 
@@ -412,8 +453,9 @@ void ze_bindings_apply(ze_world_t *w)
         ze_world_report(w, ZE_LOG_WARN, ZE_OK, "ze_bindings_apply called from a binder (ignored)");
         return;
     }
-    /* Take the frame's change set; notes made by callbacks go to the next
-     * apply. */
+    /* Writes since the last barrier, then take the frame's change set;
+     * notes made by callbacks go to the next apply. */
+    ze__bindings_scan(w);
     pthread_mutex_lock(&b->lock);
     bind_set_t set = b->live;
     b->live = b->applying;
@@ -422,15 +464,13 @@ void ze_bindings_apply(ze_world_t *w)
     b->applying = set;
     b->in_apply = true;
 
-    /* Decide every record's kinds before any callback can change the world;
-     * the three masks replace touched/start/written in place. */
+    /* Decide every record's kinds before any callback can change the world
+     * (records with none are skipped below). */
     uint32_t nrec = set.records.count;
     for (uint32_t i = 0; i < nrec; i++) {
         bind_entity_t *r = ze_array_at(&set.records, i);
-        bind_kinds_t k = kinds_of(w, r);
-        r->touched = k.added;
-        r->start = k.removed;
-        r->written = k.changed;
+        if (!decide_kinds(w, &set, r))
+            r->first = LINK_NONE;
     }
 
     /* Binders attached by callbacks start at the next apply. */
@@ -448,15 +488,13 @@ void ze_bindings_apply(ze_world_t *w)
         if (r.per_entity) {
             const bind_entity_t *er = set_find(&set, r.entity);
             if (er)
-                emit_record(w, b, bi, &set, er, (bind_kinds_t){er->touched, er->start, er->written},
-                            r.mask);
+                emit_record(w, b, bi, &set, er, r.mask);
             continue;
         }
         for (uint32_t i = 0; i < nrec; i++) {
             const bind_entity_t *er = ze_array_at(&set.records, i);
-            if ((er->touched | er->start | er->written) & r.mask)
-                emit_record(w, b, bi, &set, er, (bind_kinds_t){er->touched, er->start, er->written},
-                            r.mask);
+            if (er->first != LINK_NONE)
+                emit_record(w, b, bi, &set, er, r.mask);
         }
     }
 

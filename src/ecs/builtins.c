@@ -78,22 +78,28 @@ static void light_ctor(void *ptr, uint32_t count, void *user)
             .intensity = 1.0f, .range = 10.0f, .spot_angle = 0.7853982f, .color = {1, 1, 1}};
 }
 
-#define BUILTIN(T, nm, f, ctor_fn)                                                       \
+#define BUILTIN_FLAGS(T, nm, f, ctor_fn, fl)                                             \
     {                                                                                    \
         .name = nm, .size = sizeof(T), .align = _Alignof(T), .hooks = {.ctor = ctor_fn}, \
-        .fields = f, .field_count = ZE_COUNTOF(f)                                        \
+        .fields = f, .field_count = ZE_COUNTOF(f), .flags = fl                           \
     }
+#define BUILTIN(T, nm, f, ctor_fn) BUILTIN_FLAGS(T, nm, f, ctor_fn, 0)
+/* What the renderer draws is tracked per row: it sends only what changed
+ * (the hierarchy reads Transform's row versions too). */
+#define BUILTIN_TRACKED(T, nm, f, ctor_fn) BUILTIN_FLAGS(T, nm, f, ctor_fn, ZE_COMPONENT_TRACKED)
 
 ze_result ze__builtins_register(ze_kernel_t *k)
 {
     const ze_component_desc_t descs[ZE_BUILTIN_COMPONENT_COUNT] = {
         [ZE_COMPONENT_ID_TRANSFORM] =
-            BUILTIN(ze_transform_t, "Transform", g_transform_fields, transform_ctor),
+            BUILTIN_TRACKED(ze_transform_t, "Transform", g_transform_fields, transform_ctor),
         [ZE_COMPONENT_ID_PARENT] = BUILTIN(ze_parent_t, "Parent", g_parent_fields, NULL),
-        [ZE_COMPONENT_ID_MESH] = BUILTIN(ze_mesh_t, "Mesh", g_mesh_fields, mesh_ctor),
-        [ZE_COMPONENT_ID_CAMERA] = BUILTIN(ze_camera_t, "Camera", g_camera_fields, camera_ctor),
-        [ZE_COMPONENT_ID_LIGHT] = BUILTIN(ze_light_t, "Light", g_light_fields, light_ctor),
-        [ZE_COMPONENT_ID_MATERIAL] = BUILTIN(ze_material_t, "Material", g_material_fields, NULL),
+        [ZE_COMPONENT_ID_MESH] = BUILTIN_TRACKED(ze_mesh_t, "Mesh", g_mesh_fields, mesh_ctor),
+        [ZE_COMPONENT_ID_CAMERA] =
+            BUILTIN_TRACKED(ze_camera_t, "Camera", g_camera_fields, camera_ctor),
+        [ZE_COMPONENT_ID_LIGHT] = BUILTIN_TRACKED(ze_light_t, "Light", g_light_fields, light_ctor),
+        [ZE_COMPONENT_ID_MATERIAL] =
+            BUILTIN_TRACKED(ze_material_t, "Material", g_material_fields, NULL),
         [ZE_COMPONENT_ID_NAME] = BUILTIN(ze_name_t, "Name", g_name_fields, NULL),
         [ZE_COMPONENT_ID_RIGIDBODY] =
             BUILTIN(ze_rigidbody_t, "RigidBody", g_rigidbody_fields, rigidbody_ctor),

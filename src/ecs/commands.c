@@ -124,7 +124,7 @@ static inline bool is_pending(ze_entity_t e)
 static inline const ze_component_info_t *info_of(const ze_world_t *w, uint32_t id)
 {
     const ze_kernel_t *k = w->kernel;
-    return id < k->component_count ? &k->components[id] : NULL;
+    return id < k->component_count ? ze__info(k, id) : NULL;
 }
 
 static inline ze_entity_t pending_handle(uint32_t ordinal)
@@ -582,9 +582,12 @@ static bool permitted_destroy(ze_world_t *w, ze_entity_t e)
 {
     if (!permitted(w, e, ZE_COMPONENT_INVALID.id))
         return false;
-    for (ze_mask_t m = ze_entity_mask(w, e); m; m &= m - 1)
-        if (!permitted(w, e, (uint32_t)__builtin_ctzll(m)))
+    const uint64_t *row = ze__row(w, ze_entity_index(e));
+    ZE__FOR_BITS(w, row, bit)
+    {
+        if (!permitted(w, e, w->pool_list[bit]->id))
             return false;
+    }
     return true;
 }
 
@@ -597,7 +600,7 @@ static ze_result vet_destroy(ze_world_t *w, ze_entity_t e, uint32_t flags)
         return ZE_OK;
     if (!permitted_destroy(w, e))
         return ZE_ERR_DENIED;
-    const ze__pool_t *links = w->pools[ZE_COMPONENT_ID_PARENT];
+    const ze__pool_t *links = ze__pool_of(w, ZE_COMPONENT_ID_PARENT);
     if (!links || !links->count)
         return ZE_OK;
     bool detach = (flags & ZE_DESTROY_DETACH_CHILDREN) != 0;

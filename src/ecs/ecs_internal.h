@@ -3,6 +3,7 @@
 #define ZE_ECS_INTERNAL_H
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "zengine/ecs.h"
 
@@ -62,23 +63,75 @@ typedef struct ze__pool_t {
     uint32_t page_count; /* entries of each page table (capacity / ZE__PAGE, rounded up) */
     uint32_t **dense;    /* [page_count] -> u32[ZE__PAGE] entity indices */
     uint32_t page0_cap;  /* entries allocated in data page 0 (it grows) */
-    ze_mask_t groups;    /* bit g: group g owns this pool */
+    uint32_t dense0_cap; /* entries allocated in dense page 0 (it grows too) */
+    uint64_t groups;     /* bit g: group g owns this pool */
     uint32_t cap;        /* dense positions [0, cap) have their dense and data pages */
     bool plain;          /* no hooks and no group: adds take storage.c's short path */
+    bool watched;        /* a binder watches the type: storage notes its changes */
+    uint32_t bit;        /* the world's bit for the type in entity masks */
+    /* Scratch of one destroy or settle (storage.c), world thread only. */
+    uint32_t hole, dead;
+    size_t off;
+    /* Change tracking (versions.c). `changed`: the newest version stamped
+     * on a row (a write or an add); `removed`: the newest removal. Rows
+     * carry versions only once the type is tracked (ze__pool_track): then
+     * ver[page][i] is the version of dense row page * ZE__PAGE + i (it
+     * moves with the row) and page_max[page] the newest of its page. The
+     * stamps are atomics: parallel systems and jobs write rows of one pool
+     * (relaxed: they are hints about values the writers order otherwise). */
+    _Atomic uint32_t changed, removed;
+    uint32_t **ver;             /* [page_count] -> u32[ZE__PAGE], like dense; NULL: untracked */
+    _Atomic uint32_t *page_max; /* [page_count] */
 } ze__pool_t;
 
 enum { ZE__MAX_GROUPS = 32 };
 
 typedef struct ze__group_t {
-    ze_mask_t owned;
+    ze_mask_t owned; /* component ids, ascending */
     uint32_t len;
     uint32_t first_pool; /* lowest component id owned (membership test) */
 } ze__group_t;
 
+/* A cached query: its desc (the key), its terms (with and optional,
+ * ascending: the iterator's fields), and the world-local bitsets of with,
+ * without and optional it filters with, compiled against the world's bits
+ * (query.c; recompiled when the world's layout changed). */
 typedef struct ze__query_t {
     ze_query_desc_t desc;
     int32_t group; /* group whose set is within desc.with (largest), or -1 */
+    uint32_t term_count;
+    uint16_t terms[ZE_QUERY_MAX_TERMS];
+    uint64_t term_write, term_optional; /* bit i: term i writable / optional */
+    uint32_t layout;                    /* w->layout it was compiled against (0: never) */
+    uint32_t words;                     /* of each bitset */
+    uint64_t *bits;                     /* with[words], without[words], optional[words] */
+    bool missing; /* a `with` type has no pool in the world: matches nothing */
 } ze__query_t;
+
+/* One registered component type (kernel.c): what ze_component_info shows,
+ * its name's storage and its snapshot formatter. Kept in chunks that never
+ * move, so info pointers stay valid as the registry grows. */
+typedef struct ze__component_rec_t {
+    ze_component_info_t info;
+    char name[ZE_COMPONENT_NAME_MAX];
+    ze_component_formatter_t formatter;
+} ze__component_rec_t;
+enum { ZE__REC_CHUNK_BITS = 8, ZE__REC_CHUNK = 1u << ZE__REC_CHUNK_BITS };
+
+typedef struct ze__message_rec_t {
+    char name[ZE_COMPONENT_NAME_MAX];
+    uint32_t size;
+} ze__message_rec_t;
+
+/* A service scope (services.c): services in registration order and an
+ * index by name; sealed once composition is over. */
+typedef struct ze__scope_t {
+    ze_array_t list;    /* service_t, registration order */
+    ze_hashmap_t index; /* xxHash of the name -> u32 first position with it */
+    bool sealed;
+} ze__scope_t;
+void ze__scope_init(ze__scope_t *s, ze_allocator_t a);
+void ze__scope_fini(ze__scope_t *s); /* releases in reverse order */
 
 typedef struct ze__actor_manager_t ze__actor_manager_t;
 typedef struct ze__messages_t ze__messages_t;     /* messages.c */
@@ -86,6 +139,7 @@ typedef struct ze__bindings_t ze__bindings_t;     /* bindings.c */
 typedef struct ze__migrations_t ze__migrations_t; /* snapshot.c */
 typedef struct ze__systems_t ze__systems_t;       /* systems.c: the eight groups */
 typedef struct ze__hooks_t ze__hooks_t;           /* commands.c: permissions, validators */
+typedef struct ze__worker_t ze__worker_t;         /* worker.c: jobs systems schedule */
 
 struct ze_kernel_t {
     char name[64];
@@ -94,9 +148,14 @@ struct ze_kernel_t {
     bool owns_mem, owns_jobs;
     ze_heap_t *heap;      /* the kernel's own, in the ECS owner */
     ze_allocator_t alloc; /* over `heap` */
-    ze_component_info_t components[ZE_MAX_COMPONENTS];
-    char component_names[ZE_MAX_COMPONENTS][ZE_COMPONENT_NAME_MAX];
+    /* The registry: records in chunks of ZE__REC_CHUNK, indexes by name and
+     * by stable id. Sealed by ze_kernel_seal. */
+    ze__component_rec_t **comp_chunks;
+    uint32_t comp_chunk_cap;
     uint32_t component_count;
+    ze_hashmap_t comp_by_name;   /* xxHash of the name -> u32 first id with it */
+    ze_hashmap_t comp_by_stable; /* stable id -> u32 id */
+    bool sealed;
     ze_world_t **worlds;
     uint32_t world_count, world_cap;
     uint32_t next_world_id;
@@ -111,20 +170,42 @@ struct ze_kernel_t {
     int64_t step_units;
     int64_t step_den;
     ze_frame_stats_t stats;
-    ze_component_formatter_t formatters[ZE_MAX_COMPONENTS];
     ze__migrations_t *migrations;
-    char message_names[256][ZE_COMPONENT_NAME_MAX]; /* index = message type id */
-    uint32_t message_sizes[256];
+    ze__message_rec_t *messages; /* [message_cap], index = message type id (0 unused) */
+    uint32_t message_cap;
     uint32_t message_count;       /* ids 1..message_count */
+    ze_hashmap_t msg_by_name;     /* xxHash of the name -> u32 first id with it */
+    ze__scope_t scope;            /* the kernel's services (worlds fall back to it) */
     ze_scene_names_t scene_names; /* names of UUID fields in scene files (scene_json.c) */
 };
 
+/* The record of registered component `id` (< component_count). */
+static inline ze__component_rec_t *ze__rec(const ze_kernel_t *k, uint32_t id)
+{
+    return &k->comp_chunks[id >> ZE__REC_CHUNK_BITS][id & (ZE__REC_CHUNK - 1)];
+}
+static inline const ze_component_info_t *ze__info(const ze_kernel_t *k, uint32_t id)
+{
+    return &ze__rec(k, id)->info;
+}
+
 struct ze_world_t {
     /* hot prefix (see ze__world_prefix_t) */
-    uint32_t *gen;  /* [capacity] */
-    uint32_t fresh; /* slots ever handed out */
-    uint32_t prefix_pad;
-    ze__pool_t *pools[ZE_MAX_COMPONENTS];
+    uint32_t *gen;      /* [capacity] */
+    uint32_t fresh;     /* slots ever handed out */
+    uint32_t pool_cap;  /* entries of `pools` */
+    ze__pool_t **pools; /* [pool_cap] by component id; NULL: not used in this world */
+
+    /* The types this world uses, by their bit in entity masks (a pool gets
+     * the next bit when it is created), and the entity masks: mask_words
+     * words per slot (storage.c widens them when the 65th, 129th... type
+     * arrives). `layout` counts pool creations: queries recompile. */
+    ze__pool_t **pool_list; /* [pool_count] by bit */
+    uint32_t pool_count, pool_list_cap;
+    uint32_t mask_words;
+    uint32_t layout;
+    uint64_t *special;  /* [mask_words]: types with hooks or a binder */
+    uint64_t *tmp_bits; /* [mask_words]: scratch of one call (world thread) */
 
     ze_kernel_t *kernel;
     char name[64];
@@ -133,7 +214,7 @@ struct ze_world_t {
 
     /* entity table */
     ze_mem_region_t gen_region, mask_region;
-    ze_mask_t *mask;    /* [capacity]; dead slots: next free index */
+    uint64_t *mask;     /* [capacity * mask_words]; a dead slot's first word: next free index */
     uint32_t free_head; /* UINT32_MAX = empty */
     uint32_t alive;
     uint32_t retired;
@@ -143,7 +224,7 @@ struct ze_world_t {
      * most, committed as it fills); pend_union is every ghost's types. */
     uint32_t *pend;
     uint32_t pend_count, pend_cap;
-    ze_mask_t pend_union;
+    uint64_t *pend_union; /* [mask_words] */
     ze_mem_region_t pend_region;
     bool pend_stuck; /* growing failed: destroy at once until the next settle */
 
@@ -151,7 +232,7 @@ struct ze_world_t {
     uint32_t group_count;
     bool auto_groups;
 
-    ze__query_t *queries; /* [query_count + 1], index 0 unused */
+    ze__query_t **queries; /* [query_count + 1], index 0 unused; each stays put */
     uint32_t query_count, query_cap;
     ze_hashmap_t query_map; /* ze_query_desc_t -> uint32_t id */
 
@@ -173,21 +254,39 @@ struct ze_world_t {
     ze__systems_t *systems;
     ze__messages_t *messages;
     ze__bindings_t *bindings;
-    ze_mask_t bind_mask;   /* components some binder watches (storage reports them) */
-    ze_mask_t hooked_mask; /* components whose pool has hooks */
+    uint32_t watched_count; /* pools with `watched` set */
     ze__hooks_t *hooks;
     ze_validation_policy policy;
-    ze_hashmap_t services; /* name hash -> {name, ptr} */
+    ze__scope_t scope; /* the world's services (services.c) */
     /* While a group's systems run (systems.c sets these around the run,
      * on the world's thread, before any wave's jobs start): its write
      * policy (ze__writes_t), which direct calls obey as commands do, and
      * the group, for the report. */
     uint8_t group_writes;
     uint8_t running_group;
+
+    /* The Worker (worker.c): jobs scheduled by systems; jobs_open while a
+     * WorldTick wave runs (ze_system_schedule is allowed then). */
+    ze__worker_t *worker;
+    atomic_bool jobs_open;
+
+    /* Change tracking (versions.c): writes stamp rows with `version`;
+     * ze_world_version and the start of each wave move it on. */
+    _Atomic uint32_t version;
+    uint32_t rebased_at;   /* version of the last rebase (wrap-around guard) */
+    uint32_t hier_version; /* hierarchy.c: the version of its last update */
+    bool hier_valid;       /* world matrices were computed once */
+    bool hier_cycles;      /* and Parent cycles were broken then */
+    uint32_t snap_version; /* hierarchy.c: of the last ze_transforms_snapshot */
+    bool snap_valid;
 };
 
 /* storage.c */
 ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id); /* creates on first use */
+/* The component ids of slot idx, ascending, into out[max]; returns how many
+ * it has. */
+uint32_t ze__entity_components(const ze_world_t *w, uint32_t idx, ze_component_t *out,
+                               uint32_t max);
 void ze__pool_free(ze_world_t *w, ze__pool_t *p);
 static inline uint32_t ze__sparse_get(const ze__pool_t *p, uint32_t index)
 {
@@ -206,6 +305,158 @@ static inline bool ze__alive(const ze_world_t *w, ze_entity_t e)
     uint32_t idx = ze_entity_index(e);
     return idx < w->fresh && w->gen[idx] == ze_entity_generation(e) && e.id != 0;
 }
+
+/* ---------------------------------------------------- entity masks */
+
+static inline uint64_t *ze__row(const ze_world_t *w, uint32_t idx)
+{
+    return w->mask + (size_t)idx * w->mask_words;
+}
+static inline bool ze__bit_get(const uint64_t *row, uint32_t bit)
+{
+    return (row[bit >> 6] >> (bit & 63)) & 1;
+}
+static inline void ze__bit_set(uint64_t *row, uint32_t bit)
+{
+    row[bit >> 6] |= (uint64_t)1 << (bit & 63);
+}
+static inline void ze__bit_clear(uint64_t *row, uint32_t bit)
+{
+    row[bit >> 6] &= ~((uint64_t)1 << (bit & 63));
+}
+/* The pool of component id c in w, or NULL. */
+static inline ze__pool_t *ze__pool_of(const ze_world_t *w, uint32_t c)
+{
+    return c < w->pool_cap ? w->pools[c] : NULL;
+}
+/* Slot idx (alive) has component c. */
+static inline bool ze__has(const ze_world_t *w, uint32_t idx, uint32_t c)
+{
+    const ze__pool_t *p = ze__pool_of(w, c);
+    return p && ze__bit_get(ze__row(w, idx), p->bit);
+}
+/* The mask helpers take a short path for the usual world of at most 64
+ * types (one word per slot): a loop of run-time length and a memset call
+ * cost creates and destroys a third more. */
+static inline bool ze__one_word(const ze_world_t *w)
+{
+    return __builtin_expect(w->mask_words == 1, 1);
+}
+static inline void ze__row_zero(const ze_world_t *w, uint64_t *row)
+{
+    if (ze__one_word(w))
+        row[0] = 0;
+    else
+        memset(row, 0, sizeof(uint64_t) * w->mask_words);
+}
+static inline bool ze__row_empty(const ze_world_t *w, const uint64_t *row)
+{
+    if (ze__one_word(w))
+        return !row[0];
+    for (uint32_t k = 0; k < w->mask_words; k++)
+        if (row[k])
+            return false;
+    return true;
+}
+static inline bool ze__row_meets(const ze_world_t *w, const uint64_t *row, const uint64_t *set)
+{
+    if (ze__one_word(w))
+        return (row[0] & set[0]) != 0;
+    for (uint32_t k = 0; k < w->mask_words; k++)
+        if (row[k] & set[k])
+            return true;
+    return false;
+}
+/* set |= row */
+static inline void ze__row_or(const ze_world_t *w, uint64_t *set, const uint64_t *row)
+{
+    if (ze__one_word(w)) {
+        set[0] |= row[0];
+        return;
+    }
+    for (uint32_t k = 0; k < w->mask_words; k++)
+        set[k] |= row[k];
+}
+/* The free list's link lives in a dead slot's first mask word. */
+static inline uint32_t ze__free_next(const ze_world_t *w, uint32_t idx)
+{
+    return (uint32_t)w->mask[(size_t)idx * w->mask_words];
+}
+static inline void ze__free_link(ze_world_t *w, uint32_t idx, uint32_t next)
+{
+    uint64_t *row = ze__row(w, idx);
+    ze__row_zero(w, row);
+    row[0] = next;
+}
+/* Each bit of row (of mask_words words), lowest first: `bit` set. */
+#define ZE__FOR_BITS(w, row, bit)                                                    \
+    for (uint32_t ze__k_ = 0, bit = 0; ze__k_ < (w)->mask_words; ze__k_++)           \
+        for (uint64_t ze__m_ = (row)[ze__k_];                                        \
+             ze__m_ && ((bit = ze__k_ * 64 + (uint32_t)__builtin_ctzll(ze__m_)), 1); \
+             ze__m_ &= ze__m_ - 1)
+
+/* ----------------------------------------------------- change tracking */
+
+/* Versions are 32-bit and compared as serial numbers (a is newer than b
+ * when a - b, as a signed 32-bit number, is positive); versions.c rebases
+ * rows older than 2^29 versions at BeginFrame so that no comparison wraps. */
+static inline bool ze__newer(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+static inline uint32_t ze__version_now(const ze_world_t *w)
+{
+    return atomic_load_explicit(&((ze_world_t *)w)->version, memory_order_relaxed);
+}
+/* *s = the newer of *s and v (a load and a compare when it already is). */
+static inline void ze__stamp_max(_Atomic uint32_t *s, uint32_t v)
+{
+    uint32_t cur = atomic_load_explicit(s, memory_order_relaxed);
+    while (ze__newer(v, cur) && !atomic_compare_exchange_weak_explicit(
+                                    s, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+/* Rows [d, d + n) of p, within one page, written at version v. */
+static inline void ze__rows_stamp(ze__pool_t *p, uint32_t d, uint32_t n, uint32_t v)
+{
+    ze__stamp_max(&p->changed, v);
+    if (p->ver) {
+        uint32_t *row = &p->ver[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK];
+        for (uint32_t i = 0; i < n; i++)
+            row[i] = v;
+        ze__stamp_max(&p->page_max[d >> ZE__PAGE_BITS], v);
+    }
+}
+static inline void ze__row_stamp(ze__pool_t *p, uint32_t d, uint32_t v)
+{
+    ze__rows_stamp(p, d, 1, v);
+}
+/* The row at dense position `from` moves to `to`: its version goes along. */
+static inline void ze__row_version_move(ze__pool_t *p, uint32_t from, uint32_t to)
+{
+    if (p->ver) {
+        uint32_t v = p->ver[from >> ZE__PAGE_BITS][from & ZE__PAGE_MASK];
+        p->ver[to >> ZE__PAGE_BITS][to & ZE__PAGE_MASK] = v;
+        ze__stamp_max(&p->page_max[to >> ZE__PAGE_BITS], v);
+    }
+}
+static inline uint32_t ze__row_version(const ze__pool_t *p, uint32_t d)
+{
+    return p->ver[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK];
+}
+/* versions.c: start keeping row versions for p (every row stamped with the
+ * current version: what happened before is unknown, so it counts as new).
+ * False when out of memory (reported). */
+bool ze__pool_track(ze_world_t *w, ze__pool_t *p);
+/* versions.c: the version writes stamp from now on is a new one (world
+ * thread; inside a parallel wave the wave's version stays). Returns it. */
+uint32_t ze__version_advance(ze_world_t *w);
+/* versions.c: at BeginFrame, rows older than 2^29 versions are rebased. */
+void ze__versions_rebase_if_due(ze_world_t *w);
+/* versions.c: the ver pages of dense page `page` (allocation with the
+ * dense page in storage.c) and their release. */
+bool ze__pool_ver_page(ze_world_t *w, ze__pool_t *p, uint32_t page);
+void ze__pool_ver_free(ze_world_t *w, ze__pool_t *p);
 
 /* The structural gate: go ahead now, record for after the iteration
  * (deferred), or refuse (parallel wave). Inline: every add, set, remove and
@@ -251,6 +502,15 @@ extern _Thread_local bool ze__ecs_thread_forbidden;
 #define ZE__ECS_THREAD_CHECK() ((void)0)
 #endif
 
+/* worker.c: the end of a wave (world thread): wait for the jobs its
+ * systems scheduled (leaving the parallel state they put the world in);
+ * merge the command buffers of one system's jobs into `dst`, in schedule
+ * order (after that system's own commands); forget the wave's jobs. */
+void ze__worker_wave_wait(ze_world_t *w);
+ze_result ze__worker_merge(ze_world_t *w, ze_commands_t *dst, uint32_t system);
+void ze__worker_wave_end(ze_world_t *w);
+void ze__worker_fini(ze_world_t *w);
+
 /* world.c */
 void ze__world_iter_begin(ze_world_t *w);
 void ze__world_iter_end(ze_world_t *w);
@@ -261,6 +521,16 @@ void ze__world_parallel_end(ze_world_t *w);
 /* query.c */
 void ze__queries_free(ze_world_t *w);
 void ze__query_groups_changed(ze_world_t *w);
+/* Recompile every query whose bitsets predate the world's layout (before a
+ * parallel wave, whose threads must not). */
+void ze__queries_refresh(ze_world_t *w);
+
+/* mask.c: a mask's validity, reported naming the limit (`what` names the
+ * mask in the message); ZE_ERR_LIMIT when overflowed, ZE_ERR_INVALID_ARG
+ * when it names an unregistered type. */
+ze_result ze__mask_check(const ze_world_t *w, ze_mask_t m, const char *what);
+/* Whether a and b share a type; the first shared one in *first. */
+bool ze__mask_meets(ze_mask_t a, ze_mask_t b, uint32_t *first);
 
 /* groups.c: keep packs packed around adds and removes. */
 void ze__groups_after_add(ze_world_t *w, uint32_t index, ze__pool_t *p);
@@ -320,8 +590,9 @@ void ze__actors_fini(ze_world_t *w);
  * w->bind_mask (only those: zero cost otherwise). */
 void ze__bindings_note(ze_world_t *w, uint32_t index, uint32_t comp, ze_delta_kind kind);
 void ze__bindings_fini(ze_world_t *w);
-/* Mark `writes` changed for every entity `q` matches (after a system ran). */
-void ze__bindings_note_system(ze_world_t *w, ze_query_t q, ze_mask_t writes);
+/* Note CHANGED for the rows of watched types written since the last scan
+ * (row versions: every group barrier and every apply). */
+void ze__bindings_scan(ze_world_t *w);
 /* messages.c */
 void ze__messages_fini(ze_world_t *w);
 /* snapshot.c */

@@ -59,6 +59,10 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
         return NULL;
     }
     memset(k, 0, sizeof *k);
+    ze_hashmap_init(&k->comp_by_name, alloc, sizeof(uint64_t), sizeof(uint32_t));
+    ze_hashmap_init(&k->comp_by_stable, alloc, sizeof(uint64_t), sizeof(uint32_t));
+    ze_hashmap_init(&k->msg_by_name, alloc, sizeof(uint64_t), sizeof(uint32_t));
+    ze__scope_init(&k->scope, alloc);
     k->mem = mem;
     k->owns_mem = owns_mem;
     k->heap = heap;
@@ -126,11 +130,19 @@ void ze_kernel_destroy(ze_kernel_t *k)
         return;
     while (k->world_count)
         ze_world_destroy(k->worlds[k->world_count - 1]);
+    ze__scope_fini(&k->scope); /* after the worlds' scopes: child before parent */
     ze_free(k->alloc, k->worlds, sizeof(*k->worlds) * k->world_cap);
     for (uint32_t i = 0; i < k->component_count; i++)
-        if (k->components[i].fields)
-            ze_free(k->alloc, (void *)k->components[i].fields,
-                    sizeof(ze_field_desc_t) * k->components[i].field_count);
+        if (ze__info(k, i)->fields)
+            ze_free(k->alloc, (void *)ze__info(k, i)->fields,
+                    sizeof(ze_field_desc_t) * ze__info(k, i)->field_count);
+    for (uint32_t c = 0; c < k->comp_chunk_cap && k->comp_chunks[c]; c++)
+        ze_free(k->alloc, k->comp_chunks[c], sizeof(ze__component_rec_t) * ZE__REC_CHUNK);
+    ze_free(k->alloc, k->comp_chunks, sizeof(*k->comp_chunks) * k->comp_chunk_cap);
+    ze_hashmap_free(&k->comp_by_name);
+    ze_hashmap_free(&k->comp_by_stable);
+    ze_hashmap_free(&k->msg_by_name);
+    ze_free(k->alloc, k->messages, sizeof(*k->messages) * k->message_cap);
     ze__migrations_fini(k);
     ze_mem_t *mem = k->mem;
     bool owns_mem = k->owns_mem;
@@ -182,8 +194,11 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
         return ZE_ERR_INVALID_ARG;
     }
     uint32_t align = desc->align ? (uint32_t)desc->align : default_align(desc->size);
-    for (uint32_t i = 0; i < k->component_count; i++) {
-        ze_component_info_t *c = &k->components[i];
+    uint64_t name_key = ze_hash64(desc->name, name_len, 0);
+    const uint32_t *named = ze_hashmap_get(&k->comp_by_name, &name_key);
+    /* Names that share a hash: rare enough for a scan from the first. */
+    for (uint32_t i = named ? *named : k->component_count; i < k->component_count; i++) {
+        const ze_component_info_t *c = ze__info(k, i);
         if (strcmp(c->name, desc->name) != 0)
             continue;
         if (c->size != desc->size || c->align != align) {
@@ -210,22 +225,56 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
             align, desc->size);
         return ZE_ERR_INVALID_ARG;
     }
+    if (ze_kernel_sealed(k)) {
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_STATE,
+                          "cannot register component '%s': the registry is sealed (%s)", desc->name,
+                          k->sealed ? "ze_kernel_seal" : "a world runs a parallel wave");
+        return ZE_ERR_STATE;
+    }
     if (k->component_count >= ZE_MAX_COMPONENTS) {
         ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_LIMIT,
                           "cannot register component '%s': the kernel already has %d component "
-                          "types, the limit (one bit each in the 64-bit mask)",
+                          "types, the limit (ids are 16-bit)",
                           desc->name, ZE_MAX_COMPONENTS);
         return ZE_ERR_LIMIT;
     }
     uint32_t id = k->component_count;
     uint64_t stable = desc->stable_id ? desc->stable_id : ze_hash64(desc->name, name_len, 0);
-    for (uint32_t i = 0; i < k->component_count; i++) {
-        if (k->components[i].stable_id == stable) {
-            ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_CONFLICT,
-                              "component '%s': stable id %016llx already used by '%s'", desc->name,
-                              (unsigned long long)stable, k->components[i].name);
-            return ZE_ERR_CONFLICT;
-        }
+    const uint32_t *taken = ze_hashmap_get(&k->comp_by_stable, &stable);
+    if (taken) {
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_CONFLICT,
+                          "component '%s': stable id %016llx already used by '%s'", desc->name,
+                          (unsigned long long)stable, ze__info(k, *taken)->name);
+        return ZE_ERR_CONFLICT;
+    }
+    /* Room: a chunk of records (records never move: info pointers stay). */
+    uint32_t chunk = id >> ZE__REC_CHUNK_BITS;
+    if (chunk >= k->comp_chunk_cap) {
+        uint32_t cap = k->comp_chunk_cap ? k->comp_chunk_cap * 2 : 4;
+        ze__component_rec_t **t =
+            ze_realloc(k->alloc, k->comp_chunks, sizeof(*t) * k->comp_chunk_cap, sizeof(*t) * cap,
+                       _Alignof(ze__component_rec_t *));
+        if (!t)
+            return ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                                     "component '%s': out of memory for the registry", desc->name);
+        memset(t + k->comp_chunk_cap, 0, sizeof(*t) * (cap - k->comp_chunk_cap));
+        k->comp_chunks = t;
+        k->comp_chunk_cap = cap;
+    }
+    if (!k->comp_chunks[chunk]) {
+        k->comp_chunks[chunk] = ze_alloc(k->alloc, sizeof(ze__component_rec_t) * ZE__REC_CHUNK,
+                                         _Alignof(ze__component_rec_t));
+        if (!k->comp_chunks[chunk])
+            return ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                                     "component '%s': out of memory for the registry", desc->name);
+        memset(k->comp_chunks[chunk], 0, sizeof(ze__component_rec_t) * ZE__REC_CHUNK);
+    }
+    if ((!named && ze_hashmap_put(&k->comp_by_name, &name_key, &id) != ZE_OK) ||
+        ze_hashmap_put(&k->comp_by_stable, &stable, &id) != ZE_OK) {
+        if (!named)
+            ze_hashmap_remove(&k->comp_by_name, &name_key);
+        return ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                                 "component '%s': out of memory for the registry", desc->name);
     }
     /* The field list is copied (it may be a compound literal of the
        caller's, see ZE_COMPONENT_FIELDS); the field names are borrowed
@@ -237,13 +286,17 @@ ze_result ze_component_register(ze_kernel_t *k, const ze_component_desc_t *desc,
             ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
                               "component '%s': out of memory for %u fields", desc->name,
                               desc->field_count);
+            ze_hashmap_remove(&k->comp_by_stable, &stable);
+            if (!named)
+                ze_hashmap_remove(&k->comp_by_name, &name_key);
             return ZE_ERR_OUT_OF_MEMORY;
         }
         memcpy(fields, desc->fields, sizeof *fields * desc->field_count);
     }
-    memcpy(k->component_names[id], desc->name, name_len + 1);
-    k->components[id] = (ze_component_info_t){
-        .name = k->component_names[id],
+    ze__component_rec_t *rec = ze__rec(k, id);
+    memcpy(rec->name, desc->name, name_len + 1);
+    rec->info = (ze_component_info_t){
+        .name = rec->name,
         .size = (uint32_t)desc->size,
         .align = align,
         .stable_id = stable,
@@ -268,8 +321,12 @@ ze_component_t ze__component_register_or_invalid(ze_kernel_t *k, const ze_compon
 
 ze_result ze_component_find(const ze_kernel_t *k, const char *name, ze_component_t *out)
 {
-    for (uint32_t i = 0; name && i < k->component_count; i++) {
-        if (strcmp(k->components[i].name, name) == 0) {
+    if (!name)
+        return ZE_ERR_NOT_FOUND;
+    uint64_t key = ze_hash64(name, strlen(name), 0);
+    const uint32_t *first = ze_hashmap_get(&k->comp_by_name, &key);
+    for (uint32_t i = first ? *first : k->component_count; i < k->component_count; i++) {
+        if (strcmp(ze__info(k, i)->name, name) == 0) {
             *out = (ze_component_t){i};
             return ZE_OK;
         }
@@ -279,7 +336,23 @@ ze_result ze_component_find(const ze_kernel_t *k, const char *name, ze_component
 
 const ze_component_info_t *ze_component_info(const ze_kernel_t *k, ze_component_t c)
 {
-    return c.id < k->component_count ? &k->components[c.id] : NULL;
+    return c.id < k->component_count ? ze__info(k, c.id) : NULL;
+}
+
+void ze_kernel_seal(ze_kernel_t *k)
+{
+    if (k)
+        k->sealed = true;
+}
+
+bool ze_kernel_sealed(const ze_kernel_t *k)
+{
+    if (k->sealed)
+        return true;
+    for (uint32_t i = 0; i < k->world_count; i++)
+        if (atomic_load_explicit(&k->worlds[i]->in_parallel, memory_order_acquire))
+            return true;
+    return false;
 }
 
 uint32_t ze_component_count(const ze_kernel_t *k)

@@ -1,6 +1,7 @@
 /* Messages: the per-world bus.
  *
- * Message types live in the kernel (name + fixed payload size, ids 1..255).
+ * Message types live in the kernel (name + fixed payload size, ids 1 up to
+ * ZE_MAX_MESSAGE_TYPES; the registry grows as they come).
  * Each world has one queue for all types: publishing appends a record
  * (global sequence number, type, payload copy) under a mutex, so the queue
  * order *is* the publish order across types (the seed left cross-type order
@@ -19,11 +20,9 @@
 #include "ecs_internal.h"
 
 enum {
-    ZE__MESSAGE_TYPES = 256,              /* ids 1..255; 0 is invalid */
-    ZE__MESSAGE_SIZE_MAX = 64 * 1024,     /* payload bytes per message */
-    ZE__MESSAGE_RECORD_ALIGN = 16,        /* payloads are 16-byte aligned */
-    ZE__MESSAGE_QUEUE_MIN = 4096,         /* first queue allocation, bytes */
-    ZE__SUBSCRIPTION_SERIAL_MAX = 1 << 24 /* serial << 8 | type fits 32 bits */
+    ZE__MESSAGE_SIZE_MAX = 64 * 1024, /* payload bytes per message */
+    ZE__MESSAGE_RECORD_ALIGN = 16,    /* payloads are 16-byte aligned */
+    ZE__MESSAGE_QUEUE_MIN = 4096,     /* first queue allocation, bytes */
 };
 /* A world's queue holds at most this many bytes of records between pumps;
  * a publish past it fails with ZE_ERR_FULL (logged once per pump). */
@@ -59,7 +58,8 @@ struct ze__messages_t {
     bool in_pump;
     bool tombstones; /* some msg_sub_t has fn == NULL */
     uint32_t next_serial;
-    ze_array_t subs[ZE__MESSAGE_TYPES]; /* msg_sub_t, subscription order */
+    ze_array_t *subs; /* [subs_cap] by type id: msg_sub_t, subscription order */
+    uint32_t subs_cap;
 };
 
 /* ---------------------------------------------------------- registry */
@@ -81,28 +81,50 @@ ze_result ze_message_register(ze_kernel_t *k, const char *name, size_t size, ze_
                           ZE__MESSAGE_SIZE_MAX);
         return ZE_ERR_LIMIT;
     }
-    for (uint32_t id = 1; id <= k->message_count; id++) {
-        if (strcmp(k->message_names[id], name) != 0)
+    uint64_t key = ze_hash64(name, len, 0);
+    const uint32_t *named = ze_hashmap_get(&k->msg_by_name, &key);
+    for (uint32_t id = named ? *named : k->message_count + 1; id <= k->message_count; id++) {
+        if (strcmp(k->messages[id].name, name) != 0)
             continue;
-        if (k->message_sizes[id] != size) {
+        if (k->messages[id].size != size) {
             ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_CONFLICT,
                               "message '%s' registered again with a different size (%u, now %zu)",
-                              name, k->message_sizes[id], size);
+                              name, k->messages[id].size, size);
             return ZE_ERR_CONFLICT;
         }
         *out = (ze_message_type_t){id};
         return ZE_OK;
     }
-    if (k->message_count >= ZE__MESSAGE_TYPES - 1) {
+    if (ze_kernel_sealed(k)) {
+        ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_STATE,
+                          "cannot register message '%s': the registry is sealed (%s)", name,
+                          k->sealed ? "ze_kernel_seal" : "a world runs a parallel wave");
+        return ZE_ERR_STATE;
+    }
+    if (k->message_count >= ZE_MAX_MESSAGE_TYPES) {
         ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_LIMIT,
                           "cannot register message '%s': the kernel already has %d message types, "
                           "the limit",
-                          name, ZE__MESSAGE_TYPES - 1);
+                          name, ZE_MAX_MESSAGE_TYPES);
         return ZE_ERR_LIMIT;
     }
-    uint32_t id = ++k->message_count;
-    memcpy(k->message_names[id], name, len + 1);
-    k->message_sizes[id] = (uint32_t)size;
+    uint32_t id = k->message_count + 1;
+    if (id >= k->message_cap) {
+        uint32_t cap = k->message_cap ? k->message_cap * 2 : 64;
+        ze__message_rec_t *t = ze_realloc(k->alloc, k->messages, sizeof(*t) * k->message_cap,
+                                          sizeof(*t) * cap, _Alignof(ze__message_rec_t));
+        if (!t)
+            return ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                                     "message '%s': out of memory for the registry", name);
+        k->messages = t;
+        k->message_cap = cap;
+    }
+    if (!named && ze_hashmap_put(&k->msg_by_name, &key, &id) != ZE_OK)
+        return ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                                 "message '%s': out of memory for the registry", name);
+    k->message_count = id;
+    memcpy(k->messages[id].name, name, len + 1);
+    k->messages[id].size = (uint32_t)size;
     *out = (ze_message_type_t){id};
     return ZE_OK;
 }
@@ -121,8 +143,10 @@ static void bus_free(ze_world_t *w, ze__messages_t *b)
 {
     ze_free(w->alloc, b->pending.data, b->pending.cap);
     ze_free(w->alloc, b->delivering.data, b->delivering.cap);
-    for (uint32_t t = 0; t < ZE__MESSAGE_TYPES; t++)
+    for (uint32_t t = 0; t < b->subs_cap; t++)
         ze_array_free(&b->subs[t]);
+    if (b->subs)
+        ze_free(w->alloc, b->subs, sizeof(*b->subs) * b->subs_cap);
     pthread_mutex_destroy(&b->lock);
     ze_free(w->alloc, b, sizeof *b);
 }
@@ -148,8 +172,6 @@ static ze__messages_t *bus_get(ze_world_t *w)
         ze_free(w->alloc, b, sizeof *b);
         return NULL;
     }
-    for (uint32_t t = 0; t < ZE__MESSAGE_TYPES; t++)
-        ZE_ARRAY_INIT(&b->subs[t], w->alloc, msg_sub_t);
     ze__messages_t *expected = NULL;
     if (!atomic_compare_exchange_strong_explicit(slot, &expected, b, memory_order_acq_rel,
                                                  memory_order_acquire)) {
@@ -187,7 +209,7 @@ ze_result ze_message_publish(ze_world_t *w, ze_message_type_t type, const void *
 {
     if (!w || !valid_type(w, type))
         return ZE_ERR_INVALID_ARG;
-    uint32_t size = w->kernel->message_sizes[type.id];
+    uint32_t size = w->kernel->messages[type.id].size;
     if (size && !payload)
         return ZE_ERR_INVALID_ARG;
     ze__messages_t *b = bus_get(w);
@@ -206,7 +228,7 @@ ze_result ze_message_publish(ze_world_t *w, ze_message_type_t type, const void *
                 ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_FULL,
                                 "message queue full (%zu MiB between pumps); "
                                 "'%s' and later messages dropped until the next pump",
-                                ZE__MESSAGE_QUEUE_MAX >> 20, w->kernel->message_names[type.id]);
+                                ZE__MESSAGE_QUEUE_MAX >> 20, w->kernel->messages[type.id].name);
             return ZE_ERR_FULL;
         }
         size_t cap = q->cap ? q->cap : ZE__MESSAGE_QUEUE_MIN;
@@ -217,7 +239,7 @@ ze_result ze_message_publish(ze_world_t *w, ze_message_type_t type, const void *
         if (!nd) {
             pthread_mutex_unlock(&b->lock);
             ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory publishing '%s'",
-                            w->kernel->message_names[type.id]);
+                            w->kernel->messages[type.id].name);
             return ZE_ERR_OUT_OF_MEMORY;
         }
         q->data = nd;
@@ -243,14 +265,28 @@ ze_subscription_t ze_message_subscribe(ze_world_t *w, ze_message_type_t type, ze
     ze__messages_t *b = bus_get(w);
     if (!b)
         return (ze_subscription_t){0};
-    /* Serials wrap after 16 Mi subscriptions; an id is unique among the
-     * subscriptions alive unless one outlived 16 Mi later ones. */
-    if (++b->next_serial >= ZE__SUBSCRIPTION_SERIAL_MAX)
+    /* Serials wrap after 4 Gi subscriptions; an id is unique among the
+     * subscriptions alive unless one outlived 4 Gi later ones. */
+    if (++b->next_serial == 0)
         b->next_serial = 1;
-    msg_sub_t s = {.id = b->next_serial << 8 | type.id, .fn = fn, .user = user};
+    if (type.id >= b->subs_cap) { /* the table grows with the types used */
+        uint32_t cap = ZE_MAX(type.id + 1, b->subs_cap * 2);
+        ze_array_t *t = ze_realloc(w->alloc, b->subs, sizeof(*t) * b->subs_cap, sizeof(*t) * cap,
+                                   _Alignof(ze_array_t));
+        if (!t) {
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                            "out of memory subscribing to '%s'", w->kernel->messages[type.id].name);
+            return (ze_subscription_t){0};
+        }
+        for (uint32_t i = b->subs_cap; i < cap; i++)
+            ZE_ARRAY_INIT(&t[i], w->alloc, msg_sub_t);
+        b->subs = t;
+        b->subs_cap = cap;
+    }
+    msg_sub_t s = {.id = b->next_serial, .fn = fn, .user = user};
     if (ze_array_push(&b->subs[type.id], &s) != ZE_OK) {
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of memory subscribing to '%s'",
-                        w->kernel->message_names[type.id]);
+                        w->kernel->messages[type.id].name);
         return (ze_subscription_t){0};
     }
     return (ze_subscription_t){s.id};
@@ -261,27 +297,29 @@ ze_result ze_message_unsubscribe(ze_world_t *w, ze_subscription_t s)
     ze__messages_t *b = w ? bus_peek(w) : NULL;
     if (!b || !s.id)
         return ZE_ERR_NOT_FOUND;
-    ze_array_t *subs = &b->subs[s.id & 0xff];
-    for (uint32_t i = 0; i < subs->count; i++) {
-        msg_sub_t *sub = ze_array_at(subs, i);
-        if (sub->id != s.id || !sub->fn)
-            continue;
-        if (b->in_pump) {
-            /* The pump walks this array by index: leave a tombstone, so no
-             * later subscriber is skipped, and compact after delivery. */
-            sub->fn = NULL;
-            b->tombstones = true;
-        } else {
-            ze_array_remove_ordered(subs, i);
+    for (uint32_t t = 1; t < b->subs_cap; t++) {
+        ze_array_t *subs = &b->subs[t];
+        for (uint32_t i = 0; i < subs->count; i++) {
+            msg_sub_t *sub = ze_array_at(subs, i);
+            if (sub->id != s.id || !sub->fn)
+                continue;
+            if (b->in_pump) {
+                /* The pump walks this array by index: leave a tombstone, so
+                 * no later subscriber is skipped, and compact after delivery. */
+                sub->fn = NULL;
+                b->tombstones = true;
+            } else {
+                ze_array_remove_ordered(subs, i);
+            }
+            return ZE_OK;
         }
-        return ZE_OK;
     }
     return ZE_ERR_NOT_FOUND;
 }
 
 static void compact_subscriptions(ze__messages_t *b)
 {
-    for (uint32_t t = 1; t < ZE__MESSAGE_TYPES; t++) {
+    for (uint32_t t = 1; t < b->subs_cap; t++) {
         ze_array_t *subs = &b->subs[t];
         uint32_t n = 0;
         for (uint32_t i = 0; i < subs->count; i++) {
@@ -319,12 +357,13 @@ uint32_t ze_message_pump(ze_world_t *w)
         at += record_bytes(r->size);
         ze_message_type_t type = {r->type};
         const void *payload = r->size ? (const void *)(r + 1) : NULL;
-        ze_array_t *subs = &b->subs[r->type];
-        /* Subscribers added by a callback start with the next message;
-         * the array may grow meanwhile, so read it by index each time. */
-        uint32_t n = subs->count;
+        if (r->type >= b->subs_cap)
+            continue; /* nobody subscribed to the type */
+        /* Subscribers added by a callback start with the next message; the
+         * array (and the table) may grow meanwhile: re-read them each time. */
+        uint32_t n = b->subs[r->type].count;
         for (uint32_t i = 0; i < n; i++) {
-            msg_sub_t sub = ZE_ARRAY_AT(subs, msg_sub_t, i);
+            msg_sub_t sub = ZE_ARRAY_AT(&b->subs[r->type], msg_sub_t, i);
             if (sub.fn)
                 sub.fn(w, type, payload, sub.user);
         }

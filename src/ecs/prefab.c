@@ -23,6 +23,7 @@
 typedef struct prefab_rec_t {
     uint32_t entity; /* position in the prefab */
     uint32_t comp;
+    bool remap;    /* the value has reflected ENTITY fields */
     size_t offset; /* into data; unused for tags */
 } prefab_rec_t;
 
@@ -34,8 +35,7 @@ struct ze_prefab_t {
     prefab_rec_t *recs;
     uint8_t *data;
     size_t data_size, data_align;
-    ze_mask_t entity_fields; /* components with reflected ENTITY fields */
-    size_t max_value;        /* the largest value: the scratch copy's size */
+    size_t max_value; /* the largest value: the scratch copy's size */
 };
 
 static bool has_entity_fields(const ze_component_info_t *info)
@@ -113,7 +113,7 @@ void ze_prefab_destroy(ze_prefab_t *p)
     const ze_kernel_t *k = p->kernel;
     for (uint32_t i = 0; p->data && i < p->rec_count; i++) {
         const prefab_rec_t *r = &p->recs[i];
-        const ze_component_info_t *info = &k->components[r->comp];
+        const ze_component_info_t *info = ze__info(k, r->comp);
         if (info->size && info->hooks.dtor)
             info->hooks.dtor(p->data + r->offset, 1, info->hooks.user);
     }
@@ -150,11 +150,10 @@ ze_result ze_prefab_create(ze_world_t *src, ze_prefab_t **out)
         if (ze_entity_is_null(e))
             continue;
         pos[idx] = ++p->count;
-        ze_mask_t m = src->mask[idx];
-        while (m) {
-            uint32_t c = (uint32_t)__builtin_ctzll(m);
-            m &= m - 1;
-            const ze_component_info_t *info = &k->components[c];
+        ZE__FOR_BITS(src, ze__row(src, idx), bit)
+        {
+            uint32_t c = src->pool_list[bit]->id;
+            const ze_component_info_t *info = ze__info(k, c);
             if (!copied(info, c))
                 continue;
             p->rec_count++;
@@ -191,16 +190,16 @@ ze_result ze_prefab_create(ze_world_t *src, ze_prefab_t **out)
         if (!pos[idx])
             continue;
         ze_entity_t e = ze_entity_from_index(src, idx);
-        ze_mask_t m = src->mask[idx];
-        while (m) {
-            uint32_t c = (uint32_t)__builtin_ctzll(m);
-            m &= m - 1;
-            const ze_component_info_t *info = &k->components[c];
+        ZE__FOR_BITS(src, ze__row(src, idx), bit)
+        {
+            uint32_t c = src->pool_list[bit]->id;
+            const ze_component_info_t *info = ze__info(k, c);
             if (!copied(info, c))
                 continue;
             prefab_rec_t *rec = &p->recs[ri++];
             rec->entity = pos[idx] - 1;
             rec->comp = c;
+            rec->remap = false;
             rec->offset = 0;
             if (!info->size)
                 continue;
@@ -214,7 +213,7 @@ ze_result ze_prefab_create(ze_world_t *src, ze_prefab_t **out)
             else
                 memcpy(dst, v, info->size);
             if (has_entity_fields(info)) {
-                p->entity_fields |= (ze_mask_t)1 << c;
+                rec->remap = true;
                 remap_value(info, dst, to_position, &tp);
             }
         }
@@ -276,7 +275,7 @@ ze_result ze_prefab_instantiate(ze_world_t *w, const ze_prefab_t *p, ze_entity_t
             if (!ze_entity_is_null(parent) && !has_parent(p, first, rec->entity))
                 r = ze_set(w, made[rec->entity], ze_parent_t, {parent});
         }
-        const ze_component_info_t *info = &k->components[rec->comp];
+        const ze_component_info_t *info = ze__info(k, rec->comp);
         ze_component_t c = {rec->comp};
         if (r != ZE_OK)
             break;
@@ -285,7 +284,7 @@ ze_result ze_prefab_instantiate(ze_world_t *w, const ze_prefab_t *p, ze_entity_t
             continue;
         }
         const uint8_t *v = p->data + rec->offset;
-        if (p->entity_fields & ((ze_mask_t)1 << rec->comp)) {
+        if (rec->remap) {
             /* a copy with the positions turned into this instance's entities */
             memset(scratch, 0, info->size);
             if (info->hooks.copy)
@@ -303,7 +302,7 @@ ze_result ze_prefab_instantiate(ze_world_t *w, const ze_prefab_t *p, ze_entity_t
     /* Entities of the prefab without any component still hang under the
        parent (an empty node of a model). */
     for (uint32_t e = 0; r == ZE_OK && !ze_entity_is_null(parent) && e < p->count; e++)
-        if (!ze_entity_mask(w, made[e]))
+        if (ze_entity_components(w, made[e], NULL, 0) == 0)
             r = ze_set(w, made[e], ze_parent_t, {parent});
     if (r != ZE_OK) /* nothing half-made stays */
         for (uint32_t e = 0; e < created; e++)

@@ -500,7 +500,16 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
 
     ze_scene_writer_t e;
     ze_scene_writer_begin(&e, out);
-    ze_mask_t warned = 0;
+    /* Types warned about once; an entity's types in id order. */
+    size_t warned_bytes = ZE_MAX((size_t)k->component_count, (size_t)1);
+    uint8_t *warned = ze_alloc(w->alloc, warned_bytes, 1);
+    size_t ids_bytes = sizeof(ze_component_t) * ZE_MAX(w->pool_count, 1u);
+    ze_component_t *ids = ze_alloc(w->alloc, ids_bytes, _Alignof(ze_component_t));
+    if (!warned || !ids) {
+        out->failed = true;
+        goto done;
+    }
+    memset(warned, 0, warned_bytes);
     for (uint32_t idx = 0; idx < w->fresh; idx++) {
         ze_entity_t ent = ze_entity_from_index(w, idx);
         if (ze_entity_is_null(ent))
@@ -508,20 +517,19 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
         const ze_uuid_component_t *u =
             ze_component_get(w, ent, (ze_component_t){ZE_COMPONENT_ID_UUID});
         ze_scene_writer_entity(&e, u->value);
-        ze_mask_t m = w->mask[idx];
-        while (m) {
-            uint32_t c = (uint32_t)__builtin_ctzll(m);
-            m &= m - 1;
-            const ze_component_info_t *info = &k->components[c];
+        uint32_t nc = ze__entity_components(w, idx, ids, w->pool_count);
+        for (uint32_t ci = 0; ci < nc; ci++) {
+            uint32_t c = ids[ci].id;
+            const ze_component_info_t *info = ze__info(k, c);
             if (c == ZE_COMPONENT_ID_UUID || (info->flags & ZE_COMPONENT_TRANSIENT))
                 continue;
             if (!info->field_count && info->size && !raw_ok(info)) {
-                if (!(warned & ((ze_mask_t)1 << c)))
+                if (!warned[c])
                     ze_world_report(w, ZE_LOG_WARN, ZE_OK,
                                     "component '%s' has hooks and no reflection: not "
                                     "written to the scene",
                                     info->name);
-                warned |= (ze_mask_t)1 << c;
+                warned[c] = 1;
                 continue;
             }
             const uint8_t *data = info->size ? ze_component_get(w, ent, (ze_component_t){c}) : NULL;
@@ -543,7 +551,11 @@ ze_result ze_scene_save_json(ze_world_t *w, ze_byte_writer_t *out)
         ze_scene_writer_entity_end(&e);
     }
     ze_scene_writer_end(&e);
-
+done:
+    if (warned)
+        ze_free(w->alloc, warned, warned_bytes);
+    if (ids)
+        ze_free(w->alloc, ids, ids_bytes);
     if (c_locale) {
         uselocale(old_locale);
         freelocale(c_locale);
@@ -565,12 +577,25 @@ typedef struct loader_t {
     ze_hashmap_t doc_map;   /* uuid -> uint32_t position in the document */
     ze_hashmap_t world_map; /* uuid -> ze_entity_t, the world before the load */
     ze_entity_t *resolved;  /* [count] */
-    ze_mask_t *skip;        /* [count]: components reported and skipped */
+    ze_hashmap_t skip;      /* doc entity << 32 | component -> u8: reported and skipped */
     ze_result failure;      /* the code a FAIL reports */
     /* the value being converted, for the names hook */
     uint32_t cur_entity;
     const char *cur_component, *cur_field;
 } loader_t;
+
+/* Components reported and skipped, per document entity. A failure to record
+ * one only costs a second report of it. */
+static void skip_add(loader_t *L, uint32_t ei, uint32_t c)
+{
+    uint64_t key = (uint64_t)ei << 32 | c;
+    ze_hashmap_put(&L->skip, &key, &(uint8_t){1});
+}
+static bool skip_has(const loader_t *L, uint32_t ei, uint32_t c)
+{
+    uint64_t key = (uint64_t)ei << 32 | c;
+    return ze_hashmap_get(&L->skip, &key) != NULL;
+}
 
 __attribute__((format(printf, 3, 4))) static void note(loader_t *L, ze_log_level level,
                                                        const char *fmt, ...)
@@ -964,7 +989,7 @@ static size_t base64_decode(const char *s, size_t n, uint8_t *dst)
 static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uint32_t c,
                                 const json_t *obj, uint8_t *dst)
 {
-    const ze_component_info_t *info = &L->k->components[c];
+    const ze_component_info_t *info = ze__info(L->k, c);
     const char *key;
     const json_t *v;
     if (!json_is_object(obj))
@@ -987,7 +1012,7 @@ static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uin
                             "$.entities[%u].components.%s." RAW_KEY ": %zu bytes, the "
                             "component has %u (component skipped)",
                             ei, cname, n, info->size);
-                    L->skip[ei] |= (ze_mask_t)1 << c;
+                    skip_add(L, ei, c);
                 }
             } else if (dst) {
                 base64_decode(json_string_value(v), json_string_length(v), dst);
@@ -1108,13 +1133,13 @@ static ze_result validate(loader_t *L, json_t *root)
                         suggest_component(L->k, key, hint, sizeof hint));
                 continue;
             }
-            const ze_component_info_t *info = &L->k->components[c.id];
+            const ze_component_info_t *info = ze__info(L->k, c.id);
             if (c.id == ZE_COMPONENT_ID_UUID) {
                 PROBLEM(L,
                         "$.entities[%u].components.%s: the entity's uuid is its \"uuid\" key "
                         "(skipped)",
                         i, key);
-                L->skip[i] |= ze_mask_of(c);
+                skip_add(L, i, c.id);
                 continue;
             }
             if (!info->field_count && info->size && !raw_ok(info)) {
@@ -1122,7 +1147,7 @@ static ze_result validate(loader_t *L, json_t *root)
                         "$.entities[%u].components.%s: has hooks and no reflection, cannot "
                         "be read from a scene (skipped)",
                         i, key);
-                L->skip[i] |= ze_mask_of(c);
+                skip_add(L, i, c.id);
                 continue;
             }
             ze_result r = component_body(L, i, key, c.id, v, NULL);
@@ -1162,13 +1187,13 @@ static ze_result apply(loader_t *L)
         json_object_foreach(comps, key, v)
         {
             ze_component_t c;
-            if (ze_component_find(L->k, key, &c) != ZE_OK || (L->skip[i] & ze_mask_of(c)))
+            if (ze_component_find(L->k, key, &c) != ZE_OK || skip_has(L, i, c.id))
                 continue;
             bool had = ze_component_has(w, e, c);
             uint8_t *dst = ze_component_add(w, e, c);
             if (!ze_component_has(w, e, c))
                 return ZE_ERR_OUT_OF_MEMORY;
-            if (dst && L->k->components[c.id].size)      /* a tag's add gives no data */
+            if (dst && ze__info(L->k, c.id)->size)       /* a tag's add gives no data */
                 component_body(L, i, key, c.id, v, dst); /* validated: cannot fail */
             if (had)
                 ze_delta_mark_changed(w, e, c);
@@ -1199,11 +1224,20 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
         return FAIL(&L, ZE_ERR_STATE, "$: load during an iteration or parallel wave");
     json_error_t jerr;
     json_t *root = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    /* jansson's allocation failures surface as an out-of-memory code or, on
+     * some paths, as an error with no position and no text. */
+    if (!root &&
+        (json_error_code(&jerr) == json_error_out_of_memory || (jerr.line < 0 && !jerr.text[0])))
+        return FAIL(&L, ZE_ERR_OUT_OF_MEMORY,
+                    "$: out of memory parsing %zu bytes of JSON (nothing applied; the JSON "
+                    "library's memory is the ThirdParty owner's)",
+                    len);
     if (!root)
         return FAIL(&L, ZE_ERR_PARSE, "$: malformed JSON at line %d, column %d: %s", jerr.line,
                     jerr.column, jerr.text);
 
     ze_hashmap_init(&L.doc_map, w->alloc, sizeof(ze_uuid_t), sizeof(uint32_t));
+    ze_hashmap_init(&L.skip, w->alloc, sizeof(uint64_t), 1);
     ze_hashmap_init(&L.world_map, w->alloc, sizeof(ze_uuid_t), sizeof(ze_entity_t));
     ze_result r = ZE_OK;
     /* The world's uuids (the lowest entity index wins a repeated one). */
@@ -1221,11 +1255,8 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
         n = json_is_array(ents) ? ZE_MIN(json_array_size(ents), (size_t)w->capacity) : 0;
         if (n) {
             L.resolved = ze_alloc(w->alloc, n * sizeof *L.resolved, _Alignof(ze_entity_t));
-            L.skip = ze_alloc(w->alloc, n * sizeof *L.skip, _Alignof(ze_mask_t));
-            if (!L.resolved || !L.skip)
+            if (!L.resolved)
                 r = ZE_ERR_OUT_OF_MEMORY;
-            else
-                memset(L.skip, 0, n * sizeof *L.skip);
         }
     }
     if (r == ZE_OK)
@@ -1244,8 +1275,7 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     }
     if (L.resolved)
         ze_free(w->alloc, L.resolved, n * sizeof *L.resolved);
-    if (L.skip)
-        ze_free(w->alloc, L.skip, n * sizeof *L.skip);
+    ze_hashmap_free(&L.skip);
     ze_hashmap_free(&L.doc_map);
     ze_hashmap_free(&L.world_map);
     json_decref(root);

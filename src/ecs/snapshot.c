@@ -210,16 +210,16 @@ ze_result ze_component_set_formatter(ze_kernel_t *k, ze_component_t c,
     if (!k || c.id >= k->component_count)
         return ZE_ERR_INVALID_ARG;
     if (!f || (!f->write && !f->read)) {
-        k->formatters[c.id] = (ze_component_formatter_t){0};
+        ze__rec(k, c.id)->formatter = (ze_component_formatter_t){0};
         return ZE_OK;
     }
-    if (!f->write || !f->read || !k->components[c.id].size) {
+    if (!f->write || !f->read || !ze__info(k, c.id)->size) {
         ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
                           "formatter of '%s': needs both write and read, and data",
-                          k->components[c.id].name);
+                          ze__info(k, c.id)->name);
         return ZE_ERR_INVALID_ARG;
     }
-    k->formatters[c.id] = *f;
+    ze__rec(k, c.id)->formatter = *f;
     return ZE_OK;
 }
 
@@ -248,9 +248,8 @@ static ze_result save_raw_records(const ze_world_t *w, const ze__pool_t *p, ze_b
                 memcpy(dst + 4, ze__pool_data(p, d), p->size);
         }
     } else {
-        ze_mask_t bit = (ze_mask_t)1 << p->id;
         for (uint32_t idx = 0; idx < w->fresh; idx++) {
-            if ((w->gen[idx] & ZE__GEN_DEAD) || !(w->mask[idx] & bit))
+            if ((w->gen[idx] & ZE__GEN_DEAD) || !ze__bit_get(ze__row(w, idx), p->bit))
                 continue;
             put_u32(dst, idx);
             if (p->size)
@@ -265,9 +264,8 @@ static ze_result save_raw_records(const ze_world_t *w, const ze__pool_t *p, ze_b
 static ze_result save_formatted_records(const ze_world_t *w, const ze__pool_t *p,
                                         const ze_component_formatter_t *f, ze_byte_writer_t *out)
 {
-    ze_mask_t bit = (ze_mask_t)1 << p->id;
     for (uint32_t idx = 0; idx < w->fresh; idx++) {
-        if ((w->gen[idx] & ZE__GEN_DEAD) || !(w->mask[idx] & bit))
+        if ((w->gen[idx] & ZE__GEN_DEAD) || !ze__bit_get(ze__row(w, idx), p->bit))
             continue;
         write_u32(out, idx);
         size_t at = out->size;
@@ -278,7 +276,7 @@ static ze_result save_formatted_records(const ze_world_t *w, const ze__pool_t *p
         if (r != ZE_OK) {
             ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
                             "snapshot formatter of '%s' failed (%s)",
-                            w->kernel->components[p->id].name, ze_result_str(r));
+                            ze__info(w->kernel, p->id)->name, ze_result_str(r));
             return r;
         }
         if (out->failed)
@@ -286,13 +284,15 @@ static ze_result save_formatted_records(const ze_world_t *w, const ze__pool_t *p
         size_t len = out->size - at - 4;
         if (len > UINT32_MAX - 1) {
             ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_LIMIT, "a '%s' record is over 4 GiB",
-                            w->kernel->components[p->id].name);
+                            ze__info(w->kernel, p->id)->name);
             return ZE_ERR_LIMIT;
         }
         put_u32(out->data + at, (uint32_t)len);
     }
     return ZE_OK;
 }
+
+static ze_result save_body(ze_world_t *w, ze_byte_writer_t *out, uint32_t *order, uint32_t *count);
 
 ze_result ze_world_save(const ze_world_t *cw, ze_byte_writer_t *out)
 {
@@ -311,32 +311,45 @@ ze_result ze_world_save(const ze_world_t *cw, ze_byte_writer_t *out)
     ze__world_settle(w);
     if (out->failed)
         return ZE_ERR_OUT_OF_MEMORY;
-    const ze_kernel_t *k = w->kernel;
 
     /* Sections: pools with entities, non-transient, by stable id. */
-    uint32_t order[ZE_MAX_COMPONENTS], n = 0;
-    for (uint32_t c = 0; c < k->component_count; c++) {
-        const ze_component_info_t *info = &k->components[c];
-        if (!w->pools[c] || !w->pools[c]->count || (info->flags & ZE_COMPONENT_TRANSIENT))
+    size_t order_bytes = sizeof(uint32_t) * ZE_MAX(w->pool_count, 1u);
+    uint32_t *order = ze_alloc(w->alloc, order_bytes, _Alignof(uint32_t)), n = 0;
+    if (!order)
+        return ZE_ERR_OUT_OF_MEMORY;
+    ze_result result = save_body(w, out, order, &n);
+    ze_free(w->alloc, order, order_bytes);
+    return result;
+}
+
+static ze_result save_body(ze_world_t *w, ze_byte_writer_t *out, uint32_t *order, uint32_t *count)
+{
+    const ze_kernel_t *k = w->kernel;
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < w->pool_count; b++) {
+        uint32_t c = w->pool_list[b]->id;
+        const ze_component_info_t *info = ze__info(k, c);
+        if (!w->pool_list[b]->count || (info->flags & ZE_COMPONENT_TRANSIENT))
             continue;
-        if (needs_formatter(info) && !k->formatters[c].write) {
-            ze_world_report(cw, ZE_LOG_ERROR, ZE_ERR_UNSUPPORTED,
+        if (needs_formatter(info) && !ze__rec(k, c)->formatter.write) {
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_UNSUPPORTED,
                             "component '%s' has dtor/copy/move hooks and no snapshot "
                             "formatter: its bytes cannot be saved raw",
                             info->name);
             return ZE_ERR_UNSUPPORTED;
         }
         uint32_t i = n++;
-        for (; i > 0 && k->components[order[i - 1]].stable_id > info->stable_id; i--)
+        for (; i > 0 && ze__info(k, order[i - 1])->stable_id > info->stable_id; i--)
             order[i] = order[i - 1];
         order[i] = c;
     }
+    *count = n;
 
     /* The free list, in order (it is bounded by the dead slots). */
     uint32_t dead = w->fresh - w->alive, free_count = 0;
-    for (uint32_t s = w->free_head; s != NO_SLOT; s = (uint32_t)w->mask[s]) {
+    for (uint32_t s = w->free_head; s != NO_SLOT; s = ze__free_next(w, s)) {
         if (s >= w->fresh || free_count > dead) {
-            ze_world_report(cw, ZE_LOG_ERROR, ZE_ERR_INTERNAL, "corrupt free list");
+            ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INTERNAL, "corrupt free list");
             return ZE_ERR_INTERNAL;
         }
         free_count++;
@@ -359,15 +372,15 @@ ze_result ze_world_save(const ze_world_t *cw, ze_byte_writer_t *out)
     uint8_t *t = h + HEADER_SIZE;
     for (uint32_t i = 0; i < w->fresh; i++, t += 4)
         put_u32(t, w->gen[i]);
-    for (uint32_t s = w->free_head; s != NO_SLOT; s = (uint32_t)w->mask[s], t += 4)
+    for (uint32_t s = w->free_head; s != NO_SLOT; s = ze__free_next(w, s), t += 4)
         put_u32(t, s);
     out->size += HEADER_SIZE + ((size_t)w->fresh + free_count) * 4;
 
     for (uint32_t i = 0; i < n; i++) {
         uint32_t c = order[i];
-        const ze_component_info_t *info = &k->components[c];
+        const ze_component_info_t *info = ze__info(k, c);
         const ze__pool_t *p = w->pools[c];
-        const ze_component_formatter_t *f = &k->formatters[c];
+        const ze_component_formatter_t *f = &ze__rec(k, c)->formatter;
         bool formatted = f->write && info->size;
         uint32_t name_len = (uint32_t)strlen(info->name);
         size_t at = out->size;
@@ -446,7 +459,8 @@ typedef struct loader_t {
     const uint8_t *gen; /* the file's table, little-endian */
     const uint8_t *free_list;
     uint32_t fresh, alive, free_count, retired, section_count;
-    section_t sections[ZE_MAX_COMPONENTS];
+    section_t *sections; /* [section_cap] */
+    uint32_t section_cap;
     uint64_t *on_free_list; /* bitmap over the table */
     size_t bitmap_bytes;
     void *temp; /* one value, for checking formatter records */
@@ -472,6 +486,8 @@ static void loader_free(loader_t *L)
     ze_allocator_t a = L->w->alloc;
     for (uint32_t i = 0; i < L->section_count; i++)
         ze_byte_writer_free(&L->sections[i].migrated);
+    if (L->sections)
+        ze_free(a, L->sections, sizeof(section_t) * L->section_cap);
     if (L->on_free_list)
         ze_free(a, L->on_free_list, L->bitmap_bytes);
     if (L->temp)
@@ -564,7 +580,7 @@ static ze_result migrate_record(const loader_t *L, const ze_component_info_t *in
 static ze_result check_value(loader_t *L, const ze_component_info_t *info, uint32_t comp,
                              uint32_t idx, const uint8_t *bytes, uint32_t len)
 {
-    const ze_component_formatter_t *f = &L->k->formatters[comp];
+    const ze_component_formatter_t *f = &ze__rec(L->k, comp)->formatter;
     if (!f->read || !info->size) {
         if (len != info->size)
             return REJECT(L, ZE_ERR_PARSE, "'%s' record of entity %u has %u bytes, not %u",
@@ -619,14 +635,14 @@ static ze_result parse_section(loader_t *L, ze_byte_reader_t *rd, section_t *s, 
 
     uint32_t comp = UINT32_MAX;
     for (uint32_t c = 0; c < L->k->component_count; c++)
-        if (L->k->components[c].stable_id == stable)
+        if (ze__info(L->k, c)->stable_id == stable)
             comp = c;
     if (comp == UINT32_MAX)
         return REJECT(L, ZE_ERR_NOT_FOUND,
                       "component '%s' (stable id %016llx) is not registered in this kernel", name,
                       (unsigned long long)stable);
-    const ze_component_info_t *info = &L->k->components[comp];
-    const ze_component_formatter_t *f = &L->k->formatters[comp];
+    const ze_component_info_t *info = ze__info(L->k, comp);
+    const ze_component_formatter_t *f = &ze__rec(L->k, comp)->formatter;
     if (needs_formatter(info) && !f->read)
         return REJECT(L, ZE_ERR_UNSUPPORTED,
                       "component '%s' has dtor/copy/move hooks and no snapshot formatter",
@@ -756,6 +772,13 @@ static ze_result validate(loader_t *L, const uint8_t *data, size_t size)
     if (sections > L->k->component_count)
         return REJECT(L, ZE_ERR_PARSE, "%u sections for %u component types", sections,
                       L->k->component_count);
+    if (sections) {
+        L->sections = ze_alloc(L->w->alloc, sizeof(section_t) * sections, _Alignof(section_t));
+        if (!L->sections)
+            return REJECT(L, ZE_ERR_OUT_OF_MEMORY, "no memory for %u sections", sections);
+        memset(L->sections, 0, sizeof(section_t) * sections);
+        L->section_cap = sections;
+    }
     uint64_t prev = 0;
     for (uint32_t i = 0; i < sections; i++) {
         L->section_count = i + 1;
@@ -768,7 +791,8 @@ static ze_result validate(loader_t *L, const uint8_t *data, size_t size)
     /* Room for the table, taken before anything changes. */
     if (L->fresh &&
         (ze_mem_region_commit(&L->w->gen_region, (size_t)L->fresh * sizeof(uint32_t)) != ZE_OK ||
-         ze_mem_region_commit(&L->w->mask_region, (size_t)L->fresh * sizeof(ze_mask_t)) != ZE_OK))
+         ze_mem_region_commit(&L->w->mask_region,
+                              (size_t)L->fresh * L->w->mask_words * sizeof(uint64_t)) != ZE_OK))
         return REJECT(L, ZE_ERR_OUT_OF_MEMORY, "no memory for %u entity slots", L->fresh);
     for (uint32_t i = 0; i < L->section_count; i++)
         if (!ze__pool_get(L->w, L->sections[i].comp))
@@ -795,20 +819,21 @@ static ze_result apply(loader_t *L)
     w->retired = L->retired;
     for (uint32_t i = 0; i < L->fresh; i++) {
         w->gen[i] = file_gen(L, i);
-        w->mask[i] = 0;
+        memset(ze__row(w, i), 0, sizeof(uint64_t) * w->mask_words);
     }
     w->free_head = L->free_count ? get_u32(L->free_list) : NO_SLOT;
     for (uint32_t i = 0; i < L->free_count; i++) {
         uint32_t s = get_u32(L->free_list + (size_t)i * 4);
-        w->mask[s] = i + 1 < L->free_count ? get_u32(L->free_list + (size_t)(i + 1) * 4) : NO_SLOT;
+        ze__free_link(
+            w, s, i + 1 < L->free_count ? get_u32(L->free_list + (size_t)(i + 1) * 4) : NO_SLOT);
     }
 
     ze_result result = ZE_OK;
     for (uint32_t i = 0; i < L->section_count; i++) {
         const section_t *s = &L->sections[i];
         ze_component_t c = {s->comp};
-        const ze_component_info_t *info = &L->k->components[s->comp];
-        const ze_component_formatter_t *f = &L->k->formatters[s->comp];
+        const ze_component_info_t *info = ze__info(L->k, s->comp);
+        const ze_component_formatter_t *f = &ze__rec(L->k, s->comp)->formatter;
         rec_iter_t it = s->recs;
         for (uint32_t n = 0; n < s->count; n++) {
             uint32_t idx = 0, len = 0;

@@ -15,6 +15,8 @@ _Static_assert(offsetof(ze__pool_t, data) == offsetof(ze__pool_prefix_t, data), 
 _Static_assert(offsetof(ze_world_t, gen) == offsetof(ze__world_prefix_t, gen), "world prefix");
 _Static_assert(offsetof(ze_world_t, fresh) == offsetof(ze__world_prefix_t, fresh), "world prefix");
 _Static_assert(offsetof(ze_world_t, pools) == offsetof(ze__world_prefix_t, pools), "world prefix");
+_Static_assert(offsetof(ze_world_t, pool_cap) == offsetof(ze__world_prefix_t, pool_cap),
+               "world prefix");
 _Static_assert(ZE__PAGE == 4096, "ze_component_get_inline hard-codes the page size");
 
 /* Sparse pages not yet needed all point here, so a lookup needs no null
@@ -23,12 +25,112 @@ _Static_assert(ZE__PAGE == 4096, "ze_component_get_inline hard-codes the page si
 static const uint32_t zero_page[ZE__PAGE];
 #define ZERO_PAGE ((uint32_t *)zero_page)
 
+/* Room in w->pools for component id `id` (the table is sized to the
+ * registry, which may grow after the world was created). */
+static bool pools_reserve(ze_world_t *w, uint32_t id)
+{
+    if (id < w->pool_cap)
+        return true;
+    uint32_t cap = ZE_MAX(ZE_MAX(id + 1, w->kernel->component_count), w->pool_cap * 2);
+    cap = ZE_ALIGN_UP(ZE_MAX(cap, 16u), 16u);
+    ze__pool_t **t = ze_realloc(w->alloc, w->pools, sizeof(*t) * w->pool_cap, sizeof(*t) * cap,
+                                _Alignof(ze__pool_t *));
+    if (!t)
+        return false;
+    memset(t + w->pool_cap, 0, sizeof(*t) * (cap - w->pool_cap));
+    w->pools = t;
+    w->pool_cap = cap;
+    return true;
+}
+
+/* A world-sized bitset (special, pend_union, tmp_bits) one word longer. */
+static bool bitset_widen(ze_world_t *w, uint64_t **set, uint32_t words)
+{
+    uint64_t *n = ze_realloc(w->alloc, *set, sizeof(uint64_t) * words,
+                             sizeof(uint64_t) * (words + 1), _Alignof(uint64_t));
+    if (!n)
+        return false;
+    n[words] = 0;
+    *set = n;
+    return true;
+}
+
+/* Entity masks one word wider (the world's 65th, 129th... type): a new
+ * region for the table, the rows copied over. The world-sized bitsets grow
+ * with them. */
+static bool masks_widen(ze_world_t *w)
+{
+    uint32_t old = w->mask_words, nw = old + 1;
+    if (!bitset_widen(w, &w->special, old) || !bitset_widen(w, &w->pend_union, old) ||
+        !bitset_widen(w, &w->tmp_bits, old))
+        return false; /* the longer ones are fine: they stay zero-extended */
+    ze_mem_region_t r;
+    if (ze_mem_region_reserve(w->kernel->mem, ZE_MEM_OWNER_ECS,
+                              (size_t)w->capacity * nw * sizeof(uint64_t), &r) != ZE_OK)
+        return false;
+    size_t rows = ZE_MAX((size_t)w->fresh, w->mask_region.committed / (old * sizeof(uint64_t)));
+    rows = ZE_MIN(rows, (size_t)w->capacity);
+    if (rows && ze_mem_region_commit(&r, rows * nw * sizeof(uint64_t)) != ZE_OK) {
+        ze_mem_region_release(&r);
+        return false;
+    }
+    uint64_t *dst = (uint64_t *)r.base;
+    for (size_t i = 0; i < rows; i++) {
+        memcpy(dst + i * nw, w->mask + i * old, old * sizeof(uint64_t));
+        dst[i * nw + old] = 0;
+    }
+    ze_mem_region_release(&w->mask_region);
+    w->mask_region = r;
+    w->mask = dst;
+    w->mask_words = nw;
+    return true;
+}
+
+uint32_t ze__entity_components(const ze_world_t *w, uint32_t idx, ze_component_t *out, uint32_t max)
+{
+    /* Ascending ids: repeated minimum over the row (entities have few). */
+    const uint64_t *row = ze__row(w, idx);
+    uint32_t n = 0, prev = 0;
+    for (bool first = true;; first = false) {
+        uint32_t best = UINT32_MAX;
+        ZE__FOR_BITS(w, row, b)
+        {
+            uint32_t id = w->pool_list[b]->id;
+            if ((first || id > prev) && id < best)
+                best = id;
+        }
+        if (best == UINT32_MAX)
+            return n;
+        if (n < max)
+            out[n] = (ze_component_t){best};
+        n++;
+        prev = best;
+    }
+}
+
 ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id)
 {
-    ze__pool_t *p = w->pools[id];
+    ze__pool_t *p = ze__pool_of(w, id);
     if (p)
         return p;
-    const ze_component_info_t *info = &w->kernel->components[id];
+    if (id >= w->kernel->component_count || !pools_reserve(w, id))
+        return NULL;
+    /* The type's bit in entity masks, and room for it in pool_list. */
+    if (w->pool_count == w->mask_words * 64 && !masks_widen(w)) {
+        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
+                        "out of ECS memory widening entity masks to %u types", w->pool_count + 1);
+        return NULL;
+    }
+    if (w->pool_count == w->pool_list_cap) {
+        uint32_t cap = w->pool_list_cap ? w->pool_list_cap * 2 : 16;
+        ze__pool_t **t = ze_realloc(w->alloc, w->pool_list, sizeof(*t) * w->pool_list_cap,
+                                    sizeof(*t) * cap, _Alignof(ze__pool_t *));
+        if (!t)
+            return NULL;
+        w->pool_list = t;
+        w->pool_list_cap = cap;
+    }
+    const ze_component_info_t *info = ze__info(w->kernel, id);
     p = ze_alloc(w->alloc, sizeof *p, _Alignof(ze__pool_t));
     if (!p)
         return NULL;
@@ -58,12 +160,19 @@ ze__pool_t *ze__pool_get(ze_world_t *w, uint32_t id)
     }
     /* Groups created before this pool existed may own its type. */
     for (uint32_t g = 0; g < w->group_count; g++)
-        if (w->groups[g].owned & ((ze_mask_t)1 << id))
-            p->groups |= (ze_mask_t)1 << g;
+        if (ze_mask_has(w->groups[g].owned, (ze_component_t){id}))
+            p->groups |= (uint64_t)1 << g;
     p->plain = !p->has_hooks && !p->groups;
+    if ((info->flags & ZE_COMPONENT_TRACKED) && !ze__pool_track(w, p)) {
+        ze__pool_free(w, p);
+        return NULL;
+    }
+    p->bit = w->pool_count++;
+    w->pool_list[p->bit] = p;
     if (p->has_hooks)
-        w->hooked_mask |= (ze_mask_t)1 << id;
+        ze__bit_set(w->special, p->bit);
     w->pools[id] = p;
+    w->layout++; /* queries recompile their bitsets */
     return p;
 }
 
@@ -76,10 +185,11 @@ void ze__pool_free(ze_world_t *w, ze__pool_t *p)
         if (p->sparse && p->sparse[i] && p->sparse[i] != ZERO_PAGE)
             ze_free(w->alloc, p->sparse[i], sizeof(uint32_t) * ZE__PAGE);
         if (p->dense && p->dense[i])
-            ze_free(w->alloc, p->dense[i], sizeof(uint32_t) * ZE__PAGE);
+            ze_free(w->alloc, p->dense[i], sizeof(uint32_t) * (i ? ZE__PAGE : p->dense0_cap));
         if (p->data && p->data[i])
             ze_free(w->alloc, p->data[i], (size_t)p->size * (i ? ZE__PAGE : p->page0_cap));
     }
+    ze__pool_ver_free(w, p);
     ze_free(w->alloc, p->sparse, table);
     ze_free(w->alloc, p->dense, table);
     ze_free(w->alloc, p->data, table);
@@ -102,28 +212,43 @@ static inline bool valid_component(const ze_world_t *w, ze_component_t c)
 static bool pool_reserve(ze_world_t *w, ze__pool_t *p, uint32_t d, uint32_t index)
 {
     uint32_t page = d >> ZE__PAGE_BITS;
-    if (!p->dense[page]) {
+    uint32_t page0 = p->size ? ZE_MIN(p->dense0_cap, p->page0_cap) : p->dense0_cap;
+    if (page == 0 && d >= page0) {
+        /* The first dense and data pages grow (x4 from 16 entries) so that a
+         * type with few entities, small or large, does not take 4096
+         * entries at once (a kernel may have thousands of types). */
+        uint32_t cap = page0 ? ZE_MIN(page0 * 4, (uint32_t)ZE__PAGE) : 16;
+        if (p->dense0_cap < cap) {
+            uint32_t *nd = ze_realloc(w->alloc, p->dense[0], sizeof(uint32_t) * p->dense0_cap,
+                                      sizeof(uint32_t) * cap, 64);
+            if (!nd)
+                return false;
+            p->dense[0] = nd;
+            p->dense0_cap = cap;
+        }
+        if (p->size && p->page0_cap < cap) {
+            void *np = ze_realloc(w->alloc, p->data[0], (size_t)p->size * p->page0_cap,
+                                  (size_t)p->size * cap, ZE_MAX(p->align, 64u));
+            if (!np)
+                return false;
+            p->data[0] = np;
+            p->page0_cap = cap;
+        }
+        page0 = cap;
+    } else if (page != 0 && !p->dense[page]) {
         p->dense[page] = ze_alloc(w->alloc, sizeof(uint32_t) * ZE__PAGE, 64);
         if (!p->dense[page])
             return false;
     }
-    if (p->size && page == 0 && d >= p->page0_cap) {
-        /* The first data page grows (x4 from 16 entries) so that a type with
-         * few, large values does not take size x 4096 bytes at once. */
-        uint32_t cap = p->page0_cap ? ZE_MIN(p->page0_cap * 4, (uint32_t)ZE__PAGE) : 16;
-        void *np = ze_realloc(w->alloc, p->data[0], (size_t)p->size * p->page0_cap,
-                              (size_t)p->size * cap, ZE_MAX(p->align, 64u));
-        if (!np)
-            return false;
-        p->data[0] = np;
-        p->page0_cap = cap;
-    } else if (p->size && page != 0 && !p->data[page]) {
+    if (p->size && page != 0 && !p->data[page]) {
         p->data[page] = ze_alloc(w->alloc, (size_t)p->size * ZE__PAGE, ZE_MAX(p->align, 64u));
         if (!p->data[page])
             return false;
     }
+    if (p->ver && !p->ver[page] && !ze__pool_ver_page(w, p, page))
+        return false;
     /* Pages fill in order (d is the next position), so [0, cap) is ready. */
-    uint32_t cap = page == 0 && p->size ? p->page0_cap : (page + 1) << ZE__PAGE_BITS;
+    uint32_t cap = page == 0 ? page0 : (page + 1) << ZE__PAGE_BITS;
     if (cap > p->cap)
         p->cap = cap;
     uint32_t sp = index >> ZE__PAGE_BITS;
@@ -168,6 +293,7 @@ static inline void move_entry(ze__pool_t *p, uint32_t from, uint32_t to, uint32_
     p->sparse[moved >> ZE__PAGE_BITS][moved & ZE__PAGE_MASK] = to + 1;
     if (p->size)
         copy_value(ze__pool_data(p, to), ze__pool_data(p, from), p->size);
+    ze__row_version_move(p, from, to);
 }
 
 /* Insert index into p (absent), value from `value` (copy) or default.
@@ -180,14 +306,15 @@ static inline void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, co
     bool ready = d < p->cap && p->sparse[index >> ZE__PAGE_BITS] != ZERO_PAGE;
     if (!ready && !pool_reserve(w, p, d, index)) {
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY, "out of ECS memory adding '%s'",
-                        w->kernel->components[p->id].name);
+                        ze__info(w->kernel, p->id)->name);
         *ok = false;
         return NULL;
     }
     p->dense[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK] = index;
     p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK] = d + 1;
     p->count = d + 1;
-    w->mask[index] |= (ze_mask_t)1 << p->id;
+    ze__bit_set(ze__row(w, index), p->bit);
+    ze__row_stamp(p, d, ze__version_now(w)); /* a new row counts as changed */
     void *dst = NULL;
     if (p->size) {
         dst = ze__pool_data(p, d);
@@ -202,7 +329,7 @@ static inline void *pool_insert(ze_world_t *w, ze__pool_t *p, uint32_t index, co
             memset(dst, 0, p->size);
         }
     }
-    if (w->bind_mask & ((ze_mask_t)1 << p->id))
+    if (p->watched)
         ze__bindings_note(w, index, p->id, ZE_DELTA_ADDED);
     *ok = true;
     if (p->groups) { /* joining a group moves the value */
@@ -216,7 +343,7 @@ void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp);
 void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp)
 {
     ze__pool_t *p = w->pools[comp];
-    if (w->bind_mask & ((ze_mask_t)1 << comp))
+    if (p->watched)
         ze__bindings_note(w, index, comp, ZE_DELTA_REMOVED);
     if (p->groups)
         ze__groups_before_remove(w, index, p);
@@ -238,10 +365,12 @@ void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp)
         uint32_t moved = ze__pool_entity(p, last);
         p->dense[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK] = moved;
         p->sparse[moved >> ZE__PAGE_BITS][moved & ZE__PAGE_MASK] = d + 1;
+        ze__row_version_move(p, last, d);
     }
     p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK] = 0;
     p->count = last;
-    w->mask[index] &= ~((ze_mask_t)1 << comp);
+    ze__bit_clear(ze__row(w, index), p->bit);
+    ze__stamp_max(&p->removed, ze__version_now(w));
 }
 
 /* ------------------------------------------------------------- destroy */
@@ -253,56 +382,78 @@ void ze__component_remove_now(ze_world_t *w, uint32_t index, uint32_t comp)
  * range; then each pool fills it from its own end. One move per step, not a
  * swap. Reads nothing of the slot but its sparse entries, so it also serves
  * ghosts (whose mask word is the free list's link by then). */
-static void remove_holes(ze_world_t *w, uint32_t index, ze_mask_t m)
+/* Every type of group g is in the bitset m. */
+static inline bool has_group(const ze_world_t *w, const uint64_t *m, const ze__group_t *g)
 {
-    uint32_t hole[ZE_MAX_COMPONENTS];
-    ze_mask_t gm = 0;
-    for (ze_mask_t r = m; r; r &= r - 1) {
-        uint32_t c = (uint32_t)__builtin_ctzll(r);
-        ze__pool_t *p = w->pools[c];
+    for (uint32_t i = 0; i < g->owned.count; i++)
+        if (!ze__bit_get(m, w->pools[g->owned.ids[i]]->bit))
+            return false;
+    return true;
+}
+
+static void remove_holes(ze_world_t *w, uint32_t index, const uint64_t *m)
+{
+    uint64_t gm = 0;
+    ZE__FOR_BITS(w, m, b)
+    {
+        ze__pool_t *p = w->pool_list[b];
         uint32_t *sp = &p->sparse[index >> ZE__PAGE_BITS][index & ZE__PAGE_MASK];
-        hole[c] = *sp - 1;
+        p->hole = *sp - 1;
         *sp = 0;
         gm |= p->groups;
     }
     while (gm) { /* descending: bigger (inner) groups first */
         uint32_t gi = 63 - (uint32_t)__builtin_clzll(gm);
-        gm &= ~((ze_mask_t)1 << gi);
+        gm &= ~((uint64_t)1 << gi);
         ze__group_t *g = &w->groups[gi];
-        if ((m & g->owned) != g->owned)
+        if (!has_group(w, m, g))
             continue;
         /* Its entries share one position in every pool the group owns. */
         uint32_t last = --g->len;
-        uint32_t h = hole[g->first_pool];
+        uint32_t h = w->pools[g->first_pool]->hole;
         if (h == last)
             continue;
         uint32_t moved = ze__pool_entity(w->pools[g->first_pool], last);
-        for (ze_mask_t o = g->owned; o; o &= o - 1) {
-            uint32_t c = (uint32_t)__builtin_ctzll(o);
-            move_entry(w->pools[c], last, h, moved);
-            hole[c] = last;
+        for (uint32_t i = 0; i < g->owned.count; i++) {
+            ze__pool_t *p = w->pools[g->owned.ids[i]];
+            move_entry(p, last, h, moved);
+            p->hole = last;
         }
     }
-    for (ze_mask_t r = m; r; r &= r - 1) {
-        uint32_t c = (uint32_t)__builtin_ctzll(r);
-        ze__pool_t *p = w->pools[c];
+    uint32_t now = ze__version_now(w);
+    ZE__FOR_BITS(w, m, b)
+    {
+        ze__pool_t *p = w->pool_list[b];
         uint32_t last = --p->count;
-        if (hole[c] != last)
-            move_entry(p, last, hole[c], ze__pool_entity(p, last));
+        if (p->hole != last)
+            move_entry(p, last, p->hole, ze__pool_entity(p, last));
+        ze__stamp_max(&p->removed, now);
     }
+}
+
+/* The lowest component id of row (not empty). */
+static uint32_t lowest_component(const ze_world_t *w, const uint64_t *row)
+{
+    uint32_t best = UINT32_MAX;
+    ZE__FOR_BITS(w, row, b)
+    {
+        if (w->pool_list[b]->id < best)
+            best = w->pool_list[b]->id;
+    }
+    return best;
 }
 
 void ze__entity_remove_all(ze_world_t *w, uint32_t index)
 {
-    ze_mask_t m = w->mask[index];
-    if (m & (w->bind_mask | w->hooked_mask)) {
+    uint64_t *row = ze__row(w, index);
+    if (ze__row_meets(w, row, w->special)) {
         /* One type at a time: dtors and binder notes in type order. */
-        while ((m = w->mask[index]) != 0)
-            ze__component_remove_now(w, index, (uint32_t)__builtin_ctzll(m));
+        while (!ze__row_empty(w, row))
+            ze__component_remove_now(w, index, lowest_component(w, row));
         return;
     }
-    remove_holes(w, index, m);
-    w->mask[index] = 0;
+    remove_holes(w, index, row);
+    ze__row_zero(w, row);
 }
 
 /* Deferred destroys. ze_entity_destroy of an entity whose components have
@@ -322,15 +473,16 @@ void ze__entity_remove_all(ze_world_t *w, uint32_t index)
  * a quarter of the entries they sit among) go one entity at a time. */
 enum { BULK_SHARE = 4 };
 
-/* The ghosts' types, from their sparse entries (the mask word is the free
- * list's link). */
-static inline ze_mask_t ghost_mask(const ze_world_t *w, uint32_t index, ze_mask_t u)
+/* The ghost's types into w->tmp_bits, from their sparse entries among
+ * the types of u (the mask row holds the free list's link). */
+static inline const uint64_t *ghost_mask(ze_world_t *w, uint32_t index, const uint64_t *u)
 {
-    ze_mask_t m = 0;
-    for (ze_mask_t r = u; r; r &= r - 1) {
-        uint32_t c = (uint32_t)__builtin_ctzll(r);
-        if (ze__sparse_get(w->pools[c], index))
-            m |= (ze_mask_t)1 << c;
+    uint64_t *m = w->tmp_bits;
+    memset(m, 0, sizeof(uint64_t) * w->mask_words);
+    ZE__FOR_BITS(w, u, b)
+    {
+        if (ze__sparse_get(w->pool_list[b], index))
+            ze__bit_set(m, b);
     }
     return m;
 }
@@ -422,45 +574,48 @@ static uint32_t first_bit(const uint64_t *b)
 
 /* The bulk pass over the pools of u. False (nothing changed) when the
  * bitmaps cannot be allocated. */
-static bool settle_bulk(ze_world_t *w, const uint32_t *pend, uint32_t n, ze_mask_t u)
+static bool settle_bulk(ze_world_t *w, const uint32_t *pend, uint32_t n, const uint64_t *u)
 {
-    size_t off[ZE_MAX_COMPONENTS], words = 0;
-    for (ze_mask_t r = u; r; r &= r - 1) {
-        uint32_t c = (uint32_t)__builtin_ctzll(r);
-        off[c] = words;
-        words += ((size_t)w->pools[c]->count + 63) >> 6;
+    size_t words = 0;
+    ZE__FOR_BITS(w, u, b)
+    {
+        ze__pool_t *p = w->pool_list[b];
+        p->off = words;
+        words += ((size_t)p->count + 63) >> 6;
     }
     size_t bytes = ZE_MAX(words, (size_t)1) * sizeof(uint64_t);
     uint64_t *bits = ze_alloc(w->alloc, bytes, 64);
     if (!bits)
         return false;
     memset(bits, 0, bytes);
-    uint32_t dead[ZE_MAX_COMPONENTS];
-    for (ze_mask_t r = u; r; r &= r - 1) {
-        uint32_t c = (uint32_t)__builtin_ctzll(r);
-        ZE_ASSERT(!w->pools[c]->has_hooks);
-        dead[c] = mark_ghosts(w->pools[c], pend, n, bits + off[c]);
+    ZE__FOR_BITS(w, u, b)
+    {
+        ze__pool_t *p = w->pool_list[b];
+        ZE_ASSERT(!p->has_hooks);
+        p->dead = mark_ghosts(p, pend, n, bits + p->off);
     }
     /* A ghost in a group has every owned type, so it sits at the same
      * position below len in every owned pool: count it in the first. */
     for (uint32_t g = 0; g < w->group_count; g++) {
         ze__group_t *gr = &w->groups[g];
-        if ((u >> gr->first_pool) & 1 && dead[gr->first_pool])
-            gr->len -= bits_below(bits + off[gr->first_pool], gr->len);
+        const ze__pool_t *first = w->pools[gr->first_pool];
+        if (ze__bit_get(u, first->bit) && first->dead)
+            gr->len -= bits_below(bits + first->off, gr->len);
     }
-    for (ze_mask_t r = u; r; r &= r - 1) {
-        uint32_t c = (uint32_t)__builtin_ctzll(r);
-        ze__pool_t *p = w->pools[c];
-        if (!dead[c])
+    ZE__FOR_BITS(w, u, bit)
+    {
+        ze__pool_t *p = w->pool_list[bit];
+        if (!p->dead)
             continue;
-        const uint64_t *b = bits + off[c];
-        uint32_t first = first_bit(b), left = p->count - dead[c];
+        const uint64_t *b = bits + p->off;
+        uint32_t first = first_bit(b), left = p->count - p->dead;
         /* stable moves every survivor past the first hole */
-        if (p->groups || p->count - first - dead[c] <= dead[c])
+        if (p->groups || p->count - first - p->dead <= p->dead)
             compact_stable(p, b, first);
         else
             compact_fill(p, b, first, left);
         p->count = left;
+        ze__stamp_max(&p->removed, ze__version_now(w));
     }
     ze_free(w->alloc, bits, bytes);
     return true;
@@ -476,38 +631,41 @@ void ze__pending_flush(ze_world_t *w)
     uint32_t n = w->pend_count;
     if (!n)
         return;
-    ze_mask_t u = w->pend_union;
+    const uint64_t *u = w->pend_union; /* cleared at the end (nothing adds meanwhile) */
     w->pend_count = 0;
-    w->pend_union = 0;
     /* At most n ghosts per pool of u: bulk when that is a fair share of
      * the entries. */
-    uint64_t entries = 0;
-    for (ze_mask_t r = u; r; r &= r - 1)
-        entries += w->pools[__builtin_ctzll(r)]->count;
-    uint64_t most = (uint64_t)n * (uint64_t)__builtin_popcountll(u);
-    if (most * BULK_SHARE >= entries && settle_bulk(w, w->pend, n, u))
-        return;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t idx = w->pend[i];
-        remove_holes(w, idx, ghost_mask(w, idx, u));
+    uint64_t entries = 0, types = 0;
+    ZE__FOR_BITS(w, u, b)
+    {
+        entries += w->pool_list[b]->count;
+        types++;
     }
+    uint64_t most = (uint64_t)n * types;
+    if (!(most * BULK_SHARE >= entries && settle_bulk(w, w->pend, n, u))) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t idx = w->pend[i];
+            remove_holes(w, idx, ghost_mask(w, idx, u));
+        }
+    }
+    memset(w->pend_union, 0, sizeof(uint64_t) * w->mask_words);
 }
 
 /* The common add, inlined into ze_component_add/_set: a plain pool (no
  * hooks, no group) no binder watches, its storage there. False: take
  * pool_insert. */
-static inline bool insert_plain(ze_world_t *w, ze__pool_t *p, uint32_t index, ze_mask_t m,
+static inline bool insert_plain(ze_world_t *w, ze__pool_t *p, uint32_t index, uint64_t *row,
                                 const void *value)
 {
     uint32_t d = p->count;
     uint32_t *sp = p->sparse[index >> ZE__PAGE_BITS];
-    ze_mask_t bit = (ze_mask_t)1 << p->id;
-    if (!p->plain || d >= p->cap || sp == ZERO_PAGE || (w->bind_mask & bit))
+    if (!p->plain || d >= p->cap || sp == ZERO_PAGE || p->watched)
         return false;
     p->dense[d >> ZE__PAGE_BITS][d & ZE__PAGE_MASK] = index;
     sp[index & ZE__PAGE_MASK] = d + 1;
     p->count = d + 1;
-    w->mask[index] = m | bit;
+    ze__bit_set(row, p->bit);
+    ze__row_stamp(p, d, ze__version_now(w));
     if (p->size) {
         void *dst = ze__pool_data(p, d);
         if (value)
@@ -524,13 +682,12 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
     if (!valid_component(w, c) || !ze__alive(w, e))
         return NULL;
     uint32_t index = ze_entity_index(e);
-    ze_mask_t m = w->mask[index];
-    if (m & ((ze_mask_t)1 << c.id)) {
+    if (ze__has(w, index, c.id)) {
         const ze__pool_t *p = w->pools[c.id];
         return p->size ? ze__pool_data(p, ze__sparse_get(p, index) - 1) : TAG_PRESENT;
     }
     if (ze__write_denied(w, true)) {
-        ze__write_refused(w, "ze_component_add of '%s'", w->kernel->components[c.id].name);
+        ze__write_refused(w, "ze_component_add of '%s'", ze__info(w->kernel, c.id)->name);
         return NULL;
     }
     switch (ze__world_gate(w)) {
@@ -545,7 +702,7 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
     ze__pool_t *p = ze__pool_get(w, c.id);
     if (!p)
         return NULL;
-    if (insert_plain(w, p, index, m, NULL))
+    if (insert_plain(w, p, index, ze__row(w, index), NULL))
         return p->size ? ze__pool_data(p, p->count - 1) : TAG_PRESENT;
     bool ok;
     void *data = pool_insert(w, p, index, NULL, &ok);
@@ -557,8 +714,10 @@ void *ze_component_add(ze_world_t *w, ze_entity_t e, ze_component_t c)
 static ze_result set_existing(ze_world_t *w, uint32_t index, ze_component_t c, const void *value)
 {
     ze__pool_t *p = w->pools[c.id];
+    uint32_t d = ze__sparse_get(p, index) - 1;
+    ze__row_stamp(p, d, ze__version_now(w));
     if (p->size) {
-        void *dst = ze__pool_data(p, ze__sparse_get(p, index) - 1);
+        void *dst = ze__pool_data(p, d);
         if (p->hooks.copy) {
             /* copy constructs: the old value is destroyed first */
             if (p->hooks.dtor)
@@ -568,7 +727,7 @@ static ze_result set_existing(ze_world_t *w, uint32_t index, ze_component_t c, c
             copy_value(dst, value, p->size);
         }
     }
-    if (w->bind_mask & ((ze_mask_t)1 << c.id))
+    if (p->watched)
         ze__bindings_note(w, index, c.id, ZE_DELTA_CHANGED);
     return ZE_OK;
 }
@@ -583,9 +742,9 @@ __attribute__((noinline)) static ze_result set_slow(ze_world_t *w, ze_entity_t e
     if (!ze__alive(w, e))
         return ZE_ERR_NOT_FOUND;
     uint32_t index = ze_entity_index(e);
-    bool has = (w->mask[index] & ((ze_mask_t)1 << c.id)) != 0;
+    bool has = ze__has(w, index, c.id);
     if (ze__write_denied(w, !has))
-        return ze__write_refused(w, "ze_component_set of '%s'", w->kernel->components[c.id].name);
+        return ze__write_refused(w, "ze_component_set of '%s'", ze__info(w->kernel, c.id)->name);
     if (has)
         return set_existing(w, index, c, value);
     switch (ze__world_gate(w)) {
@@ -608,38 +767,60 @@ ze_result ze_component_set(ze_world_t *w, ze_entity_t e, ze_component_t c, const
 {
     ZE__ECS_THREAD_CHECK();
     /* A pool exists only for a registered type. */
-    ze__pool_t *p = c.id < ZE_MAX_COMPONENTS ? w->pools[c.id] : NULL;
+    ze__pool_t *p = ze__pool_of(w, c.id);
     uint32_t index = ze_entity_index(e);
     if (!p || !value || !ze__alive(w, e) || w->group_writes)
         return set_slow(w, e, c, value); /* set_slow applies the group policy */
-    ze_mask_t m = w->mask[index];
-    if (m & ((ze_mask_t)1 << c.id))
+    uint64_t *row = ze__row(w, index);
+    if (ze__bit_get(row, p->bit))
         return set_existing(w, index, c, value);
-    if (ze__world_gate(w) == ZE__GATE_NOW && insert_plain(w, p, index, m, value))
+    if (ze__world_gate(w) == ZE__GATE_NOW && insert_plain(w, p, index, row, value))
         return ZE_OK;
     return set_slow(w, e, c, value);
 }
 
-void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c)
+const void *ze_component_get(const ze_world_t *w, ze_entity_t e, ze_component_t c)
 {
     ZE__ECS_THREAD_CHECK();
-    if (c.id >= ZE_MAX_COMPONENTS)
-        return NULL;
     uint32_t index = ze_entity_index(e);
     /* The generation and the sparse entry are independent loads, so the CPU
      * overlaps their cache misses. */
-    const ze__pool_t *p = w->pools[c.id];
+    const ze__pool_t *p = ze__pool_of(w, c.id);
     if (!p || !ze__alive(w, e) || !p->size)
         return NULL;
     uint32_t d = ze__sparse_get(p, index);
     return d ? ze__pool_data(p, d - 1) : NULL;
 }
 
+void *ze_component_get_mut(ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    ZE__ECS_THREAD_CHECK();
+    if (!ze__alive(w, e))
+        return NULL;
+    ze__pool_t *p = ze__pool_of(w, c.id);
+    uint32_t d = p && p->size ? ze__sparse_get(p, ze_entity_index(e)) : 0;
+    if (!d)
+        return NULL;
+    ze__row_stamp(p, d - 1, ze__version_now(w));
+    return ze__pool_data(p, d - 1);
+}
+
+ze_result ze_component_mark_changed(ze_world_t *w, ze_entity_t e, ze_component_t c)
+{
+    ZE__ECS_THREAD_CHECK();
+    if (!w || !valid_component(w, c))
+        return ZE_ERR_INVALID_ARG;
+    if (!ze__alive(w, e) || !ze__has(w, ze_entity_index(e), c.id))
+        return ZE_ERR_NOT_FOUND;
+    ze__pool_t *p = w->pools[c.id];
+    ze__row_stamp(p, ze__sparse_get(p, ze_entity_index(e)) - 1, ze__version_now(w));
+    return ZE_OK;
+}
+
 bool ze_component_has(const ze_world_t *w, ze_entity_t e, ze_component_t c)
 {
     ZE__ECS_THREAD_CHECK();
-    return c.id < ZE_MAX_COMPONENTS && ze__alive(w, e) &&
-           (w->mask[ze_entity_index(e)] & ((ze_mask_t)1 << c.id));
+    return ze__alive(w, e) && ze__has(w, ze_entity_index(e), c.id);
 }
 
 ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c)
@@ -650,11 +831,10 @@ ze_result ze_component_remove(ze_world_t *w, ze_entity_t e, ze_component_t c)
     if (!ze__alive(w, e))
         return ZE_ERR_NOT_FOUND;
     uint32_t index = ze_entity_index(e);
-    if (!(w->mask[index] & ((ze_mask_t)1 << c.id)))
+    if (!ze__has(w, index, c.id))
         return ZE_ERR_NOT_FOUND;
     if (ze__write_denied(w, true))
-        return ze__write_refused(w, "ze_component_remove of '%s'",
-                                 w->kernel->components[c.id].name);
+        return ze__write_refused(w, "ze_component_remove of '%s'", ze__info(w->kernel, c.id)->name);
     switch (ze__world_gate(w)) {
     case ZE__GATE_REFUSE:
         return ZE_ERR_STATE;
@@ -673,5 +853,6 @@ uint32_t ze_component_population(const ze_world_t *w, ze_component_t c)
     /* Pools count the ghosts of deferred destroys until settled. Worlds are
      * never const objects (ze_world_create allocates them). */
     ze__world_settle((ze_world_t *)w);
-    return c.id < ZE_MAX_COMPONENTS && w->pools[c.id] ? w->pools[c.id]->count : 0;
+    const ze__pool_t *p = ze__pool_of(w, c.id);
+    return p ? p->count : 0;
 }

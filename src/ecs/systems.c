@@ -175,7 +175,8 @@ ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
         return (ze_system_t){0};
     }
     /* FrameUI only reads: its systems may not declare a write mask. */
-    if (group == ZE_GROUP_FRAME_UI && (desc->writes || desc->query.write)) {
+    if (group == ZE_GROUP_FRAME_UI &&
+        (!ze_mask_empty(desc->writes) || !ze_mask_empty(desc->query.write))) {
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
                         "system '%s': FrameUI systems may not write components", desc->name);
         return (ze_system_t){0};
@@ -454,21 +455,10 @@ static ze_result run_group(ze_world_t *w, uint32_t g, double dt, float alpha)
             f = ze_commands_flush(main);
         break;
     }
-    /* Bindings: what each system was allowed to write counts as changed. */
-    if (w->bind_mask && t && !s->failed[slot]) {
-        for (uint32_t i = 0; i < s->entries.count; i++) {
-            sys_entry_t *e = entry_at(s, i);
-            if (e->group != g || e->removed || !e->enabled || !e->tick_index)
-                continue;
-            ze_query_desc_t qd = e->desc.query;
-            if (!qd.with)
-                qd = (ze_query_desc_t){.with = e->desc.reads | e->desc.writes,
-                                       .write = e->desc.writes};
-            ze_mask_t writes = (e->desc.writes | qd.write) & w->bind_mask;
-            if (writes)
-                ze__bindings_note_system(w, ze_query_create(w, &qd), writes);
-        }
-    }
+    /* Bindings: the rows the group's systems and commands wrote (their
+     * versions), in storage order after the notes of direct sets. */
+    if (w->watched_count)
+        ze__bindings_scan(w);
     /* The barrier settles the destroys its commands (or the systems)
      * deferred: one bulk pass, before the next group's queries. */
     ze__world_settle(w);
@@ -490,7 +480,10 @@ ze_result ze_world_begin_frame(ze_world_t *w, double dt)
         ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE, "begin_frame during iteration or a wave");
         return ZE_ERR_STATE;
     }
-    w->started = true; /* seals the services table */
+    w->started = true; /* seals the world's service scope, and the kernel's */
+    w->scope.sealed = true;
+    w->kernel->scope.sealed = true;
+    ze__versions_rebase_if_due(w);
     ze__systems_t *s = systems_of(w);
     if (!s)
         return ZE_ERR_OUT_OF_MEMORY;

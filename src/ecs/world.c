@@ -9,11 +9,6 @@
 
 #define NO_SLOT UINT32_MAX
 
-typedef struct service_entry_t {
-    char name[ZE_COMPONENT_NAME_MAX];
-    void *ptr;
-} service_entry_t;
-
 ze_result ze__kernel_add_world(ze_kernel_t *k, ze_world_t *w);
 void ze__kernel_forget_world(ze_kernel_t *k, ze_world_t *w);
 
@@ -42,8 +37,21 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
     snprintf(w->name, sizeof w->name, "%s", d.name ? d.name : "world");
     atomic_init(&w->iter_depth, 0);
     atomic_init(&w->in_parallel, false);
+    atomic_init(&w->jobs_open, false);
+    atomic_init(&w->version, 1); /* 0 is "before everything" */
+    w->rebased_at = 1;
+    /* One word of entity mask per slot until the world uses its 65th type. */
+    w->mask_words = 1;
+    w->special = ze_alloc(w->alloc, sizeof(uint64_t), _Alignof(uint64_t));
+    w->pend_union = ze_alloc(w->alloc, sizeof(uint64_t), _Alignof(uint64_t));
+    w->tmp_bits = ze_alloc(w->alloc, sizeof(uint64_t), _Alignof(uint64_t));
+    if (!w->special || !w->pend_union || !w->tmp_bits) {
+        ze_world_destroy(w);
+        return NULL;
+    }
+    *w->special = *w->pend_union = *w->tmp_bits = 0;
     ze_hashmap_init(&w->query_map, w->alloc, sizeof(ze_query_desc_t), sizeof(uint32_t));
-    ze_hashmap_init(&w->services, w->alloc, sizeof(uint64_t), sizeof(service_entry_t));
+    ze__scope_init(&w->scope, w->alloc);
     w->id = k->next_world_id++;
     if (d.tag_count) {
         w->tags = ze_alloc(w->alloc, sizeof(char *) * d.tag_count, 16);
@@ -67,7 +75,7 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
     ze_mem_t *mm = k->mem;
     if (ze_mem_region_reserve(mm, ZE_MEM_OWNER_ECS, (size_t)cap * sizeof(uint32_t),
                               &w->gen_region) != ZE_OK ||
-        ze_mem_region_reserve(mm, ZE_MEM_OWNER_ECS, (size_t)cap * sizeof(ze_mask_t),
+        ze_mem_region_reserve(mm, ZE_MEM_OWNER_ECS, (size_t)cap * sizeof(uint64_t),
                               &w->mask_region) != ZE_OK) {
         ze__kernel_report(k, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
                           "world '%s': cannot reserve the entity table for %u entities", w->name,
@@ -76,7 +84,7 @@ ze_world_t *ze_world_create(ze_kernel_t *k, const ze_world_desc_t *desc)
         return NULL;
     }
     w->gen = (uint32_t *)w->gen_region.base;
-    w->mask = (ze_mask_t *)w->mask_region.base;
+    w->mask = (uint64_t *)w->mask_region.base;
     w->deferred = ze_commands_create(w);
     if (!w->deferred || ze__kernel_add_world(k, w) != ZE_OK) {
         ze_world_destroy(w);
@@ -91,25 +99,29 @@ void ze_world_destroy(ze_world_t *w)
         return;
     ZE__ECS_THREAD_CHECK();
     ze__systems_fini(w); /* shutdown callbacks see the world whole */
+    ze__worker_fini(w);
     ze__actors_fini(w);
+    ze__scope_fini(&w->scope); /* services: reverse order, after who uses them */
     ze__bindings_fini(w);
     ze__messages_fini(w);
     ze__hooks_fini(w);
     /* Components with destructors get them run. */
-    for (uint32_t c = 0; c < ZE_MAX_COMPONENTS; c++) {
-        ze__pool_t *p = w->pools[c];
-        if (!p)
-            continue;
+    for (uint32_t b = 0; b < w->pool_count; b++) {
+        ze__pool_t *p = w->pool_list[b];
         if (p->hooks.dtor) {
             for (uint32_t d = 0; d < p->count; d++)
                 p->hooks.dtor(ze__pool_data(p, d), 1, p->hooks.user);
         }
+        w->pools[p->id] = NULL;
         ze__pool_free(w, p);
-        w->pools[c] = NULL;
     }
+    ze_free(w->alloc, w->pools, sizeof(*w->pools) * w->pool_cap);
+    ze_free(w->alloc, w->pool_list, sizeof(*w->pool_list) * w->pool_list_cap);
+    ze_free(w->alloc, w->special, sizeof(uint64_t) * w->mask_words);
+    ze_free(w->alloc, w->pend_union, sizeof(uint64_t) * w->mask_words);
+    ze_free(w->alloc, w->tmp_bits, sizeof(uint64_t) * w->mask_words);
     ze__queries_free(w);
     ze_hashmap_free(&w->query_map);
-    ze_hashmap_free(&w->services);
     for (uint32_t i = 0; i < w->tag_count; i++)
         if (w->tags[i])
             ze_free(w->alloc, w->tags[i], strlen(w->tags[i]) + 1);
@@ -170,7 +182,8 @@ void ze__world_iter_end(ze_world_t *w)
 
 void ze__world_parallel_begin(ze_world_t *w)
 {
-    ze__world_settle(w); /* workers' iterations must find no ghosts */
+    ze__world_settle(w);    /* workers' iterations must find no ghosts */
+    ze__queries_refresh(w); /* nor compile a query: the world's bits are fixed now */
     atomic_store_explicit(&w->in_parallel, true, memory_order_release);
 }
 
@@ -184,7 +197,8 @@ void ze__world_parallel_end(ze_world_t *w)
 static bool ensure_committed(ze_world_t *w, uint32_t slots)
 {
     return ze_mem_region_commit(&w->gen_region, (size_t)slots * sizeof(uint32_t)) == ZE_OK &&
-           ze_mem_region_commit(&w->mask_region, (size_t)slots * sizeof(ze_mask_t)) == ZE_OK;
+           ze_mem_region_commit(&w->mask_region,
+                                (size_t)slots * w->mask_words * sizeof(uint64_t)) == ZE_OK;
 }
 
 ze_entity_t ze_entity_create(ze_world_t *w)
@@ -207,7 +221,7 @@ ze_entity_t ze_entity_create(ze_world_t *w)
         /* The slot may still have ghost entries in the pools. */
         ze__world_settle(w);
         idx = w->free_head;
-        w->free_head = (uint32_t)w->mask[idx];
+        w->free_head = ze__free_next(w, idx);
         w->gen[idx] &= ~ZE__GEN_DEAD;
     } else {
         if (w->fresh == w->capacity) {
@@ -216,7 +230,7 @@ ze_entity_t ze_entity_create(ze_world_t *w)
             return ZE_ENTITY_NULL;
         }
         idx = w->fresh;
-        if ((size_t)(idx + 1) * sizeof(ze_mask_t) > w->mask_region.committed &&
+        if ((size_t)(idx + 1) * w->mask_words * sizeof(uint64_t) > w->mask_region.committed &&
             !ensure_committed(w, idx + 1)) {
             ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_OUT_OF_MEMORY,
                             "out of ECS memory for the entity table");
@@ -225,7 +239,7 @@ ze_entity_t ze_entity_create(ze_world_t *w)
         w->fresh++;
         w->gen[idx] = 1;
     }
-    w->mask[idx] = 0;
+    ze__row_zero(w, ze__row(w, idx));
     w->alive++;
     return (ze_entity_t){(uint64_t)w->gen[idx] << 32 | idx};
 }
@@ -239,12 +253,12 @@ static inline void slot_free(ze_world_t *w, uint32_t idx)
     w->alive--;
     if (g >= ZE__GEN_MAX) {
         w->gen[idx] = g | ZE__GEN_DEAD;
-        w->mask[idx] = 0;
+        ze__row_zero(w, ze__row(w, idx));
         w->retired++;
         return;
     }
     w->gen[idx] = (g + 1) | ZE__GEN_DEAD;
-    w->mask[idx] = w->free_head;
+    ze__free_link(w, idx, w->free_head);
     w->free_head = idx;
 }
 
@@ -275,18 +289,19 @@ __attribute__((noinline)) static bool pend_grow(ze_world_t *w)
  * hot (a call and a frame more cost a quarter of a plain one). */
 __attribute__((always_inline)) static inline void destroy_slot(ze_world_t *w, uint32_t idx)
 {
-    ze_mask_t m = w->mask[idx];
-    if (m & (w->bind_mask | w->hooked_mask)) {
+    const uint64_t *row = ze__row(w, idx);
+    if (ze__row_meets(w, row, w->special)) {
         /* dtors and binder notes run now, in type order */
         ze__entity_remove_all(w, idx);
-    } else if (m && (w->pend_count < w->pend_cap || pend_grow(w))) {
+    } else if (ze__row_empty(w, row)) {
+    } else if (w->pend_count < w->pend_cap || pend_grow(w)) {
         /* Plain data: the slot dies now (generation, free list), its
          * entries stay in the pools as ghosts until ze__world_settle
          * removes them in bulk. Nothing reads a ghost: lookups check the
          * generation first, walks of the pools settle first. */
         w->pend[w->pend_count++] = idx;
-        w->pend_union |= m;
-    } else if (m) {
+        ze__row_or(w, w->pend_union, row);
+    } else {
         ze__entity_remove_all(w, idx); /* no room to defer */
     }
     slot_free(w, idx);
@@ -370,7 +385,7 @@ ze_result ze_entity_destroy_ex(ze_world_t *w, ze_entity_t e, uint32_t flags)
         break;
     }
     /* Without any Parent component nobody can be a child: no search. */
-    const ze__pool_t *links = w->pools[ZE_COMPONENT_ID_PARENT];
+    const ze__pool_t *links = ze__pool_of(w, ZE_COMPONENT_ID_PARENT);
     if (links && links->count)
         return destroy_with_children(w, e, flags);
     destroy_slot(w, ze_entity_index(e));
@@ -391,10 +406,18 @@ ze_entity_t ze_entity_from_index(const ze_world_t *w, uint32_t index)
     return (ze_entity_t){(uint64_t)w->gen[index] << 32 | index};
 }
 
+uint32_t ze_entity_components(const ze_world_t *w, ze_entity_t e, ze_component_t *out, uint32_t max)
+{
+    ZE__ECS_THREAD_CHECK();
+    return ze__alive(w, e) ? ze__entity_components(w, ze_entity_index(e), out, max) : 0;
+}
+
 ze_mask_t ze_entity_mask(const ze_world_t *w, ze_entity_t e)
 {
     ZE__ECS_THREAD_CHECK();
-    return ze__alive(w, e) ? w->mask[ze_entity_index(e)] : 0;
+    ze_component_t ids[ZE_MASK_MAX + 1];
+    uint32_t n = ze_entity_components(w, e, ids, ZE_MASK_MAX + 1);
+    return ze_mask_make(ids, ZE_MIN(n, (uint32_t)ZE_MASK_MAX + 1)); /* overflows past the max */
 }
 
 /* -------------------------------------------------------------- hashing */
@@ -452,20 +475,24 @@ uint64_t ze_world_hash(const ze_world_t *w)
         if (w->gen[idx] & ZE__GEN_DEAD)
             continue;
         uint64_t h = ze_hash_u64(((uint64_t)w->gen[idx] << 32 | idx) + 0x9e3779b97f4a7c15ull);
-        ze_mask_t m = w->mask[idx];
-        while (m) {
-            uint32_t c = (uint32_t)__builtin_ctzll(m);
-            m &= m - 1;
-            const ze_component_info_t *info = &w->kernel->components[c];
+        /* Components combine commutatively: the world's bits may be in any
+         * order (each world numbers the types it uses as they come). */
+        uint64_t acc = 0;
+        const uint64_t *row = ze__row(w, idx);
+        ZE__FOR_BITS(w, row, bit)
+        {
+            const ze__pool_t *p = w->pool_list[bit];
+            uint32_t c = p->id;
+            const ze_component_info_t *info = ze__info(w->kernel, c);
             if (info->flags & ZE_COMPONENT_TRANSIENT)
                 continue;
-            const ze__pool_t *p = w->pools[c];
             const void *data = info->size ? ze__pool_data(p, ze__sparse_get(p, idx) - 1) : NULL;
-            const ze_component_formatter_t *f = &w->kernel->formatters[c];
+            const ze_component_formatter_t *f = &ze__rec(w->kernel, c)->formatter;
             uint64_t ch =
                 info->size && f->write ? hash_formatted(f, data, &buf) : hash_component(info, data);
-            h = ze_hash_u64(h ^ (ch + c));
+            acc += ze_hash_u64(ch + c);
         }
+        h = ze_hash_u64(h ^ acc);
         total += ze_hash_u64(h); /* commutative: the order of entities does not matter */
     }
     ze_byte_writer_free(&buf);
@@ -524,44 +551,4 @@ ze_result ze_world_report(const ze_world_t *w, ze_log_level level, ze_result cod
 bool ze_world_started(const ze_world_t *w)
 {
     return w->started;
-}
-
-ze_result ze_world_service_register(ze_world_t *w, const char *name, void *service)
-{
-    ZE__ECS_THREAD_CHECK();
-    ZE_CHECK(w && name && name[0], ZE_ERR_INVALID_ARG);
-    if (w->started) {
-        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_STATE,
-                        "service '%s' registered after the world started "
-                        "(the table is sealed at the first BeginFrame)",
-                        name);
-        return ZE_ERR_STATE;
-    }
-    size_t len = strlen(name);
-    if (len >= ZE_COMPONENT_NAME_MAX) {
-        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
-                        "service name '%.40s...' longer than %d characters", name,
-                        ZE_COMPONENT_NAME_MAX - 1);
-        return ZE_ERR_INVALID_ARG;
-    }
-    uint64_t key = ze_hash64(name, len, 0);
-    service_entry_t *old = ze_hashmap_get(&w->services, &key);
-    if (old && strcmp(old->name, name) != 0) {
-        ze_world_report(w, ZE_LOG_ERROR, ZE_ERR_CONFLICT, "service names '%s' and '%s' collide",
-                        name, old->name);
-        return ZE_ERR_CONFLICT;
-    }
-    service_entry_t e = {.ptr = service};
-    memcpy(e.name, name, len + 1);
-    return ze_hashmap_put(&w->services, &key, &e);
-}
-
-void *ze_world_service_get(const ze_world_t *w, const char *name)
-{
-    ZE__ECS_THREAD_CHECK();
-    if (!name)
-        return NULL;
-    uint64_t key = ze_hash64(name, strlen(name), 0);
-    const service_entry_t *e = ze_hashmap_get(&w->services, &key);
-    return e && strcmp(e->name, name) == 0 ? e->ptr : NULL;
 }

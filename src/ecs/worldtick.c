@@ -48,6 +48,7 @@ typedef struct wt_system_t {
     ze_query_t query;
     ze_commands_t *staging; /* uses_commands and in a wave of several */
     uint32_t wave;
+    uint32_t last_version; /* the world version it last ran at (ze_tick_t.since) */
 } wt_system_t;
 
 typedef struct wt_edge_t {
@@ -176,17 +177,25 @@ ze_system_t ze_worldtick_add(ze_worldtick_t *t, const ze_system_desc_t *desc)
     }
 
     ze_query_desc_t q = desc->query;
-    if (q.with == 0)
-        q = (ze_query_desc_t){.with = desc->reads | desc->writes, .write = desc->writes};
+    if (ze_mask_empty(q.with))
+        q = (ze_query_desc_t){.with = ze_mask_or(desc->reads, desc->writes), .write = desc->writes};
     wt_system_t s = {
         .name_size = len + 1,
         .fn = desc->fn,
         .user = desc->user,
-        .reads = desc->reads | q.with | q.optional,
-        .writes = desc->writes | q.write,
+        .reads = ze_mask_or(ze_mask_or(desc->reads, q.with), q.optional),
+        .writes = ze_mask_or(desc->writes, q.write),
         .uses_commands = desc->uses_commands,
     };
-    if (q.with) {
+    if (ze__mask_check(t->world, s.reads, desc->name) != ZE_OK ||
+        ze__mask_check(t->world, s.writes, desc->name) != ZE_OK) {
+        ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_LIMIT,
+                        "worldtick: system \"%s\": its reads or writes (with its query's) "
+                        "do not fit one ze_mask_t (%d types)",
+                        desc->name, ZE_MASK_MAX);
+        return (ze_system_t){0};
+    }
+    if (!ze_mask_empty(q.with)) {
         s.query = ze_query_create(t->world, &q);
         if (s.query.id == 0) {
             ze_world_report(t->world, ZE_LOG_ERROR, ZE_ERR_INVALID_ARG,
@@ -274,9 +283,17 @@ static const char *component_name(const ze_worldtick_t *t, uint32_t id)
     return info ? info->name : "?";
 }
 
+/* The types over which a and b conflict. */
 static inline ze_mask_t conflict_mask(const wt_system_t *a, const wt_system_t *b)
 {
-    return (a->writes & (b->reads | b->writes)) | (a->reads & b->writes);
+    return ze_mask_or(ze_mask_and(a->writes, ze_mask_or(b->reads, b->writes)),
+                      ze_mask_and(a->reads, b->writes));
+}
+
+static inline bool conflict(const wt_system_t *a, const wt_system_t *b)
+{
+    return ze__mask_meets(a->writes, b->reads, NULL) ||
+           ze__mask_meets(a->writes, b->writes, NULL) || ze__mask_meets(a->reads, b->writes, NULL);
 }
 
 /* Scratch of one commit, freed at its end. */
@@ -427,19 +444,19 @@ static void describe_conflict(ze_worldtick_t *t, uint32_t i, uint32_t j)
 {
     const wt_system_t *a = sys_at(t, i), *b = sys_at(t, j);
     ze_mask_t m = conflict_mask(a, b);
-    uint32_t c = (uint32_t)__builtin_ctzll(m);
-    ze_mask_t bit = (ze_mask_t)1 << c;
+    uint32_t c = m.count ? m.ids[0] : 0;
+    ze_component_t cc = {c};
     err_append(t, "systems \"%s\" and \"%s\" conflict and are not ordered: ", a->name, b->name);
-    if ((a->writes & b->writes) & bit)
+    if (ze_mask_has(a->writes, cc) && ze_mask_has(b->writes, cc))
         err_append(t, "both write %s", component_name(t, c));
-    else if (a->writes & bit)
+    else if (ze_mask_has(a->writes, cc))
         err_append(t, "\"%s\" writes %s, which \"%s\" reads", a->name, component_name(t, c),
                    b->name);
     else
         err_append(t, "\"%s\" writes %s, which \"%s\" reads", b->name, component_name(t, c),
                    a->name);
-    if (m & ~bit)
-        err_append(t, " (and %d more components)", __builtin_popcountll(m & ~bit));
+    if (m.count > 1 && !ze_mask_overflowed(m))
+        err_append(t, " (and %d more components)", m.count - 1);
     err_append(t, "; order them with ze_system_order(world, before, after)");
 }
 
@@ -453,7 +470,7 @@ static bool check_conflicts(ze_worldtick_t *t, wt_graph_t *g)
     memset(g->stamp, 0, (size_t)n * sizeof *g->stamp);
     for (uint32_t i = 0; i < n; i++) {
         const wt_system_t *a = sys_at(t, i);
-        if (!(a->reads | a->writes))
+        if (ze_mask_empty(a->reads) && ze_mask_empty(a->writes))
             continue;
         /* Pairs in one wave are unordered. Across waves, a pair is checked
          * from its earlier system: walk from i when some conflicting j lies
@@ -462,7 +479,7 @@ static bool check_conflicts(ze_worldtick_t *t, wt_graph_t *g)
         bool need_walk = false;
         for (uint32_t j = 0; j < n; j++) {
             const wt_system_t *b = sys_at(t, j);
-            if (j == i || !conflict_mask(a, b))
+            if (j == i || !conflict(a, b))
                 continue;
             if (b->wave == a->wave) {
                 if (j > i) {
@@ -481,7 +498,7 @@ static bool check_conflicts(ze_worldtick_t *t, wt_graph_t *g)
         walk_from(t, g, i, max_wave, i + 1);
         for (uint32_t j = 0; j < n; j++) {
             const wt_system_t *b = sys_at(t, j);
-            if (b->wave > a->wave && g->stamp[j] != i + 1 && conflict_mask(a, b)) {
+            if (b->wave > a->wave && g->stamp[j] != i + 1 && conflict(a, b)) {
                 bad++;
                 uint32_t lo = ZE_MIN(i, j), hi = ZE_MAX(i, j);
                 if (lo < bad_i || (lo == bad_i && hi < bad_j))
@@ -588,9 +605,12 @@ static void run_job(void *ctx)
     j->fn(j->world, &j->tick);
 }
 
-static wt_job_t *prepare(ze_worldtick_t *t, uint32_t index, float dt, ze_commands_t *cmds)
+static wt_job_t *prepare(ze_worldtick_t *t, uint32_t index, float dt, ze_commands_t *cmds,
+                         uint32_t version)
 {
-    const wt_system_t *s = sys_at(t, index);
+    wt_system_t *s = sys_at(t, index);
+    uint32_t since = s->last_version;
+    s->last_version = version;
     wt_job_t *j = &ZE_ARRAY_AT(&t->jobs, wt_job_t, index);
     j->world = t->world;
     j->fn = s->fn;
@@ -604,11 +624,13 @@ static wt_job_t *prepare(ze_worldtick_t *t, uint32_t index, float dt, ze_command
         .alpha = t->alpha,
         .group = t->group,
         .frame = t->frame,
+        .since = since,
     };
     return j;
 }
 
-static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32_t count, float dt)
+static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32_t count, float dt,
+                              uint32_t version)
 {
     ze_world_t *w = t->world;
     ze_job_system_t *js = ze_kernel_jobs(ze_world_kernel(w));
@@ -620,7 +642,7 @@ static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32
     for (uint32_t i = 0; i < count; i++) {
         if (sys_at(t, systems[i])->disabled)
             continue;
-        wt_job_t *j = prepare(t, systems[i], dt, sys_at(t, systems[i])->staging);
+        wt_job_t *j = prepare(t, systems[i], dt, sys_at(t, systems[i])->staging, version);
         if (!first)
             first = j; /* run by this thread once the others are queued */
         else if (js)
@@ -632,9 +654,11 @@ static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32
         run_job(first);
     if (js)
         ze_job_wait(js, &wg);
+    ze__worker_wave_wait(w); /* the jobs the systems scheduled */
     ze__world_parallel_end(w);
 
-    /* After the barrier, in registration order: deterministic. */
+    /* After the barrier, in registration order: deterministic. Each
+     * system's commands, then its jobs' in the order it scheduled them. */
     ze_result r = ZE_OK;
     for (uint32_t i = 0; i < count; i++) {
         wt_system_t *s = sys_at(t, systems[i]);
@@ -643,7 +667,11 @@ static ze_result run_parallel(ze_worldtick_t *t, const uint32_t *systems, uint32
             if (m != ZE_OK && r == ZE_OK)
                 r = m;
         }
+        ze_result m = ze__worker_merge(w, t->main, systems[i]);
+        if (m != ZE_OK && r == ZE_OK)
+            r = m;
     }
+    ze__worker_wave_end(w);
     return r;
 }
 
@@ -661,19 +689,33 @@ ze_result ze__worldtick_run_ex(ze_worldtick_t *t, float dt, ze_commands_t **main
     }
     const uint32_t *order = t->order.data;
     const uint32_t *end = t->wave_end.data;
+    /* Each wave writes at a version of its own (change tracking: a
+     * system's `since` is the version it last ran at), and what follows the
+     * last wave (the barrier's commands) at a newer one. */
     for (uint32_t k = 0, begin = 0; k < t->wave_end.count; begin = end[k++]) {
         uint32_t count = end[k] - begin;
+        uint32_t version = ze__version_advance(t->world);
+        atomic_store_explicit(&t->world->jobs_open, true, memory_order_release);
         if (count == 1) {
-            if (sys_at(t, order[begin])->disabled)
-                continue;
-            wt_job_t *j = prepare(t, order[begin], dt, t->main);
-            run_job(j);
+            if (!sys_at(t, order[begin])->disabled) {
+                wt_job_t *j = prepare(t, order[begin], dt, t->main, version);
+                run_job(j);
+                /* Its jobs finish before the next wave; their commands go
+                 * after the system's own. */
+                ze__worker_wave_wait(t->world);
+                ze_result m = ze__worker_merge(t->world, t->main, order[begin]);
+                ze__worker_wave_end(t->world);
+                if (m != ZE_OK && r == ZE_OK)
+                    r = m;
+            }
         } else {
-            ze_result m = run_parallel(t, order + begin, count, dt);
+            ze_result m = run_parallel(t, order + begin, count, dt, version);
             if (m != ZE_OK && r == ZE_OK)
                 r = m;
         }
+        atomic_store_explicit(&t->world->jobs_open, false, memory_order_release);
     }
+    ze__version_advance(t->world);
     return r;
 }
 

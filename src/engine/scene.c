@@ -409,8 +409,13 @@ ze_result ze__engine_load_scene(ze_engine_t *e, const char *vfs_path, bool addit
     ZE_CHECK(e && vfs_path && e->world && e->vfs, ZE_ERR_INVALID_ARG);
     ze_world_t *w = e->world;
     e->scene_error[0] = 0;
+    /* The file and the backup of the world are as large as the scene: not
+     * the Bootstrap owner's (its 64 MiB held the engine's own state and
+     * refused a 23 MB, 100,000-entity scene). The text is an asset's, the
+     * backup the ECS's. */
     ze_vfs_buffer_t buf = {0};
-    ze_result ve = ze_vfs_read_file(e->vfs, vfs_path, e->alloc, &buf);
+    ze_result ve = ze_vfs_read_file(e->vfs, vfs_path,
+                                    ze_mem_owner_allocator(e->mem, ZE_MEM_OWNER_ASSET), &buf);
     if (ve != ZE_OK) {
         snprintf(e->scene_error, sizeof e->scene_error, "scene %.150s: %s", vfs_path,
                  ze_result_str(ve));
@@ -418,7 +423,7 @@ ze_result ze__engine_load_scene(ze_engine_t *e, const char *vfs_path, bool addit
                        ze_result_str(ve));
     }
     /* Replace the world's entities; on failure put the old ones back. */
-    ze_byte_writer_t saved = {.alloc = e->alloc};
+    ze_byte_writer_t saved = {.alloc = ze_mem_owner_allocator(e->mem, ZE_MEM_OWNER_ECS)};
     ze_result r = ze_world_save(w, &saved);
     if (r == ZE_OK) {
         if (!additive)

@@ -474,10 +474,14 @@ void *ze_heap_alloc(ze_heap_t *h, size_t size, size_t align)
         return pt_alloc(h, size, align);
     lock(h);
     void *p = alloc_locked(h, size, align);
+    /* Why it failed: the heap's own range is full, or the owner's budget
+     * refused a commit (reported there, by ze__mem_account). */
+    bool full = !p && h->region.committed + size + ZE_MAX(align, (size_t)ALIGN) + 2 * HDR >
+                          h->region.reserved;
     unlock(h);
-    if (__builtin_expect(!p, 0))
-        ze__mem_note_failure(h->mm, h->owner, ZE_ERR_BUDGET, size);
-    else
+    if (__builtin_expect(!p, 0) && full)
+        ze__mem_note_heap_full(h->mm, h->owner, size, h->region.reserved);
+    else if (p)
         ze__mem_count_alloc(h->mm, h->owner);
     return p;
 }

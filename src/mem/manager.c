@@ -236,6 +236,34 @@ void ze__mem_note_failure(ze_mem_t *mm, ze_mem_owner owner, ze_result why, size_
                      (unsigned long long)(o->budget >> 20));
 }
 
+void ze__mem_note_heap_full(ze_mem_t *mm, ze_mem_owner owner, size_t bytes, size_t heap_max)
+{
+    ze__owner_t *o = &mm->owners[owner];
+    atomic_fetch_add_explicit(&o->failures, 1, memory_order_relaxed);
+    if (cooldown_passed(mm, &o->last_fail_log_ns))
+        ZE_LOG_ERROR(LOG_CH,
+                     "owner %s: its heap is full (request of %zu bytes; the heap holds at most "
+                     "%zu MiB of the owner's range; %llu of %llu MiB of the budget in use): "
+                     "a block this size needs a region or a larger budget",
+                     g_owner_names[owner], bytes, heap_max >> 20,
+                     (unsigned long long)(atomic_load(&o->current) >> 20),
+                     (unsigned long long)(o->budget >> 20));
+}
+
+void ze__mem_note_range_full(ze_mem_t *mm, ze_mem_owner owner, size_t bytes)
+{
+    ze__owner_t *o = &mm->owners[owner];
+    atomic_fetch_add_explicit(&o->failures, 1, memory_order_relaxed);
+    if (cooldown_passed(mm, &o->last_fail_log_ns))
+        ZE_LOG_ERROR(LOG_CH,
+                     "owner %s: no room in its address range for a region of %zu bytes (%llu "
+                     "of %llu MiB reserved by its heaps, arenas and tables; %llu MiB in use)",
+                     g_owner_names[owner], bytes,
+                     (unsigned long long)(atomic_load(&o->reserved) >> 20),
+                     (unsigned long long)(o->size >> 20),
+                     (unsigned long long)(atomic_load(&o->current) >> 20));
+}
+
 /* ------------------------------------------------- allocation counting */
 
 _Thread_local ze__count_tls_t ze__t_count __attribute__((tls_model("initial-exec")));

@@ -109,5 +109,11 @@ void ze__mem_unaccount(ze_mem_t *mm, ze_mem_owner owner, size_t bytes);
 void ze__scratch_release_all(ze_mem_t *mm);
 /* Count and (rate-limited) log a refused allocation. */
 void ze__mem_note_failure(ze_mem_t *mm, ze_mem_owner owner, ze_result why, size_t bytes);
+/* The same for failures that are not the budget's: a heap whose own range
+ * is full (heap_max: that range), or an owner's address range with no room
+ * for a region of that size. The budget's own failure is reported where it
+ * is checked (ze__mem_account). */
+void ze__mem_note_heap_full(ze_mem_t *mm, ze_mem_owner owner, size_t bytes, size_t heap_max);
+void ze__mem_note_range_full(ze_mem_t *mm, ze_mem_owner owner, size_t bytes);
 
 #endif

@@ -78,7 +78,8 @@ ze_result ze_mem_region_reserve(ze_mem_t *mm, ze_mem_owner owner, size_t size, z
     bool ok = o->base && take_extent(o, len + page, &off);
     pthread_mutex_unlock(&o->lock);
     if (!ok) {
-        ze__mem_note_failure(mm, owner, ZE_ERR_BUDGET, size);
+        /* Not the budget (commits check that): the range is reserved. */
+        ze__mem_note_range_full(mm, owner, size);
         return ZE_ERR_BUDGET;
     }
     atomic_fetch_add(&o->reserved, len + page);

@@ -96,7 +96,7 @@ static void probe_destroy(void *self)
 {
     probe_t *p = self;
     /* The entity and its components are still there. */
-    ze_transform_t *t = ze_get(p->base.world, p->base.entity, ze_transform_t);
+    const ze_transform_t *t = ze_get(p->base.world, p->base.entity, ze_transform_t);
     assert_non_null(t);
     assert_true(t->position.x == (float)p->tag);
     /* Still resolvable while on its way out, but not destroyable twice. */

@@ -2,8 +2,9 @@
  * by direct calls and by commands; coalescing within a frame (add+set,
  * add+remove, remove+add, repeated sets, destroy and slot reuse); snapshots
  * on attach; type and entity binders, attach order and order of first
- * change (entities, and one entity's components); detach (also from a callback); explicit and
- * per-system change marks; the bind mask; and the DeltaTracker. */
+ * change (entities, and one entity's components); detach (also from a callback); explicit
+ * marks and the rows systems and query walks actually wrote; the bind mask; and the DeltaTracker.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,6 +160,16 @@ static void expect_log(fx_t *f, const want_t *want, uint32_t n)
 #define REM  ZE_DELTA_REMOVED
 #define SNAP ZE_DELTA_SNAPSHOT
 
+/* The types some binder watches (what storage notes). */
+static ze_mask_t watched(const ze_world_t *w)
+{
+    ze_mask_t m = ze_mask_make(NULL, 0);
+    for (uint32_t b = 0; b < w->pool_count; b++)
+        if (w->pool_list[b]->watched)
+            m = ze_mask_or(m, ze_mask_of((ze_component_t){w->pool_list[b]->id}));
+    return m;
+}
+
 static ze_entity_t spawn_pos(ze_world_t *w, float x)
 {
     ze_entity_t e = ze_entity_create(w);
@@ -177,7 +188,7 @@ static void test_snapshot_on_first_apply(void **state)
     tag_t t1 = {f, 1};
     ze_binder_t bd = ze_binder_attach_type(w, P, on_delta, &t1);
     assert_int_not_equal(bd.id, 0);
-    assert_true(w->bind_mask == ZE_MASK(Position));
+    assert_true(ze_mask_eq(watched(w), ZE_MASK(Position)));
     EXPECT_NONE(f); /* nothing until apply */
     ze_bindings_apply(w);
     EXPECT(f, {1, SNAP, a, P, 1}, {1, SNAP, c, P, 3});
@@ -420,7 +431,7 @@ static void test_entity_binder(void **state)
     ze_binder_t tb = ze_binder_attach_type(w, H, on_delta, &th);
     assert_int_not_equal(eb.id, 0);
     assert_int_not_equal(tb.id, 0);
-    assert_true(w->bind_mask == ZE_MASK(Position, Velocity, Health));
+    assert_true(ze_mask_eq(watched(w), ZE_MASK(Position, Velocity, Health)));
     ze_bindings_apply(w);
     /* The entity binder's snapshot: its components in the set it has. */
     EXPECT(f, {1, SNAP, me, P, 1}, {2, SNAP, me, H, 50});
@@ -447,8 +458,9 @@ static void test_entity_binder(void **state)
 
     /* Attach validation. */
     assert_int_equal(ze_binder_attach_entity(w, me, ZE_MASK(Position), on_delta, &te).id, 0);
-    assert_int_equal(ze_binder_attach_entity(w, next, 0, on_delta, &te).id, 0);
-    assert_int_equal(ze_binder_attach_entity(w, next, (ze_mask_t)1 << 60, on_delta, &te).id, 0);
+    assert_int_equal(ze_binder_attach_entity(w, next, ze_mask_make(NULL, 0), on_delta, &te).id, 0);
+    assert_int_equal(
+        ze_binder_attach_entity(w, next, ze_mask_of((ze_component_t){60}), on_delta, &te).id, 0);
     assert_int_equal(ze_binder_attach_entity(w, next, ZE_MASK(Position), NULL, &te).id, 0);
     assert_int_equal(ze_binder_attach_type(w, (ze_component_t){60}, on_delta, &te).id, 0);
     assert_int_equal(ze_binder_attach_type(w, ZE_COMPONENT_INVALID, on_delta, &te).id, 0);
@@ -527,13 +539,13 @@ static void test_detach(void **state)
     assert_int_equal(ze_binder_detach(w, b1), ZE_ERR_NOT_FOUND);
     assert_int_equal(ze_binder_detach(w, (ze_binder_t){0}), ZE_ERR_NOT_FOUND);
     /* Nobody watches Position now: storage stops reporting it. */
-    assert_true(w->bind_mask == ZE_MASK(Health));
+    assert_true(ze_mask_eq(watched(w), ZE_MASK(Health)));
     ze_set(w, a, Position, {2, 0});
     ze_set(w, a, Health, {3});
     ze_bindings_apply(w);
     EXPECT(f, {2, ADD, a, H, 3});
     assert_int_equal(ze_binder_detach(w, b2), ZE_OK);
-    assert_true(w->bind_mask == 0);
+    assert_true(ze_mask_empty(watched(w)));
     ze_set(w, a, Health, {4});
     ze_bindings_apply(w);
     EXPECT_NONE(f);
@@ -635,10 +647,10 @@ static void test_mark_changed(void **state)
     ze_bindings_apply(w);
     f->count = 0;
     /* A write through a pointer is invisible until marked. */
-    ze_get(w, a, Position)->x = 42;
+    ((Position *)ze_get(w, a, Position))->x = 42; /* a plain pointer */
     ze_bindings_apply(w);
     EXPECT_NONE(f);
-    ze_get(w, a, Position)->x = 43;
+    ((Position *)ze_get(w, a, Position))->x = 43;
     assert_int_equal(ze_delta_mark_changed(w, a, P), ZE_OK);
     assert_int_equal(ze_delta_mark_changed(w, a, P), ZE_OK);
     ze_bindings_apply(w);
@@ -652,7 +664,15 @@ static void test_mark_changed(void **state)
     EXPECT_NONE(f);
 }
 
-static void test_note_system_marks_written_components(void **state)
+/* Walks every run of q to the end. */
+static void walk(ze_world_t *w, ze_query_t q)
+{
+    ze_iter_t it = ze_query_iter(w, q);
+    while (ze_query_next(&it)) {
+    }
+}
+
+static void test_iterated_writes_are_changed(void **state)
 {
     fx_t *f = *state;
     ze_world_t *w = f->w;
@@ -666,32 +686,62 @@ static void test_note_system_marks_written_components(void **state)
     ze_set(w, e[3], Health, {1});
     ze_binder_attach_type(w, P, on_delta, &tp);
     ze_binder_attach_type(w, V, on_delta, &tv);
-    ze_bindings_apply(w);
-    f->count = 0;
-
-    /* A system over {Position, Velocity} without Health, writing Position:
-     * Position marked changed for e0 and e2 (e1 lacks Velocity, e3 has
-     * Health). Velocity is only read: not marked. */
     ze_query_t q = ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(Position, Velocity),
                                                          .without = ZE_MASK(Health),
                                                          .write = ZE_MASK(Position)});
-    ze__bindings_note_system(w, q, ZE_MASK(Position));
-    ze_bindings_apply(w);
-    EXPECT(f, {1, CHG, e[0], P, 0}, {1, CHG, e[2], P, 2});
-
-    /* Writes that no binder watches: nothing (and no iteration). */
-    ze__bindings_note_system(w, q, ZE_MASK(Health));
-    ze__bindings_note_system(w, q, 0);
-    ze_bindings_apply(w);
-    EXPECT_NONE(f);
-
-    /* Optional terms may be absent: only entities having them are marked. */
     ze_query_t q2 = ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(Position),
                                                           .optional = ZE_MASK(Velocity),
                                                           .write = ZE_MASK(Velocity)});
-    ze__bindings_note_system(w, q2, ZE_MASK(Velocity));
+    ze_bindings_apply(w);
+    f->count = 0;
+
+    /* A query with Position writable that nobody iterates (a system that
+     * did nothing this frame) changes nothing. */
+    ze_bindings_apply(w);
+    EXPECT_NONE(f);
+
+    /* Iterated: Position changed for e0 and e2 (e1 lacks Velocity, e3 has
+     * Health). Velocity is only read: not changed. */
+    walk(w, q);
+    ze_bindings_apply(w);
+    EXPECT(f, {1, CHG, e[0], P, 0}, {1, CHG, e[2], P, 2});
+
+    /* Optional terms may be absent: only entities having them changed. */
+    walk(w, q2);
     ze_bindings_apply(w);
     EXPECT(f, {2, CHG, e[0], V, 10}, {2, CHG, e[2], V, 12}, {2, CHG, e[3], V, 13});
+
+    /* A read-only walk, and a write through ze_get_mut of one entity. */
+    walk(w, ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(Position)}));
+    ze_get_mut(w, e[1], Position)->x = 7;
+    ze_bindings_apply(w);
+    EXPECT(f, {1, CHG, e[1], P, 7});
+}
+
+/* A system group's barrier reports what its systems reached, not what
+ * their write masks allow. */
+static void writes_first(ze_world_t *w, const ze_tick_t *t)
+{
+    ze_entity_t *target = t->user;
+    ze_get_mut(w, *target, Position)->x += 100;
+}
+
+static void test_systems_report_what_they_wrote(void **state)
+{
+    fx_t *f = *state;
+    ze_world_t *w = f->w;
+    tag_t tp = {f, 1};
+    ze_entity_t a = spawn_pos(w, 1), b = spawn_pos(w, 2);
+    (void)b;
+    ze_system_t s = ze_system_add(
+        w, &(ze_system_desc_t){
+               .name = "one", .fn = writes_first, .user = &a, .writes = ZE_MASK(Position)});
+    assert_int_not_equal(s.id, 0);
+    ze_binder_attach_type(w, P, on_delta, &tp);
+    ze_bindings_apply(w);
+    f->count = 0;
+    assert_int_equal(ze_kernel_frame(f->k, 1.0 / 60.0), ZE_OK);
+    EXPECT(f, {1, CHG, a, P, 101});
 }
 
 /* ---------------------------------------------------------- DeltaTracker */
@@ -733,7 +783,7 @@ static void test_delta_tracker_states(void **state)
     ze_bindings_apply(w);
     assert_true(ze_delta_tracker_dirty(&t, a));
     assert_false(ze_delta_tracker_dirty(&t, b));
-    ze_get(w, a, Position)->x = 6; /* not marked: the tracker keeps 5 */
+    ((Position *)ze_get(w, a, Position))->x = 6; /* not marked: the tracker keeps 5 */
     assert_true(((const Position *)ze_delta_tracker_last(&t, a))->x == 5);
 
     /* Removed: not present, removed, dirty, last value still readable. */
@@ -914,7 +964,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_changes_made_by_binders_go_to_next_apply, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_mark_changed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_note_system_marks_written_components, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_iterated_writes_are_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_systems_report_what_they_wrote, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delta_tracker_states, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tracker_for_tags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_frame_applies_at_late_frame, setup, teardown),

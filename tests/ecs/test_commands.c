@@ -130,7 +130,7 @@ static int teardown(void **state)
 
 static Position pos_of(ze_world_t *w, ze_entity_t e)
 {
-    Position *p = ze_get(w, e, Position);
+    const Position *p = ze_get(w, e, Position);
     assert_non_null(p);
     return *p;
 }
@@ -163,7 +163,7 @@ static void test_applied_in_recording_order(void **state)
     Position pa = pos_of(w, a);
     assert_true(pa.x == 3 && pa.y == 4);
     assert_false(ze_has(w, b, Position));
-    Velocity *vb = ze_get(w, b, Velocity);
+    const Velocity *vb = ze_get(w, b, Velocity);
     assert_non_null(vb);
     assert_true(vb->x == 7 && vb->y == 8);
 
@@ -380,7 +380,7 @@ static void test_merge_renumbers_pending(void **state)
     int expect[4] = {10, 20, 21, 11};
     for (uint32_t i = 0; i < 4; i++) {
         assert_int_equal(log.tags[i], expect[i]);
-        Health *h = ze_get(w, log.entities[i], Health);
+        const Health *h = ze_get(w, log.entities[i], Health);
         assert_non_null(h);
         assert_int_equal(h->hp, expect[i]);
         assert_int_equal(ze_has(w, log.entities[i], Velocity), i == 0);
@@ -412,7 +412,7 @@ static void test_large_values(void **state)
     }
     assert_int_equal(ze_commands_flush(f->c), ZE_OK);
     for (uint32_t i = 0; i < N; i++) {
-        Big *b = ze_get(w, e[i], Big);
+        const Big *b = ze_get(w, e[i], Big);
         assert_non_null(b);
         fill_big(&big, i);
         assert_memory_equal(b->bytes, big.bytes, sizeof big.bytes);
@@ -442,7 +442,7 @@ static void test_over_aligned_values_survive_merge(void **state)
     assert_int_equal(ze_commands_flush(f->c), ZE_OK);
     assert_int_equal(f->wide.misaligned, 0);
     for (uint32_t i = 0; i < 6; i++) {
-        Wide *v = ze_component_get(w, e[i], ZE_ID(Wide));
+        const Wide *v = ze_component_get(w, e[i], ZE_ID(Wide));
         assert_non_null(v);
         assert_true(v->v[9] == i * 100 + 9);
     }
@@ -465,7 +465,7 @@ static void test_set_with_hooks(void **state)
     assert_int_equal(s->live, 2);
 
     assert_int_equal(ze_commands_flush(f->c), ZE_OK);
-    Tracked *t = ze_component_get(w, a, ZE_ID(Tracked));
+    const Tracked *t = ze_component_get(w, a, ZE_ID(Tracked));
     assert_non_null(t);
     assert_int_equal(t->id, 42);
     assert_int_equal(s->copies, 3); /* + into storage */

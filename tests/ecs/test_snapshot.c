@@ -162,8 +162,8 @@ static void populate(fixture_t *f, ze_world_t *w)
         }
     }
     /* A pack reorders the dense arrays. */
-    ze_query_t q =
-        ze_query_create(w, &(ze_query_desc_t){.with = ze_mask_of(f->pos) | ze_mask_of(f->vel)});
+    ze_query_t q = ze_query_create(
+        w, &(ze_query_desc_t){.with = ze_mask_or(ze_mask_of(f->pos), ze_mask_of(f->vel))});
     assert_true(q.id != 0);
     /* Holes: destroyed in a scrambled order. */
     static const int dead[] = {17, 3, 40, 22, 9, 63, 0, 31};
@@ -222,10 +222,10 @@ static void test_round_trip_byte_identical(void **state)
     assert_non_null(p);
     assert_true(p->x == 6.0f && p->y == 36.0f);
     assert_null(ze_component_get(w2, e2, f->cache)); /* transient */
-    ze_query_t q =
-        ze_query_create(w2, &(ze_query_desc_t){.with = ze_mask_of(f->pos) | ze_mask_of(f->vel)});
+    ze_query_t q = ze_query_create(
+        w2, &(ze_query_desc_t){.with = ze_mask_or(ze_mask_of(f->pos), ze_mask_of(f->vel))});
     assert_int_equal(ze_query_count(w2, q),
-                     ze_pack_size(w2, ze_mask_of(f->pos) | ze_mask_of(f->vel)));
+                     ze_pack_size(w2, ze_mask_or(ze_mask_of(f->pos), ze_mask_of(f->vel))));
     assert_int_equal(ze_query_count(w2, q), 10); /* i % 6 == 0, 0 destroyed */
     ze_world_destroy(w2);
     ze_byte_writer_free(&a);

@@ -78,8 +78,8 @@ static void test_conflict_names_both_systems(void **state)
 {
     fx_t *f = *state;
     ze_system_t a = add(f->t, "integrate", ZE_MASK(Velocity), ZE_MASK(Position));
-    add(f->t, "bystander", ZE_MASK(Health), 0);
-    ze_system_t b = add(f->t, "render_sync", ZE_MASK(Position), 0);
+    add(f->t, "bystander", ZE_MASK(Health), ZE_MASK_EMPTY);
+    ze_system_t b = add(f->t, "render_sync", ZE_MASK(Position), ZE_MASK_EMPTY);
 
     uint64_t errors = ze_log_count(ZE_LOG_ERROR);
     assert_int_equal(ze_worldtick_commit(f->t), ZE_ERR_CONFLICT);
@@ -107,9 +107,9 @@ static void test_conflict_names_both_systems(void **state)
 static void test_write_write_conflict_and_transitive_order(void **state)
 {
     fx_t *f = *state;
-    ze_system_t a = add(f->t, "damage", 0, ZE_MASK(Health));
-    ze_system_t mid = add(f->t, "middle", ZE_MASK(Velocity), 0);
-    ze_system_t b = add(f->t, "regen", 0, ZE_MASK(Health));
+    ze_system_t a = add(f->t, "damage", ZE_MASK_EMPTY, ZE_MASK(Health));
+    ze_system_t mid = add(f->t, "middle", ZE_MASK(Velocity), ZE_MASK_EMPTY);
+    ze_system_t b = add(f->t, "regen", ZE_MASK_EMPTY, ZE_MASK(Health));
     assert_int_equal(ze_worldtick_commit(f->t), ZE_ERR_CONFLICT);
     assert_non_null(strstr(ze_worldtick_error(f->t), "both write Health"));
     /* damage -> middle -> regen orders the pair through another system. */
@@ -124,9 +124,9 @@ static void test_conflict_across_waves(void **state)
     fx_t *f = *state;
     /* "late" lands in wave 1 (after "early"), "solo" in wave 0: different
      * waves, yet nothing orders them. */
-    add(f->t, "solo", 0, ZE_MASK(Health));
-    ze_system_t early = add(f->t, "early", ZE_MASK(Position), 0);
-    ze_system_t late = add(f->t, "late", ZE_MASK(Health), 0);
+    add(f->t, "solo", ZE_MASK_EMPTY, ZE_MASK(Health));
+    ze_system_t early = add(f->t, "early", ZE_MASK(Position), ZE_MASK_EMPTY);
+    ze_system_t late = add(f->t, "late", ZE_MASK(Health), ZE_MASK_EMPTY);
     ze_worldtick_order(f->t, early, late);
     assert_int_equal(ze_worldtick_commit(f->t), ZE_ERR_CONFLICT);
     assert_non_null(strstr(ze_worldtick_error(f->t), "\"solo\" and \"late\""));
@@ -136,8 +136,8 @@ static void test_reverse_order_also_counts(void **state)
 {
     fx_t *f = *state;
     /* The later-registered system runs first: still ordered. */
-    ze_system_t reader = add(f->t, "reader", ZE_MASK(Position), 0);
-    ze_system_t writer = add(f->t, "writer", 0, ZE_MASK(Position));
+    ze_system_t reader = add(f->t, "reader", ZE_MASK(Position), ZE_MASK_EMPTY);
+    ze_system_t writer = add(f->t, "writer", ZE_MASK_EMPTY, ZE_MASK(Position));
     ze_worldtick_order(f->t, writer, reader);
     assert_int_equal(ze_worldtick_commit(f->t), ZE_OK);
     assert_int_equal(ze_worldtick_wave_count(f->t), 2);
@@ -151,7 +151,7 @@ static void test_query_masks_count_as_access(void **state)
                                .name = "sneaky",
                                .fn = noop,
                                .query = {.with = ZE_MASK(Position), .write = ZE_MASK(Position)}});
-    add(f->t, "honest", ZE_MASK(Position), 0);
+    add(f->t, "honest", ZE_MASK(Position), ZE_MASK_EMPTY);
     assert_int_equal(ze_worldtick_commit(f->t), ZE_ERR_CONFLICT);
     assert_non_null(strstr(ze_worldtick_error(f->t), "sneaky"));
 }
@@ -161,11 +161,11 @@ static void test_query_masks_count_as_access(void **state)
 static void test_cycle_names_the_cycle(void **state)
 {
     fx_t *f = *state;
-    ze_system_t first = add(f->t, "first", 0, 0);
-    ze_system_t alpha = add(f->t, "alpha", 0, 0);
-    ze_system_t beta = add(f->t, "beta", 0, 0);
-    ze_system_t gamma = add(f->t, "gamma", 0, 0);
-    ze_system_t after = add(f->t, "downstream", 0, 0);
+    ze_system_t first = add(f->t, "first", ZE_MASK_EMPTY, ZE_MASK_EMPTY);
+    ze_system_t alpha = add(f->t, "alpha", ZE_MASK_EMPTY, ZE_MASK_EMPTY);
+    ze_system_t beta = add(f->t, "beta", ZE_MASK_EMPTY, ZE_MASK_EMPTY);
+    ze_system_t gamma = add(f->t, "gamma", ZE_MASK_EMPTY, ZE_MASK_EMPTY);
+    ze_system_t after = add(f->t, "downstream", ZE_MASK_EMPTY, ZE_MASK_EMPTY);
     ze_worldtick_order(f->t, first, alpha);
     ze_worldtick_order(f->t, alpha, beta);
     ze_worldtick_order(f->t, beta, gamma);
@@ -187,8 +187,8 @@ static void test_cycle_names_the_cycle(void **state)
 static void test_two_system_cycle(void **state)
 {
     fx_t *f = *state;
-    ze_system_t a = add(f->t, "ping", 0, 0);
-    ze_system_t b = add(f->t, "pong", 0, 0);
+    ze_system_t a = add(f->t, "ping", ZE_MASK_EMPTY, ZE_MASK_EMPTY);
+    ze_system_t b = add(f->t, "pong", ZE_MASK_EMPTY, ZE_MASK_EMPTY);
     ze_worldtick_order(f->t, a, b);
     ze_worldtick_order(f->t, b, a);
     assert_int_equal(ze_worldtick_commit(f->t), ZE_ERR_CYCLE);
@@ -231,9 +231,9 @@ static void test_independent_readers_share_a_wave(void **state)
     ze_worldtick_t *t = f->t;
     const char *names[3] = {"read_a", "read_b", "read_c"};
     for (int i = 0; i < 3; i++)
-        r[i] = add(t, names[i], ZE_MASK(Position), 0);
+        r[i] = add(t, names[i], ZE_MASK(Position), ZE_MASK_EMPTY);
     wr = add(t, "write_pos", ZE_MASK(Velocity), ZE_MASK(Position));
-    ze_system_t last = add(t, "read_again", ZE_MASK(Position), 0);
+    ze_system_t last = add(t, "read_again", ZE_MASK(Position), ZE_MASK_EMPTY);
     for (int i = 0; i < 3; i++)
         ze_worldtick_order(t, r[i], wr);
     ze_worldtick_order(t, wr, last);
@@ -244,8 +244,8 @@ static void test_independent_readers_share_a_wave(void **state)
     /* No edges at all: every reader in one wave. */
     ze_worldtick_t *t2 = ze_worldtick_create(f->w);
     for (int i = 0; i < 3; i++)
-        add(t2, names[i], ZE_MASK(Position), 0);
-    add(t2, "health", 0, ZE_MASK(Health));
+        add(t2, names[i], ZE_MASK(Position), ZE_MASK_EMPTY);
+    add(t2, "health", ZE_MASK_EMPTY, ZE_MASK(Health));
     assert_int_equal(ze_worldtick_commit(t2), ZE_OK);
     assert_int_equal(ze_worldtick_wave_count(t2), 1);
     ze_worldtick_destroy(t2);
@@ -298,7 +298,7 @@ static void test_serial_order_ticks_and_queries(void **state)
 static void test_registration_checks(void **state)
 {
     fx_t *f = *state;
-    ze_system_t a = add(f->t, "unique", 0, 0);
+    ze_system_t a = add(f->t, "unique", ZE_MASK_EMPTY, ZE_MASK_EMPTY);
     assert_int_equal(a.id, 1);
     ze_system_t dup = ze_worldtick_add(f->t, &(ze_system_desc_t){.name = "unique", .fn = noop});
     assert_int_equal(dup.id, 0);
@@ -377,7 +377,7 @@ static void bump(ze_world_t *w, const ze_tick_t *t)
     ze_component_t c = {(uint32_t)(uintptr_t)t->user};
     ze_iter_t it = ze_query_iter(w, t->query);
     while (ze_query_next(&it)) {
-        Counter *v = it.fields[c.id];
+        Counter *v = ze_iter_field(&it, c);
         for (uint32_t i = 0; i < it.count; i++)
             v[i].v++;
     }
@@ -428,7 +428,7 @@ static void test_thousand_systems(void **state)
 
     /* One more writer of Counter0, unordered: the conflict is found among
      * the thousand and named. */
-    add(f->t, "late_writer", 0, ze_mask_of(comp[0]));
+    add(f->t, "late_writer", ZE_MASK_EMPTY, ze_mask_of(comp[0]));
     assert_int_equal(ze_worldtick_commit(f->t), ZE_ERR_CONFLICT);
     assert_non_null(strstr(ze_worldtick_error(f->t), "\"late_writer\""));
     assert_non_null(strstr(ze_worldtick_error(f->t), "\"bump_0\""));

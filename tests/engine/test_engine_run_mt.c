@@ -77,7 +77,7 @@ static ze_result game_initialized(ze_engine_t *e, void *user)
     /* the first crate (the parent of the last one) moves too */
     for (uint32_t idx = 0; idx < 64; idx++) {
         ze_entity_t ent = ze_entity_from_index(w, idx);
-        ze_name_t *n = ze_entity_is_null(ent) ? NULL : ze_get(w, ent, ze_name_t);
+        const ze_name_t *n = ze_entity_is_null(ent) ? NULL : ze_get(w, ent, ze_name_t);
         if (n && strcmp(n->value, "Crate 0") == 0)
             ze_set(w, ent, velocity_t, {{0, 1, 0}});
     }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+
 #include <pthread.h>
 #include <string.h>
 
@@ -404,6 +406,46 @@ static void test_owner_allocator(void **state)
     assert_null(ze_alloc(none, 16, 16));
 }
 
+/* Error records of the log, for the message tests. */
+static char g_last_error[ZE_LOG_MESSAGE_MAX];
+static uint32_t g_errors;
+static void capture_errors(void *user, const ze_log_record_t *rec)
+{
+    (void)user;
+    if (rec->level < ZE_LOG_ERROR)
+        return;
+    g_errors++;
+    snprintf(g_last_error, sizeof g_last_error, "%s", rec->message);
+}
+
+/* A request the owner's heap cannot hold although the budget could (the
+ * 100,000-entity scene of 23 MB in the 16 MiB heap of the 64 MiB Bootstrap
+ * owner) is reported as a full heap, not as an exceeded budget; the
+ * budget's own refusal keeps its message. */
+static void test_heap_full_is_not_a_budget_failure(void **state)
+{
+    ze_mem_t *mm = *state;
+    if (ze_mem_is_passthrough(mm))
+        skip(); /* every block comes from malloc: no heap to fill */
+    ze_log_configure(&(ze_log_desc_t){.quiet = true, .sink = capture_errors});
+    g_errors = 0;
+    ze_allocator_t boot = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_BOOTSTRAP);
+    assert_null(ze_alloc(boot, 23074847, 16));
+    assert_int_equal(g_errors, 1);
+    assert_non_null(strstr(g_last_error, "owner Bootstrap: its heap is full"));
+    assert_non_null(strstr(g_last_error, "23074847"));
+    assert_null(strstr(g_last_error, "budget exceeded"));
+    /* A region bigger than an owner's whole range (another owner: reports
+     * of one owner are rate-limited): its range, not its budget. */
+    ze_mem_region_t r;
+    uint64_t input = ze_mem_owner_stats(mm, ZE_MEM_OWNER_INPUT).budget;
+    assert_int_not_equal(
+        ze_mem_region_reserve(mm, ZE_MEM_OWNER_INPUT, (size_t)input + ZE_MIB(1), &r), ZE_OK);
+    assert_int_equal(g_errors, 2);
+    assert_non_null(strstr(g_last_error, "owner Input: no room in its address range"));
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
+}
+
 /* Regression: a fresh heap grew by exactly the request, then searched one
  * size class higher and failed for large first allocations. */
 static void test_heap_large_first_allocation(void **state)
@@ -590,6 +632,8 @@ int main(void)
         cmocka_unit_test(test_heap_native_and_passthrough),
         cmocka_unit_test_setup_teardown(test_heap_thread_safe_concurrent, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_owner_allocator, setup_mm, teardown_mm),
+        cmocka_unit_test_setup_teardown(test_heap_full_is_not_a_budget_failure, setup_mm,
+                                        teardown_mm),
         cmocka_unit_test_setup_teardown(test_heap_large_first_allocation, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_scratch_nests, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_scratch_keeps_what_is_used, setup_mm, teardown_mm),
