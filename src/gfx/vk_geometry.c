@@ -113,6 +113,15 @@ ze_result ze__vk_geometry_pipeline(ze_vk_backend_t *b, const ze_vk_geometry_desc
     return vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateGraphicsPipelines");
 }
 
+bool ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass, const ze_vk_shape_t *shape)
+{
+    if (!shape->cull)
+        return false;
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE), ZE_RG_INDIRECT);
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT), ZE_RG_INDIRECT);
+    return true;
+}
+
 void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
                             VkPipeline pipeline, VkPipelineLayout layout, bool culled,
                             uint32_t width, uint32_t height)

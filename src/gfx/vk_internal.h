@@ -656,6 +656,9 @@ typedef struct ze_vk_geometry_desc_t {
 } ze_vk_geometry_desc_t;
 ze_result ze__vk_geometry_pipeline(ze_vk_backend_t *b, const ze_vk_geometry_desc_t *d,
                                    VkPipeline *out);
+/* A geometry pass's indirect reads of the cull pass's output (visible
+ * draws and their count) when the shape culls; true then. */
+bool ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass, const ze_vk_shape_t *shape);
 /* Inside a rendering scope: viewport, the pipeline and sets, the global
  * vertex and index buffers, and one indirect count draw per face class of
  * the frame's list (the cull pass's output when `culled`). */

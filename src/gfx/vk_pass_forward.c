@@ -19,7 +19,6 @@ typedef struct forward_t {
     VkPipelineLayout layout;
     VkPipeline pipeline;
     ze_rg_res_t hdr, depth;
-    ze_rg_res_t visible, count; /* culling: the cull pass's output */
     bool culled, prepass;
 } forward_t;
 
@@ -78,13 +77,7 @@ static void forward_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_p
         fw->depth = ze__rg_create_resource(g, "depth", &d);
         ze__rg_use(g, pass, fw->depth, ZE_RG_DEPTH_ATTACHMENT);
     }
-    fw->culled = shape->cull;
-    if (fw->culled) {
-        fw->visible = ze__rg_find(g, ZE_VK_RES_VISIBLE);
-        fw->count = ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT);
-        ze__rg_use(g, pass, fw->visible, ZE_RG_INDIRECT);
-        ze__rg_use(g, pass, fw->count, ZE_RG_INDIRECT);
-    }
+    fw->culled = ze__vk_geometry_declare(g, pass, shape);
 }
 
 static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)

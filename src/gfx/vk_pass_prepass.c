@@ -14,7 +14,7 @@
 typedef struct prepass_t {
     VkPipelineLayout layout;
     VkPipeline pipeline;
-    ze_rg_res_t depth, visible, count;
+    ze_rg_res_t depth;
     bool culled;
 } prepass_t;
 
@@ -67,13 +67,7 @@ static void prepass_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_p
                                .height = shape->height};
     p->depth = ze__rg_create_resource(g, "depth", &d);
     ze__rg_use(g, pass, p->depth, ZE_RG_DEPTH_ATTACHMENT);
-    p->culled = shape->cull;
-    if (p->culled) {
-        p->visible = ze__rg_find(g, ZE_VK_RES_VISIBLE);
-        p->count = ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT);
-        ze__rg_use(g, pass, p->visible, ZE_RG_INDIRECT);
-        ze__rg_use(g, pass, p->count, ZE_RG_INDIRECT);
-    }
+    p->culled = ze__vk_geometry_declare(g, pass, shape);
 }
 
 static ze_result prepass_record(const ze_vk_pass_ctx_t *ctx)
