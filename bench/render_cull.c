@@ -87,8 +87,7 @@ static void scene_fill(ze_render_state_t *s, ze_render_instance_t *inst, uint32_
     s->height = CULL_H;
     s->has_camera = true;
     s->sky = (ze_render_sky_t){.clear_color = {0.1f, 0.12f, 0.2f}, .exposure = 1.0f};
-    s->instances = inst;
-    s->instance_count = n;
+    ze_render_state_set_instances(s, inst, n);
     ze_vec3_t eye = {0, 5, 10};
     float aspect = (float)CULL_W / (float)CULL_H;
     s->camera.view = ze_mat4_look_at(eye, (ze_vec3_t){0, 0, -40}, (ze_vec3_t){0, 1, 0});

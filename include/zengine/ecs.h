@@ -755,7 +755,9 @@ typedef struct ze_parent_t {
 enum { ZE_RENDER_INSTANCE_NONE = UINT32_MAX };
 typedef struct ze_mesh_t {
     ze_uuid_t mesh;
-    uint32_t render_instance; /* runtime only: ZE_RENDER_INSTANCE_NONE when unbound */
+    /* reserved (not saved; ZE_RENDER_INSTANCE_NONE): the engine keeps
+       render bindings outside the world, so binding is not a write */
+    uint32_t render_instance;
 } ze_mesh_t;
 
 typedef struct ze_camera_t {

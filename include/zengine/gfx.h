@@ -45,13 +45,49 @@ extern "C" {
 
 /* ------------------------------------------------------ render state */
 
+/* Render instances are persistent (render proxies): the backend keeps a
+ * table of them indexed by a dense slot that the engine assigns, and a
+ * state carries only what changed since the engine last knew the render
+ * thread had it: whole records for instances created, re-meshed or
+ * re-materialed, transforms for those that only moved, and the slots of
+ * those destroyed. Every record holds the slot's whole state of its kind,
+ * so applying one twice, or a newer one over an older, is harmless
+ * (docs/gfx.md "Render proxies" says how the engine keeps this lossless
+ * through a latest-state mailbox). */
+enum {
+    /* drawn at lerp(previous_position, world's translation, state.alpha):
+       the point between the last two fixed steps the frame reaches
+       (rotation and scale as they are) */
+    ZE_RENDER_INSTANCE_INTERPOLATE = 1u << 0,
+    ZE_RENDER_MAX_INSTANCE_SLOTS = 1u << 26, /* 67M: a state above is refused */
+};
+
+/* An instance's whole state. */
 typedef struct ze_render_instance_t {
-    ze_mat4_t world;    /* interpolated between the last two fixed steps */
-    ze_uuid_t mesh;     /* the Mesh component's uuid (a cooked mesh) */
-    ze_uuid_t material; /* per-instance override; nil = the mesh's own */
-    uint32_t id;        /* render-instance id, stable while its entity has a Mesh */
-    uint32_t _pad[3];
+    ze_mat4_t world;             /* at the last fixed step */
+    ze_vec3_t previous_position; /* INTERPOLATE: the translation one step earlier */
+    uint32_t slot;               /* its row in the instance table (< state.instance_slots) */
+    ze_uuid_t mesh;              /* a cooked mesh */
+    ze_uuid_t material;          /* per-instance override; nil = the mesh's own */
+    uint64_t id;                 /* opaque, chosen by the engine (picking) */
+    uint32_t flags;              /* ZE_RENDER_INSTANCE_* */
+    uint32_t _pad;
 } ze_render_instance_t;
+
+/* A live instance that moved: its new transform, the rest kept. */
+typedef struct ze_render_transform_t {
+    ze_mat4_t world;
+    ze_vec3_t previous_position;
+    uint32_t slot;
+    uint32_t flags;
+    uint32_t _pad[3];
+} ze_render_transform_t;
+
+/* The digest of an instance's identity and placement (id, mesh, material,
+ * world): a backend's table hash is the wrapping sum of its live rows'
+ * digests, so a test can compare it with the same sum over the world. */
+uint64_t ze_render_instance_digest(uint64_t id, ze_uuid_t mesh, ze_uuid_t material,
+                                   const ze_mat4_t *world);
 
 typedef enum ze_render_light_type {
     ZE_RENDER_LIGHT_DIRECTIONAL = 0,
@@ -138,13 +174,44 @@ typedef struct ze_render_state_t {
     bool has_camera;
     ze_render_camera_t camera;
     ze_render_sky_t sky;
-    uint32_t instance_count, light_count;
-    const ze_render_instance_t *instances;
+    /* Instances (see ze_render_instance_t): the slots in use are below
+       instance_slots; instance_count are live once this state's changes are
+       applied (removes first, then whole records, then transforms; one
+       record per slot per state). delta_serial increases with every state
+       the engine builds (0: apply always): a backend applies a state's
+       changes once. instances_pending: the engine holds more changes than
+       one state carries; a backend applies such a state but, when its
+       scene_revision is one it has not drawn, draws nothing until a state
+       without pending changes arrives, so no frame mixes two scenes. */
+    uint32_t instance_slots, instance_count;
+    uint32_t instance_update_count, transform_update_count, instance_remove_count;
+    const ze_render_instance_t *instance_updates;
+    const ze_render_transform_t *transform_updates;
+    const uint32_t *instance_removes;
+    uint64_t delta_serial;
+    bool instances_pending;
+    uint32_t light_count;
     const ze_render_light_t *lights;
     /* The UI drawn over the final image (NULL: none). The main thread
        leaves it NULL; the render thread sets it from the overlay mailbox. */
     const ze_render_overlay_t *overlay;
 } ze_render_state_t;
+
+/* A state that carries a whole set of n instances (tools and tests that
+ * build states themselves): record i goes to slot i, every other slot is
+ * free; delta_serial 0, so a backend applies it each time it is given. */
+static inline void ze_render_state_set_instances(ze_render_state_t *s, ze_render_instance_t *inst,
+                                                 uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        inst[i].slot = i;
+    s->instance_updates = inst;
+    s->instance_update_count = n;
+    s->instance_slots = s->instance_count = n;
+    s->transform_update_count = s->instance_remove_count = 0;
+    s->delta_serial = 0;
+    s->instances_pending = false;
+}
 
 /* ----------------------------------------------------------- backends */
 
@@ -230,6 +297,16 @@ typedef struct ze_render_stats_t {
        its mesh): candidates, those drawn, and those outside the view
        frustum (candidates - visible; 0 without culling) */
     uint32_t last_draws, last_draws_visible, last_draws_frustum_culled;
+    /* the instance table: live rows, their digest sum
+       (ze_render_instance_digest), the records the last applied state
+       carried and all applied so far, states applied, and states whose
+       records were refused (a transform for a slot not live, a slot at or
+       above instance_slots: each logged once) */
+    uint32_t instances_live;
+    uint64_t instance_table_hash;
+    uint32_t last_instance_records;
+    uint64_t instance_records, instance_states;
+    uint64_t instance_records_refused;
 } ze_render_stats_t;
 
 /* "null" (and, when built, "vulkan"). ZE_ERR_NOT_FOUND for an unknown name;
@@ -240,7 +317,15 @@ void ze_render_backend_destroy(ze_render_backend_t *b);
 const char *ze_render_backend_name(const ze_render_backend_t *b);
 /* A human-readable device ("null (headless)", "NVIDIA H200 (driver ...)"). */
 const char *ze_render_backend_device(const ze_render_backend_t *b);
-/* Render thread: drain pending assets, render the snapshot, finish. */
+/* Render thread: apply the state's instance changes to the backend's
+ * table (once per delta_serial; ze_render_backend_frame does it itself when
+ * it was not called). The engine calls it first so that it knows the
+ * changes have arrived before the frame is drawn. ZE_ERR_OUT_OF_MEMORY when
+ * the table cannot grow (nothing applied); ZE_ERR_INVALID_ARG for a state
+ * whose counts promise arrays it lacks. */
+ze_result ze_render_backend_apply(ze_render_backend_t *b, const ze_render_state_t *state);
+/* Render thread: apply (above), drain pending assets, render the
+ * snapshot, finish. */
 ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_state_t *state);
 /* Main thread: an asset became Loaded (or was reloaded). Copies what the
  * backend keeps; `data` may be freed right after. */

@@ -46,13 +46,27 @@ typedef struct ze__stage_t {
     void (*fini)(ze_engine_t *e);
 } ze__stage_t;
 
-/* A render proxy: which entity holds render-instance id `i`
- * (scene.c). */
+/* What changed in a render proxy since the render thread last had it. */
+enum {
+    ZE__PROXY_CREATE = 1u << 0,
+    ZE__PROXY_MESH = 1u << 1,
+    ZE__PROXY_MATERIAL = 1u << 2,
+    ZE__PROXY_TRANSFORM = 1u << 3,
+    ZE__PROXY_DESTROY = 1u << 4,
+    ZE__PROXY_WHOLE = ZE__PROXY_CREATE | ZE__PROXY_MESH | ZE__PROXY_MATERIAL,
+};
+
+/* A render proxy: which entity holds render-instance slot `i`, and its
+ * place in the change queue (scene.c, sync.c). changed_at: the delta
+ * serial of the state that first carries its latest change; carried_at:
+ * the last state that carried it. */
 typedef struct ze__render_proxy_t {
     ze_entity_t entity;
     ze_uuid_t mesh, material; /* referenced in the resource table */
-    uint64_t stamp;           /* reconciliation pass that last saw it */
+    uint64_t changed_at, carried_at;
+    uint8_t changes; /* ZE__PROXY_*, since the render thread last had it */
     bool live;
+    bool queued; /* in the change queue */
 } ze__render_proxy_t;
 
 /* A uuid the scene needs in the asset manager (scene.c). */
@@ -168,11 +182,21 @@ struct ze_engine_t {
     atomic_uint_fast64_t ui_atlas_acked;
 
     /* ---- render proxies and asset references (scene.c) */
-    ze_array_t proxies;     /* ze__render_proxy_t, indexed by render-instance id */
+    ze_array_t proxies;     /* ze__render_proxy_t, indexed by render-instance slot */
     ze_array_t free_ids;    /* uint32_t */
-    ze_hashmap_t resources; /* uuid -> ze__resource_t * */
-    uint32_t unacquired;    /* resources waiting for the registry to know them */
-    uint64_t stamp;
+    ze_array_t slot_of;     /* uint32_t per entity index: its slot, or NONE */
+    ze_array_t proxy_queue; /* uint32_t slots with changes the render thread may lack */
+    uint32_t proxies_live;
+    ze_binder_t mesh_binder, material_binder;
+    bool proxy_resync;                    /* the world was replaced: rebind every Mesh */
+    ze_result proxy_error;                /* the first failure since the last reconcile */
+    uint32_t sync_version;                /* world version of the last transform scan */
+    uint64_t delta_serial;                /* of the last state built (sync.c) */
+    atomic_uint_fast64_t render_consumed; /* render thread: the last state applied */
+    uint32_t last_records;                /* instance records in the last state */
+    uint64_t records_sent;                /* ... summed over states */
+    ze_hashmap_t resources;               /* uuid -> ze__resource_t * */
+    uint32_t unacquired;                  /* resources waiting for the registry to know them */
     ze_query_t mesh_query;
     ze_array_t ready;         /* ze_uuid_t: loaded this frame, children to take */
     ze_array_t backend_retry; /* ze_uuid_t: the backend's queue was full */

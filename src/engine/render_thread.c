@@ -26,6 +26,11 @@ static void *render_main(void *arg)
         uint64_t seq = 0;
         const ze_render_state_t *scene = ze_mailbox_take(e->mailbox, NULL, &seq);
         if (scene && seq != rendered_seq) {
+            /* the instance changes first: once they are in the backend's
+               table the main thread may stop resending them (sync.c) */
+            if (ze_render_backend_apply(e->backend, scene) == ZE_OK)
+                atomic_store_explicit(&e->render_consumed, scene->delta_serial,
+                                      memory_order_release);
             /* the newest UI overlay (or the one held: a missed UI frame is
                simply not drawn), attached to a copy of the snapshot */
             const ze_render_overlay_t *ov =

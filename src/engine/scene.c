@@ -283,23 +283,39 @@ bool ze__scene_check_assets(ze_engine_t *e, uint32_t *unresolved, uint32_t *fail
 
 /* -------------------------------------------------------- render proxies */
 
+static void on_mesh_delta(ze_world_t *w, const ze_delta_t *d, void *user);
+static void on_material_delta(ze_world_t *w, const ze_delta_t *d, void *user);
+
 ze_result ze__scene_init(ze_engine_t *e)
 {
     ZE_ARRAY_INIT(&e->proxies, e->alloc, ze__render_proxy_t);
     ZE_ARRAY_INIT(&e->free_ids, e->alloc, uint32_t);
+    ZE_ARRAY_INIT(&e->slot_of, e->alloc, uint32_t);
+    ZE_ARRAY_INIT(&e->proxy_queue, e->alloc, uint32_t);
     ZE_ARRAY_INIT(&e->ready, e->alloc, ze_uuid_t);
     ZE_ARRAY_INIT(&e->backend_retry, e->alloc, ze_uuid_t);
     ze_hashmap_init(&e->resources, e->alloc, sizeof(ze_uuid_t), sizeof(ze__resource_t *));
     e->unacquired = 0;
-    e->stamp = 0;
+    e->proxies_live = 0;
+    e->proxy_resync = false;
+    e->proxy_error = ZE_OK;
+    e->sync_version = 0;
+    e->delta_serial = 0;
+    atomic_store(&e->render_consumed, 0);
     /* Mesh alone in `with` (Transform optional): the engine never creates
-       a pack that could clash with the application's groups. */
+       a pack that could clash with the application's groups. It writes
+       nothing: a walk must not count as a change. */
     e->mesh_query = ze_query_create(
         e->world, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t),
-                                     .optional = ZE_MASK(ze_transform_t, ze_material_t),
-                                     .write = ZE_MASK(ze_mesh_t)});
+                                     .optional = ZE_MASK(ze_transform_t, ze_material_t)});
+    /* Mesh before Material: a new entity's Mesh binds before its
+       Material override is looked at (binders run in attach order). */
+    e->mesh_binder = ze_binder_attach_type(e->world, ZE_ID(ze_mesh_t), on_mesh_delta, e);
+    e->material_binder =
+        ze_binder_attach_type(e->world, ZE_ID(ze_material_t), on_material_delta, e);
     ze_result r = ZE_OK;
-    if (!e->mesh_query.id || ze_array_reserve(&e->ready, 64) != ZE_OK ||
+    if (!e->mesh_query.id || !e->mesh_binder.id || !e->material_binder.id ||
+        ze_array_reserve(&e->ready, 64) != ZE_OK ||
         ze_array_reserve(&e->backend_retry, 16) != ZE_OK)
         r = ZE_ERR_OUT_OF_MEMORY;
     if (r != ZE_OK)
@@ -318,83 +334,247 @@ void ze__scene_fini(ze_engine_t *e)
         ze_free(e->alloc, r, sizeof *r);
     }
     ze_hashmap_free(&e->resources);
+    if (e->world && e->mesh_binder.id)
+        (void)ze_binder_detach(e->world, e->mesh_binder);
+    if (e->world && e->material_binder.id)
+        (void)ze_binder_detach(e->world, e->material_binder);
+    e->mesh_binder = e->material_binder = (ze_binder_t){0};
     ze_array_free(&e->proxies);
     ze_array_free(&e->free_ids);
+    ze_array_free(&e->slot_of);
+    ze_array_free(&e->proxy_queue);
     ze_array_free(&e->ready);
     ze_array_free(&e->backend_retry);
     e->unacquired = 0;
+    e->proxies_live = 0;
 }
 
-static ze_result bind_new(ze_engine_t *e, ze_entity_t ent, uint32_t *id)
+static void proxy_fail(ze_engine_t *e, ze_result r)
+{
+    if (e->proxy_error == ZE_OK)
+        e->proxy_error = r;
+}
+
+static ze__render_proxy_t *proxy_at(ze_engine_t *e, uint32_t slot)
+{
+    return &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, slot);
+}
+
+/* Note a change: the proxy goes into the queue the next state carries. */
+static void proxy_mark(ze_engine_t *e, uint32_t slot, uint8_t what)
+{
+    ze__render_proxy_t *p = proxy_at(e, slot);
+    p->changes |= what;
+    p->changed_at = e->delta_serial + 1;
+    if (!p->queued) {
+        if (ze_array_push(&e->proxy_queue, &slot) != ZE_OK) {
+            proxy_fail(e, ZE_ERR_OUT_OF_MEMORY);
+            return; /* lost: the next resync puts it right */
+        }
+        p->queued = true;
+    }
+}
+
+static uint32_t *slot_ref(ze_engine_t *e, uint32_t index, bool grow)
+{
+    if (index >= e->slot_of.count) {
+        if (!grow)
+            return NULL;
+        uint32_t n = e->slot_of.count;
+        uint32_t want = index + 1 > n * 2 ? index + 1 : n * 2;
+        if (ze_array_resize(&e->slot_of, want) != ZE_OK)
+            return NULL;
+        for (uint32_t i = n; i < want; i++)
+            ZE_ARRAY_AT(&e->slot_of, uint32_t, i) = ZE_RENDER_INSTANCE_NONE;
+    }
+    return &ZE_ARRAY_AT(&e->slot_of, uint32_t, index);
+}
+
+static ze_result slot_new(ze_engine_t *e, uint32_t *out)
 {
     uint32_t i;
     if (!ze_array_pop(&e->free_ids, &i)) {
-        if (e->proxies.count == ZE_RENDER_INSTANCE_NONE - 1)
+        if (e->proxies.count >= ZE_RENDER_MAX_INSTANCE_SLOTS)
             return ZE_ERR_LIMIT;
         i = e->proxies.count;
         ze_result r = ze_array_push(&e->proxies, NULL);
         if (r != ZE_OK)
             return r;
+        memset(proxy_at(e, i), 0, sizeof(ze__render_proxy_t));
     }
-    ze__render_proxy_t *b = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, i);
-    memset(b, 0, sizeof *b);
-    b->entity = ent;
-    b->live = true;
-    *id = i;
+    *out = i;
     return ZE_OK;
+}
+
+static void proxy_set_material(ze_engine_t *e, ze__render_proxy_t *p, ze_uuid_t want)
+{
+    if (ze_uuid_eq(p->material, want))
+        return;
+    ze_uuid_t old = p->material;
+    p->material = res_ref(e, want) == ZE_OK ? want : (ze_uuid_t){{0}};
+    res_unref(e, old);
+}
+
+static void proxy_unbind(ze_engine_t *e, ze_entity_t ent)
+{
+    uint32_t *ref = slot_ref(e, ze_entity_index(ent), false);
+    if (!ref || *ref == ZE_RENDER_INSTANCE_NONE)
+        return;
+    uint32_t slot = *ref;
+    ze__render_proxy_t *p = proxy_at(e, slot);
+    if (!p->live || !ze_entity_eq(p->entity, ent))
+        return; /* another entity's (a copied Mesh), or gone already */
+    *ref = ZE_RENDER_INSTANCE_NONE;
+    res_unref(e, p->mesh);
+    res_unref(e, p->material);
+    p->mesh = p->material = (ze_uuid_t){{0}};
+    p->live = false;
+    p->entity = ZE_ENTITY_NULL;
+    e->proxies_live--;
+    proxy_mark(e, slot, ZE__PROXY_DESTROY);
+    if (ze_array_push(&e->free_ids, &slot) != ZE_OK)
+        proxy_fail(e, ZE_ERR_OUT_OF_MEMORY); /* the slot is lost, nothing else */
+}
+
+/* An entity has (or changed) its Mesh: bind it to a slot, or update it. */
+static void proxy_bind(ze_engine_t *e, ze_entity_t ent, const ze_mesh_t *m)
+{
+    ze_world_t *w = e->world;
+    uint32_t *ref = slot_ref(e, ze_entity_index(ent), true);
+    if (!ref) {
+        proxy_fail(e, ZE_ERR_OUT_OF_MEMORY);
+        return;
+    }
+    uint32_t slot = *ref;
+    ze__render_proxy_t *p = slot != ZE_RENDER_INSTANCE_NONE ? proxy_at(e, slot) : NULL;
+    if (p && p->live && ze_entity_eq(p->entity, ent)) {
+        if (!ze_uuid_eq(p->mesh, m->mesh)) {
+            ze_uuid_t old = p->mesh;
+            p->mesh = res_ref(e, m->mesh) == ZE_OK ? m->mesh : (ze_uuid_t){{0}};
+            res_unref(e, old);
+            proxy_mark(e, slot, ZE__PROXY_MESH);
+        }
+        return;
+    }
+    ze_result r = slot_new(e, &slot);
+    if (r != ZE_OK) {
+        proxy_fail(e, r);
+        return;
+    }
+    ref = slot_ref(e, ze_entity_index(ent), false);
+    *ref = slot;
+    p = proxy_at(e, slot);
+    p->entity = ent;
+    p->live = true;
+    p->mesh = res_ref(e, m->mesh) == ZE_OK ? m->mesh : (ze_uuid_t){{0}};
+    const ze_material_t *mat = ze_get(w, ent, ze_material_t);
+    p->material = (ze_uuid_t){{0}};
+    proxy_set_material(e, p, mat ? mat->material : (ze_uuid_t){{0}});
+    e->proxies_live++;
+    proxy_mark(e, slot, ZE__PROXY_CREATE);
+}
+
+static void on_mesh_delta(ze_world_t *w, const ze_delta_t *d, void *user)
+{
+    (void)w;
+    ze_engine_t *e = user;
+    if (e->proxy_resync)
+        return; /* the world was replaced: everything is rebound */
+    if (d->kind == ZE_DELTA_REMOVED)
+        proxy_unbind(e, d->entity);
+    else if (d->value)
+        proxy_bind(e, d->entity, d->value);
+}
+
+static void on_material_delta(ze_world_t *w, const ze_delta_t *d, void *user)
+{
+    (void)w;
+    ze_engine_t *e = user;
+    if (e->proxy_resync)
+        return;
+    uint32_t *ref = slot_ref(e, ze_entity_index(d->entity), false);
+    if (!ref || *ref == ZE_RENDER_INSTANCE_NONE)
+        return; /* no Mesh: bound with its Material when one comes */
+    ze__render_proxy_t *p = proxy_at(e, *ref);
+    if (!p->live || !ze_entity_eq(p->entity, d->entity))
+        return;
+    const ze_material_t *mat = d->kind == ZE_DELTA_REMOVED ? NULL : d->value;
+    ze_uuid_t want = mat ? mat->material : (ze_uuid_t){{0}};
+    if (!ze_uuid_eq(p->material, want)) {
+        proxy_set_material(e, p, want);
+        proxy_mark(e, *ref, ZE__PROXY_MATERIAL);
+    }
+}
+
+/* Every proxy released (destroys queued), then every Mesh bound again,
+ * into the lowest slots. */
+static void resync(ze_engine_t *e)
+{
+    ze_world_t *w = e->world;
+    for (uint32_t s = 0; s < e->proxies.count; s++) {
+        ze__render_proxy_t *p = proxy_at(e, s);
+        if (!p->live)
+            continue;
+        res_unref(e, p->mesh);
+        res_unref(e, p->material);
+        p->mesh = p->material = (ze_uuid_t){{0}};
+        p->live = false;
+        p->entity = ZE_ENTITY_NULL;
+        proxy_mark(e, s, ZE__PROXY_DESTROY);
+    }
+    e->proxies_live = 0;
+    for (uint32_t i = 0; i < e->slot_of.count; i++)
+        ZE_ARRAY_AT(&e->slot_of, uint32_t, i) = ZE_RENDER_INSTANCE_NONE;
+    /* free slots, highest first, so pops hand out 0, 1, 2... */
+    e->free_ids.count = 0;
+    if (ze_array_reserve(&e->free_ids, e->proxies.count) != ZE_OK) {
+        proxy_fail(e, ZE_ERR_OUT_OF_MEMORY);
+        return;
+    }
+    for (uint32_t s = e->proxies.count; s-- > 0;)
+        (void)ze_array_push(&e->free_ids, &s);
+    ze_iter_t it = ze_query_iter(w, e->mesh_query);
+    while (ze_query_next(&it)) {
+        const ze_mesh_t *m = ze_field(&it, ze_mesh_t);
+        for (uint32_t i = 0; i < it.count; i++)
+            proxy_bind(e, ze_iter_entity(&it, i), &m[i]);
+    }
+}
+
+/* The rows whose Transform was written since the last scan, for the
+ * entities that have a slot. */
+static void scan_transforms(ze_engine_t *e)
+{
+    ze_world_t *w = e->world;
+    uint32_t since = e->sync_version;
+    e->sync_version = ze_world_version(w);
+    uint32_t n = e->slot_of.count;
+    const uint32_t *slot_of = n ? (const uint32_t *)e->slot_of.data : NULL;
+    ze_changed_iter_t it = ze_changed_iter(w, ZE_ID(ze_transform_t), since);
+    while (ze_changed_next(&it)) {
+        for (uint32_t i = 0; i < it.count; i++) {
+            uint32_t idx = it.indices[i];
+            if (idx < n && slot_of[idx] != ZE_RENDER_INSTANCE_NONE)
+                proxy_mark(e, slot_of[idx], ZE__PROXY_TRANSFORM);
+        }
+    }
 }
 
 ze_result ze__scene_reconcile(ze_engine_t *e)
 {
-    ze_world_t *w = e->world;
-    ze_result first = ZE_OK;
-    uint64_t stamp = ++e->stamp;
-    ze_iter_t it = ze_query_iter(w, e->mesh_query);
-    while (ze_query_next(&it)) {
-        ze_mesh_t *m = ze_field(&it, ze_mesh_t);
-        const ze_material_t *mat = ze_field(&it, ze_material_t);
-        for (uint32_t i = 0; i < it.count; i++) {
-            ze_entity_t ent = ze_iter_entity(&it, i);
-            uint32_t id = m[i].render_instance;
-            ze__render_proxy_t *b =
-                id < e->proxies.count ? &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, id) : NULL;
-            if (!b || !b->live || b->stamp == stamp || !ze_entity_eq(b->entity, ent)) {
-                ze_result r = bind_new(e, ent, &id);
-                if (r != ZE_OK) {
-                    if (first == ZE_OK)
-                        first = r;
-                    m[i].render_instance = ZE_RENDER_INSTANCE_NONE;
-                    continue;
-                }
-                m[i].render_instance = id;
-                b = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, id);
-            }
-            b->stamp = stamp;
-            ze_uuid_t want_mat = mat ? mat[i].material : (ze_uuid_t){{0}};
-            if (!ze_uuid_eq(b->mesh, m[i].mesh)) {
-                ze_uuid_t old = b->mesh;
-                b->mesh = res_ref(e, m[i].mesh) == ZE_OK ? m[i].mesh : (ze_uuid_t){{0}};
-                res_unref(e, old);
-            }
-            if (!ze_uuid_eq(b->material, want_mat)) {
-                ze_uuid_t old = b->material;
-                b->material = res_ref(e, want_mat) == ZE_OK ? want_mat : (ze_uuid_t){{0}};
-                res_unref(e, old);
-            }
-        }
+    /* inside the kernel's frame (a system spawning) LateFrame delivers the
+       deltas and the next reconcile scans */
+    if (e->in_kernel_frame)
+        return ZE_OK;
+    ze_bindings_apply(e->world);
+    if (e->proxy_resync) {
+        e->proxy_resync = false;
+        resync(e);
     }
-    /* Bindings the walk did not reach: their Mesh is gone. */
-    for (uint32_t id = 0; id < e->proxies.count; id++) {
-        ze__render_proxy_t *b = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, id);
-        if (!b->live || b->stamp == stamp)
-            continue;
-        res_unref(e, b->mesh);
-        res_unref(e, b->material);
-        memset(b, 0, sizeof *b);
-        if (ze_array_push(&e->free_ids, &id) != ZE_OK && first == ZE_OK)
-            first = ZE_ERR_OUT_OF_MEMORY; /* the id is lost, nothing else */
-    }
-    return first;
+    scan_transforms(e);
+    ze_result r = e->proxy_error;
+    e->proxy_error = ZE_OK;
+    return r;
 }
 
 /* ---------------------------------------------------------- scene load */
@@ -441,6 +621,7 @@ ze_result ze__engine_load_scene(ze_engine_t *e, const char *vfs_path, bool addit
             if (ze_world_load(w, saved.data, saved.size) != ZE_OK)
                 ZE_LOG_ERROR(ZE__ENGINE_LOG, "scene %s: the previous world could not be restored",
                              vfs_path);
+            e->proxy_resync = true; /* the restored entities are new handles */
         } else {
             ZE_LOG_INFO(ZE__ENGINE_LOG, "scene %s: %u entities, %u problem(s)", vfs_path,
                         rep.entities, rep.problems);
@@ -459,5 +640,6 @@ ze_result ze__engine_load_scene(ze_engine_t *e, const char *vfs_path, bool addit
     ze_hierarchy_update(w);
     ze_transforms_snapshot(w);
     e->scene_revision++;
+    e->proxy_resync = true;
     return ze__scene_reconcile(e);
 }

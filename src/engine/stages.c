@@ -63,7 +63,8 @@ static ze_result render_device_init(ze_engine_t *e)
         return r;
     }
     /* Snapshots are built in the mailbox slots' arenas: 16 MiB of address
-       space each (about 150,000 instances), committed as used. */
+       space each, committed as used; a state carries at most 100,000
+       instance records (sync.c), the rest follow in the next ones. */
     r = ze_mailbox_create(&(ze_mailbox_desc_t){.mem = e->mem,
                                                .owner = ZE_MEM_OWNER_RENDER,
                                                .slot_arena_size = ZE_MIB(16)},

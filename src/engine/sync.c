@@ -2,13 +2,20 @@
  * and the sky, written as one immutable ze_render_state_t into a mailbox
  * slot's arena and published to the render thread (main thread, step 11).
  *
+ * Instances are render proxies (scene.c binds them): the state carries
+ * only the changes the render thread may not have yet, from the proxy
+ * change queue (fill_changes below; docs/gfx.md "Render proxies").
+ *
  * Interpolation rule: the hierarchy computes world matrices at the end of
  * each fixed step. For an entity without a parent (no Parent component, or
- * a dead one) the snapshot replaces the matrix's translation by
+ * a dead one) the matrix's translation is drawn at
  * lerp(previous_position, position, alpha), the point between the last two
  * fixed steps that the leftover time reaches; rotation and scale are not
  * interpolated. Children keep the hierarchy's matrix (their parent's motion
- * is already in it, one step behind at most). */
+ * is already in it, one step behind at most). Instances carry both
+ * positions and the backend interpolates (ZE_RENDER_INSTANCE_INTERPOLATE),
+ * so one that moved once is sent once; the camera and lights are placed
+ * here, every state. */
 #include <math.h>
 #include <string.h>
 
@@ -92,28 +99,110 @@ static void fill_camera(ze_engine_t *e, ze_render_state_t *s, float alpha)
     s->has_camera = true;
 }
 
-static uint32_t fill_instances(ze_engine_t *e, ze_render_instance_t *out, uint32_t max, float alpha)
+/* ------------------------------------------------- instance changes */
+
+/* The records one state carries at most (the rest wait in the queue):
+ * 100,000 whole records are 12.8 MB of a 16 MiB slot arena. */
+enum { MAX_RECORDS = 100000 };
+
+/* Whether the render thread has the proxy's latest change: a state built
+ * after the change carried it, and the render thread applied that state
+ * or a later one (which carried it too: see below). */
+static bool delivered(const ze__render_proxy_t *p, uint64_t consumed)
+{
+    return p->carried_at >= p->changed_at && p->carried_at <= consumed;
+}
+
+/* A root moves between fixed steps by interpolation; a child keeps the
+ * hierarchy's matrix. */
+static void place(ze_world_t *w, ze_entity_t ent, ze_mat4_t *world, ze_vec3_t *prev,
+                  uint32_t *flags)
+{
+    const ze_transform_t *t = ze_get(w, ent, ze_transform_t);
+    if (!t) { /* a Mesh without a Transform: at the origin */
+        *world = ze_mat4_identity();
+        *prev = (ze_vec3_t){0, 0, 0};
+        *flags = 0;
+        return;
+    }
+    *world = t->world;
+    *prev = t->previous_position;
+    *flags = has_live_parent(w, ent) ? 0u : ZE_RENDER_INSTANCE_INTERPOLATE;
+}
+
+/* The queue, minus what the render thread has, in order; the first
+ * MAX_RECORDS of it go into the state. Every state carries the queue's
+ * head, so a state that carried a proxy is followed by states that carry
+ * it too until it is dropped: whichever of them the render thread takes,
+ * it gets the change (the lossless rule, docs/gfx.md "Render proxies"). */
+static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *s)
 {
     ze_world_t *w = e->world;
-    uint32_t n = 0;
-    ze_iter_t it = ze_query_iter(w, e->mesh_query);
-    while (ze_query_next(&it)) {
-        const ze_mesh_t *m = ze_field(&it, ze_mesh_t);
-        const ze_transform_t *t = ze_field(&it, ze_transform_t);
-        const ze_material_t *mat = ze_field(&it, ze_material_t); /* optional */
-        for (uint32_t i = 0; i < it.count && n < max && t; i++) {
-            if (m[i].render_instance == ZE_RENDER_INSTANCE_NONE)
-                continue;
-            ze_render_instance_t *ri = &out[n++];
-            memset(ri, 0, sizeof *ri);
-            ri->world = render_world(w, ze_iter_entity(&it, i), &t[i], alpha);
-            ri->mesh = m[i].mesh;
-            if (mat)
-                ri->material = mat[i].material;
-            ri->id = m[i].render_instance;
+    uint64_t consumed = atomic_load_explicit(&e->render_consumed, memory_order_acquire);
+    uint32_t *q = e->proxy_queue.count ? (uint32_t *)e->proxy_queue.data : NULL;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < e->proxy_queue.count; i++) {
+        ze__render_proxy_t *p = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, q[i]);
+        if (delivered(p, consumed)) {
+            p->queued = false;
+            p->changes = 0;
+        } else {
+            q[kept++] = q[i];
         }
     }
-    return n;
+    e->proxy_queue.count = kept;
+    uint32_t n = kept < MAX_RECORDS ? kept : MAX_RECORDS;
+    uint32_t whole = 0, moves = 0, removes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ze__render_proxy_t *p = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, q[i]);
+        if (!p->live)
+            removes++;
+        else if (p->changes & ZE__PROXY_WHOLE)
+            whole++;
+        else
+            moves++;
+    }
+    ze_render_instance_t *wr = whole ? ZE_ARENA_NEW_ARRAY(a, ze_render_instance_t, whole) : NULL;
+    ze_render_transform_t *mv = moves ? ZE_ARENA_NEW_ARRAY(a, ze_render_transform_t, moves) : NULL;
+    uint32_t *rm = removes ? ZE_ARENA_NEW_ARRAY(a, uint32_t, removes) : NULL;
+    if ((whole && !wr) || (moves && !mv) || (removes && !rm))
+        return ZE_ERR_BUDGET;
+    uint64_t serial = e->delta_serial + 1;
+    whole = moves = removes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t slot = q[i];
+        ze__render_proxy_t *p = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, slot);
+        p->carried_at = serial;
+        if (!p->live) {
+            rm[removes++] = slot;
+        } else if (p->changes & ZE__PROXY_WHOLE) {
+            ze_render_instance_t *r = &wr[whole++];
+            memset(r, 0, sizeof *r);
+            place(w, p->entity, &r->world, &r->previous_position, &r->flags);
+            r->slot = slot;
+            r->mesh = p->mesh;
+            r->material = p->material;
+            r->id = p->entity.id;
+        } else {
+            ze_render_transform_t *r = &mv[moves++];
+            memset(r, 0, sizeof *r);
+            place(w, p->entity, &r->world, &r->previous_position, &r->flags);
+            r->slot = slot;
+        }
+    }
+    s->instance_slots = e->proxies.count;
+    s->instance_count = e->proxies_live;
+    s->instance_updates = wr;
+    s->instance_update_count = whole;
+    s->transform_updates = mv;
+    s->transform_update_count = moves;
+    s->instance_removes = rm;
+    s->instance_remove_count = removes;
+    s->instances_pending = kept > n;
+    s->delta_serial = serial;
+    e->last_records = n;
+    e->records_sent += n;
+    return ZE_OK;
 }
 
 static uint32_t fill_lights(ze_engine_t *e, ze_render_light_t *out, uint32_t max, float alpha)
@@ -149,15 +238,12 @@ ze_result ze__sync_publish(ze_engine_t *e, float alpha)
     if (!a)
         return ZE_ERR_STATE;
     ze_render_state_t *s = ZE_ARENA_NEW(a, ze_render_state_t);
-    /* Upper bounds: the populations (entities lacking a Transform are
+    /* Upper bound: the population (lights lacking a Transform are
        skipped when filling). */
-    uint32_t max_inst = ze_component_population(w, ZE_ID(ze_mesh_t));
     uint32_t max_light = ze_component_population(w, ZE_ID(ze_light_t));
-    ze_render_instance_t *inst =
-        max_inst ? ZE_ARENA_NEW_ARRAY(a, ze_render_instance_t, max_inst) : NULL;
     ze_render_light_t *lights =
         max_light ? ZE_ARENA_NEW_ARRAY(a, ze_render_light_t, max_light) : NULL;
-    if (!s || (max_inst && !inst) || (max_light && !lights)) {
+    if (!s || (max_light && !lights)) {
         ze_mailbox_cancel(e->mailbox);
         return ZE_ERR_BUDGET;
     }
@@ -172,10 +258,14 @@ ze_result ze__sync_publish(ze_engine_t *e, float alpha)
     s->scene_revision = e->scene_revision;
     s->sky = (ze_render_sky_t){.clear_color = SKY_CLEAR, .exposure = 1.0f};
     fill_camera(e, s, alpha);
-    s->instance_count = inst ? fill_instances(e, inst, max_inst, alpha) : 0;
     s->light_count = lights ? fill_lights(e, lights, max_light, alpha) : 0;
-    s->instances = inst;
     s->lights = lights;
+    ze_result r = fill_changes(e, a, s);
+    if (r != ZE_OK) { /* nothing is lost: the queue is as it was */
+        ze_mailbox_cancel(e->mailbox);
+        return r;
+    }
+    e->delta_serial = s->delta_serial;
     e->last_instances = s->instance_count;
     e->last_lights = s->light_count;
     ze_mailbox_publish(e->mailbox, s, sizeof *s);

@@ -30,18 +30,28 @@ ze_result ze__render_backend_create_with(const char *name, const ze_render_backe
                      (unsigned)PENDING_CAPACITY_MAX);
         return ZE_ERR_LIMIT;
     }
+    const ze__render_backend_vtable_t *vt = NULL;
     if (strcmp(name, ze__null_render_backend.name) == 0)
-        return ze__null_render_backend.create(desc, faults, out);
-    if (strcmp(name, ze__vulkan_render_backend.name) == 0)
-        return ze__vulkan_render_backend.create(desc, faults, out);
-    ZE_LOG_ERROR(LOG_CH, "unknown render backend '%s' (known: null, vulkan)", name);
-    return ZE_ERR_NOT_FOUND;
+        vt = &ze__null_render_backend;
+    else if (strcmp(name, ze__vulkan_render_backend.name) == 0)
+        vt = &ze__vulkan_render_backend;
+    if (!vt) {
+        ZE_LOG_ERROR(LOG_CH, "unknown render backend '%s' (known: null, vulkan)", name);
+        return ZE_ERR_NOT_FOUND;
+    }
+    ze_result r = vt->create(desc, faults, out);
+    if (r == ZE_OK)
+        ze__instance_table_init(&(*out)->instances,
+                                ze_mem_owner_allocator(desc->mem, ZE_MEM_OWNER_RENDER));
+    return r;
 }
 
 void ze_render_backend_destroy(ze_render_backend_t *b)
 {
-    if (b)
-        b->vt->destroy(b);
+    if (!b)
+        return;
+    ze__instance_table_free(&b->instances);
+    b->vt->destroy(b);
 }
 
 const char *ze_render_backend_name(const ze_render_backend_t *b)
@@ -54,17 +64,44 @@ const char *ze_render_backend_device(const ze_render_backend_t *b)
     return b ? b->vt->device(b) : "none";
 }
 
+/* The snapshot crossed a thread boundary: never trust its counts. */
+static bool state_ok(const ze_render_state_t *s)
+{
+    if ((s->instance_update_count && !s->instance_updates) ||
+        (s->transform_update_count && !s->transform_updates) ||
+        (s->instance_remove_count && !s->instance_removes) || (s->light_count && !s->lights) ||
+        s->instance_slots > ZE_RENDER_MAX_INSTANCE_SLOTS) {
+        ZE_LOG_ERROR(LOG_CH,
+                     "render state of frame %llu rejected: %u instance records at %p, %u "
+                     "transforms at %p, %u removes at %p, %u lights at %p, %u slots (limit %u)",
+                     (unsigned long long)s->frame, s->instance_update_count,
+                     (const void *)s->instance_updates, s->transform_update_count,
+                     (const void *)s->transform_updates, s->instance_remove_count,
+                     (const void *)s->instance_removes, s->light_count, (const void *)s->lights,
+                     s->instance_slots, (unsigned)ZE_RENDER_MAX_INSTANCE_SLOTS);
+        return false;
+    }
+    return true;
+}
+
+ze_result ze_render_backend_apply(ze_render_backend_t *b, const ze_render_state_t *scene)
+{
+    ZE_CHECK(b && scene, ZE_ERR_INVALID_ARG);
+    if (!state_ok(scene))
+        return ZE_ERR_INVALID_ARG;
+    ze_result r = ze__instance_table_apply(&b->instances, scene);
+    if (r != ZE_OK)
+        ZE_LOG_ERROR(LOG_CH, "instance table: %u slots do not fit (%s)", scene->instance_slots,
+                     ze_result_str(r));
+    return r;
+}
+
 ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_state_t *scene)
 {
     ZE_CHECK(b && scene, ZE_ERR_INVALID_ARG);
-    /* The snapshot crossed a thread boundary: never trust its counts. */
-    if ((scene->instance_count && !scene->instances) || (scene->light_count && !scene->lights)) {
-        ZE_LOG_ERROR(
-            LOG_CH, "render state of frame %llu rejected: %u instances at %p, %u lights at %p",
-            (unsigned long long)scene->frame, scene->instance_count, (const void *)scene->instances,
-            scene->light_count, (const void *)scene->lights);
-        return ZE_ERR_INVALID_ARG;
-    }
+    ze_result ar = ze_render_backend_apply(b, scene);
+    if (ar != ZE_OK)
+        return ar;
     const ze_render_overlay_t *ov = scene->overlay;
     if (ov && ((ov->instance_count && !ov->instances) ||
                (ov->atlas_pixels && (!ov->atlas_width || !ov->atlas_height)))) {
@@ -74,6 +111,9 @@ ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_state_
                      ov->atlas_width, ov->atlas_height, (const void *)ov->atlas_pixels);
         return ZE_ERR_INVALID_ARG;
     }
+    /* part of a scene whose changes have not all arrived: nothing drawn */
+    if (!ze__instance_table_drawable(&b->instances, scene))
+        return ZE_OK;
     return b->vt->frame(b, scene);
 }
 
@@ -110,7 +150,9 @@ ze_render_stats_t ze_render_backend_stats(const ze_render_backend_t *b)
 {
     if (!b)
         return (ze_render_stats_t){0};
-    return b->vt->stats(b);
+    ze_render_stats_t st = b->vt->stats(b);
+    ze__instance_table_stats(&b->instances, &st);
+    return st;
 }
 
 uint32_t ze_render_backend_resident(const ze_render_backend_t *b, ze_uuid_t uuid)

@@ -16,6 +16,8 @@
 #ifndef ZE_GFX_BACKEND_H
 #define ZE_GFX_BACKEND_H
 
+#include <stdatomic.h>
+
 #include "zengine/gfx.h"
 
 /* Faults for lifecycle tests, never in the public desc
@@ -52,8 +54,43 @@ typedef struct ze__render_backend_vtable_t {
     const char *(*device)(const ze_render_backend_t *b);
 } ze__render_backend_vtable_t;
 
+/* The instance table every backend keeps (instance_table.c): the rows
+ * the engine's states create, move and destroy, indexed by slot. Written
+ * by the render thread (apply); the published figures are atomics, read
+ * by ze_render_backend_stats from any thread. A backend reads `rows` and
+ * `live` on the render thread; `changed` lists the slots the last apply
+ * touched (each once), for backends that mirror the table on a GPU. */
+typedef struct ze__instance_table_t {
+    ze_allocator_t alloc;
+    ze_render_instance_t *rows;
+    uint8_t *live;
+    uint32_t capacity, slots, live_count;
+    uint32_t *changed; /* slots, `changed_count` of them */
+    uint32_t changed_count, changed_capacity;
+    uint8_t *changed_mark; /* per slot: in `changed` */
+    uint64_t applied_serial;
+    uint64_t hash;           /* wrapping sum of the live rows' digests */
+    uint64_t drawn_revision; /* scene_revision of the last state with nothing pending */
+    bool drawn_any;          /* such a state was applied */
+    bool refused_logged;
+    atomic_uint_fast32_t pub_live, pub_last_records;
+    atomic_uint_fast64_t pub_hash, pub_records, pub_states, pub_refused;
+} ze__instance_table_t;
+
+void ze__instance_table_init(ze__instance_table_t *t, ze_allocator_t alloc);
+void ze__instance_table_free(ze__instance_table_t *t);
+/* Apply a state's changes (skipped when its delta_serial was applied):
+ * ZE_ERR_OUT_OF_MEMORY leaves the table as it was. */
+ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_state_t *s);
+/* Whether a frame of this (applied) state may be drawn: nothing pending,
+ * or of the scene revision already drawn. */
+bool ze__instance_table_drawable(const ze__instance_table_t *t, const ze_render_state_t *s);
+/* Fill the stats' instance fields. */
+void ze__instance_table_stats(const ze__instance_table_t *t, ze_render_stats_t *out);
+
 struct ze_render_backend_t {
     const ze__render_backend_vtable_t *vt;
+    ze__instance_table_t instances; /* set up by backend.c after create */
 };
 
 extern const ze__render_backend_vtable_t ze__null_render_backend;

@@ -251,10 +251,14 @@ static float consume_snapshot(const ze_render_state_t *scene)
     float acc = scene->alpha + scene->sky.exposure;
     if (scene->has_camera)
         acc += scene->camera.view.m[3][3] + scene->camera.projection.m[2][3];
-    for (uint32_t i = 0; i < scene->instance_count; i++) {
-        const ze_render_instance_t *in = &scene->instances[i];
+    for (uint32_t i = 0; i < scene->instance_update_count; i++) {
+        const ze_render_instance_t *in = &scene->instance_updates[i];
         acc += in->world.m[3][0] + in->world.m[3][1] + in->world.m[3][2] + (float)in->mesh.bytes[0];
     }
+    for (uint32_t i = 0; i < scene->transform_update_count; i++)
+        acc += scene->transform_updates[i].world.m[3][0];
+    for (uint32_t i = 0; i < scene->instance_remove_count; i++)
+        acc += (float)scene->instance_removes[i];
     for (uint32_t i = 0; i < scene->light_count; i++)
         acc += scene->lights[i].intensity + (float)scene->lights[i].type;
     const ze_render_overlay_t *ov = scene->overlay;
@@ -297,10 +301,11 @@ static ze_result null_frame(ze_render_backend_t *b, const ze_render_state_t *sce
     }
     nb->checksum += consume_snapshot(scene);
     count_overlay(nb, scene->overlay);
-    atomic_store_explicit(&nb->last_instances, scene->instance_count, memory_order_relaxed);
+    uint32_t live = b->instances.live_count; /* the table, as applied (backend.c) */
+    atomic_store_explicit(&nb->last_instances, live, memory_order_relaxed);
     atomic_store_explicit(&nb->last_lights, scene->light_count, memory_order_relaxed);
     atomic_store_explicit(&nb->last_scene_frame, scene->frame, memory_order_relaxed);
-    add64(&nb->instances_drawn, scene->instance_count);
+    add64(&nb->instances_drawn, live);
     if (nb->frame_delay_us)
         ze_time_sleep_ns((uint64_t)nb->frame_delay_us * 1000u);
     add64(&nb->frames, 1);

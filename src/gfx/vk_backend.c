@@ -192,10 +192,11 @@ static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_state_t *scen
         return r;
     b->has_image = true;
     atomic_store_explicit(&b->cpu_frame_ns, ze_time_now_ns() - t0, memory_order_relaxed);
-    atomic_store_explicit(&b->last_instances, scene->instance_count, memory_order_relaxed);
+    uint32_t live = b->base.instances.live_count;
+    atomic_store_explicit(&b->last_instances, live, memory_order_relaxed);
     atomic_store_explicit(&b->last_lights, scene->light_count, memory_order_relaxed);
     atomic_store_explicit(&b->last_scene_frame, scene->frame, memory_order_relaxed);
-    atomic_fetch_add_explicit(&b->instances_drawn, scene->instance_count, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->instances_drawn, live, memory_order_relaxed);
     atomic_fetch_add_explicit(&b->frames_done, 1, memory_order_relaxed);
     return ZE_OK;
 }

@@ -155,15 +155,33 @@ static float det3(const ze_mat4_t *w)
            m[2][0] * (m[0][1] * m[1][2] - m[1][1] * m[0][2]);
 }
 
-static uint32_t count_draws(ze_vk_backend_t *b, const ze_render_state_t *s)
+static uint32_t count_draws(ze_vk_backend_t *b)
 {
+    const ze__instance_table_t *t = &b->base.instances;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < s->instance_count; i++) {
-        const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &s->instances[i].mesh);
+    for (uint32_t i = 0; i < t->slots; i++) {
+        if (!t->live[i])
+            continue;
+        const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &t->rows[i].mesh);
         if (m)
             n += m->submesh_count;
     }
     return n;
+}
+
+/* The instance's matrix for this frame: its translation between the last
+ * two fixed steps when it interpolates. */
+static ze_mat4_t frame_world(const ze_render_instance_t *in, float alpha)
+{
+    ze_mat4_t m = in->world;
+    if (in->flags & ZE_RENDER_INSTANCE_INTERPOLATE) {
+        ze_vec3_t p = ze_vec3_lerp(in->previous_position,
+                                   (ze_vec3_t){m.m[3][0], m.m[3][1], m.m[3][2]}, alpha);
+        m.m[3][0] = p.x;
+        m.m[3][1] = p.y;
+        m.m[3][2] = p.z;
+    }
+    return m;
 }
 
 /* The frustum's planes from the view-projection (Gribb and Hartmann, for
@@ -241,7 +259,7 @@ static void fill_frame(ze_vk_backend_t *b, const ze_render_state_t *s, ze_vk_gpu
 ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s)
 {
     ZE__VK_ON_RENDER_THREAD(b);
-    uint32_t draws = s->has_camera ? count_draws(b, s) : 0;
+    uint32_t draws = s->has_camera ? count_draws(b) : 0;
     ze_result r = frame_data(b, f, draws);
     if (r != ZE_OK)
         return r;
@@ -259,20 +277,24 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
     };
     uint32_t nmat = 1, n = 0, per[ZE_VK_FACE_CLASSES] = {0};
     uint32_t stride = f->draw_capacity;
-    for (uint32_t i = 0; i < s->instance_count && draws; i++) {
-        const ze_render_instance_t *in = &s->instances[i];
+    const ze__instance_table_t *t = &b->base.instances;
+    for (uint32_t i = 0; i < t->slots && draws; i++) {
+        if (!t->live[i])
+            continue;
+        const ze_render_instance_t *in = &t->rows[i];
         const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &in->mesh);
         if (!m)
             continue;
+        ze_mat4_t world = frame_world(in, s->alpha);
         ze_mat4_t inv, nrm;
-        if (!ze_mat4_inverse(in->world, &inv))
+        if (!ze_mat4_inverse(world, &inv))
             inv = ze_mat4_identity();
         nrm = ze_mat4_transpose(inv);
-        bool mirrored = det3(&in->world) < 0.0f;
+        bool mirrored = det3(&world) < 0.0f;
         for (uint32_t k = 0; k < m->submesh_count && n < draws; k++) {
             const ze_vk_submesh_t *sm = &m->submeshes[k];
             ze_uuid_t mu = ze_uuid_is_nil(in->material) ? sm->material : in->material;
-            mat_copy(gd[n].world, &in->world);
+            mat_copy(gd[n].world, &world);
             mat_copy(gd[n].normal, &nrm);
             bool both;
             gd[n].material = material_index(b, mu, mats, &nmat, &both);

@@ -70,17 +70,22 @@ static ze_asset_data_t asset(uint32_t n, ze_asset_type type, uint32_t gen)
         .uuid = uuid_n(n), .type = type, .generation = gen, .bytes = bytes, .size = sizeof bytes};
 }
 
-static ze_render_state_t scene_of(uint64_t frame, const ze_render_instance_t *inst, uint32_t ni,
+/* A state carrying the whole set inst[0..ni) at slots 0..ni-1. */
+static ze_render_state_t scene_of(uint64_t frame, ze_render_instance_t *inst, uint32_t ni,
                                   const ze_render_light_t *lights, uint32_t nl)
 {
+    for (uint32_t i = 0; inst && i < ni; i++)
+        inst[i].slot = i;
     return (ze_render_state_t){
         .frame = frame,
         .width = 1280,
         .height = 720,
         .sky = {.exposure = 1.0f},
+        .instance_slots = ni,
         .instance_count = ni,
+        .instance_update_count = ni,
+        .instance_updates = inst,
         .light_count = nl,
-        .instances = inst,
         .lights = lights,
     };
 }

@@ -95,8 +95,8 @@ static void test_pending_queue_stress(void **state)
     ze_render_instance_t inst[4];
     memset(inst, 0, sizeof inst);
     ze_render_light_t light = {.type = ZE_RENDER_LIGHT_DIRECTIONAL, .intensity = 1.0f};
-    ze_render_state_t scene = {
-        .frame = 7, .instance_count = 4, .instances = inst, .light_count = 1, .lights = &light};
+    ze_render_state_t scene = {.frame = 7, .light_count = 1, .lights = &light};
+    ze_render_state_set_instances(&scene, inst, 4);
     ctx_t c = {.b = b, .scene = &scene};
     pthread_t render, observer;
     assert_int_equal(pthread_create(&render, NULL, render_main, &c), 0);

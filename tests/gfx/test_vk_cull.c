@@ -134,7 +134,7 @@ static void scene_init(fixture_t *f, scene_t *sc, uint32_t cap)
     s->height = H;
     s->has_camera = true;
     s->sky = (ze_render_sky_t){.clear_color = {0.1f, 0.12f, 0.2f}, .exposure = 1.0f};
-    s->instances = sc->inst;
+    s->instance_updates = sc->inst;
     s->light_count = 1;
     s->lights = &sc->sun;
     float aspect = (float)W / (float)H;
@@ -154,8 +154,8 @@ static void scene_free(fixture_t *f, scene_t *sc)
 
 static void scene_add(scene_t *sc, ze_mat4_t world)
 {
-    assert_true(sc->s.instance_count < sc->cap);
-    uint32_t i = sc->s.instance_count++;
+    assert_true(sc->s.instance_update_count < sc->cap);
+    uint32_t i = sc->s.instance_update_count++;
     sc->inst[i] = (ze_render_instance_t){.world = world, .mesh = uuid_n(1), .id = i + 1};
 }
 
@@ -163,6 +163,7 @@ static void scene_add(scene_t *sc, ze_mat4_t world)
  * so the statistics are the last frame's. */
 static ze_render_stats_t render(ze_render_backend_t *b, scene_t *sc, uint8_t *px)
 {
+    ze_render_state_set_instances(&sc->s, sc->inst, sc->s.instance_update_count);
     for (int i = 0; i < 2; i++) {
         sc->s.frame++;
         assert_int_equal(ze_render_backend_frame(b, &sc->s), ZE_OK);
@@ -248,7 +249,7 @@ static uint32_t reference_count(const fixture_t *f, const scene_t *sc)
 {
     frustum_t fr = frustum_of(&sc->s);
     uint32_t n = 0;
-    for (uint32_t i = 0; i < sc->s.instance_count; i++) {
+    for (uint32_t i = 0; i < sc->s.instance_update_count; i++) {
         double margin;
         n += reference_visible(f, &fr, &sc->inst[i].world, &margin);
     }
@@ -290,7 +291,7 @@ static void test_each_plane_just_outside_and_inside(void **state)
             double c[3];
             for (int k = 0; k < 3; k++)
                 c[k] = inner[k] - fr.p[i][k] * d + fr.p[i][k] * along;
-            sc.s.instance_count = 0;
+            sc.s.instance_update_count = 0;
             scene_add(&sc, at(c, scale));
             double margin;
             bool want = reference_visible(f, &fr, &sc.inst[0].world, &margin);
@@ -328,8 +329,8 @@ static void test_random_scenes_match_reference(void **state)
     ze_rng_t rng;
     ze_rng_seed(&rng, 0xC0111);
     for (int scene = 0; scene < SCENES; scene++) {
-        sc.s.instance_count = 0;
-        while (sc.s.instance_count < N) {
+        sc.s.instance_update_count = 0;
+        while (sc.s.instance_update_count < N) {
             ze_vec3_t axis = {uniform(&rng, -1, 1), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
             if (ze_vec3_length(axis) < 1e-3f)
                 continue;
@@ -363,7 +364,7 @@ static void test_random_scenes_match_reference(void **state)
                     w.m[0][k] = -w.m[0][k];
             scene_add(&sc, w);
             if (ze_rng_below(&rng, 3) == 0)
-                sc.inst[sc.s.instance_count - 1].material = uuid_n(3); /* double-sided */
+                sc.inst[sc.s.instance_update_count - 1].material = uuid_n(3); /* double-sided */
         }
         uint32_t want = reference_count(f, &sc);
         ze_render_stats_t st = render(b, &sc, NULL);
@@ -402,7 +403,7 @@ static void test_culling_on_and_off_same_image(void **state)
     print_message("culling off: %u of %u drawn; on: %u of %u drawn (reference %u)\n",
                   st_off.last_draws_visible, st_off.last_draws, st_on.last_draws_visible,
                   st_on.last_draws, reference_count(f, &sc));
-    assert_int_equal(st_off.last_draws_visible, sc.s.instance_count);
+    assert_int_equal(st_off.last_draws_visible, sc.s.instance_update_count);
     assert_int_equal(st_off.last_draws_frustum_culled, 0);
     assert_int_equal(st_on.last_draws_visible, reference_count(f, &sc));
     assert_true(st_on.last_draws_frustum_culled > 0);
@@ -431,7 +432,7 @@ static void test_growth_and_no_camera(void **state)
     scene_init(f, &sc, MANY);
     const uint32_t sizes[] = {3, MANY, 5};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        sc.s.instance_count = 0;
+        sc.s.instance_update_count = 0;
         for (uint32_t i = 0; i < sizes[k]; i++) {
             /* a grid in front of the camera, every other one off to the side */
             double c[3] = {(i % 2) ? 30.0 + (i % 50) : (double)(i % 50) * 0.02 - 0.5,

@@ -220,8 +220,7 @@ static void scene_make(scene_t *sc, uint32_t w, uint32_t h)
     s->height = h;
     s->has_camera = true;
     s->sky = (ze_render_sky_t){.clear_color = {0.12f, 0.1f, 0.2f}, .exposure = 1.3f};
-    s->instance_count = 4;
-    s->instances = sc->inst;
+    ze_render_state_set_instances(s, sc->inst, 4);
     s->light_count = 3;
     s->lights = sc->lights;
     float aspect = (float)w / (float)h;
