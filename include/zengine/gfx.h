@@ -83,6 +83,11 @@ typedef struct ze_render_transform_t {
     uint32_t _pad[3];
 } ze_render_transform_t;
 
+/* The matrix a backend draws an instance with at interpolation factor
+ * alpha (the state's): its world, with the translation at
+ * lerp(previous_position, translation, alpha) when it interpolates. */
+ze_mat4_t ze_render_instance_matrix(const ze_render_instance_t *in, float alpha);
+
 /* The digest of an instance's identity and placement (id, mesh, material,
  * world): a backend's table hash is the wrapping sum of its live rows'
  * digests, so a test can compare it with the same sum over the world. */

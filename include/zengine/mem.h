@@ -160,6 +160,31 @@ ze_result ze_mem_region_commit(ze_mem_region_t *r, size_t size);
 void ze_mem_region_decommit(ze_mem_region_t *r, size_t keep);
 void ze_mem_region_release(ze_mem_region_t *r);
 
+/* ------------------------------------------------------ growable table */
+
+/* An array of fixed-size elements in a region of its own, for tables too
+ * large for an owner's heap (render proxies, instance tables): committed
+ * as it grows, and when it outgrows its reservation it moves to one twice
+ * as large (copied; pointers into it are invalid after a grow). Elements
+ * a grow adds are zero. One thread at a time. */
+typedef struct ze_mem_table_t {
+    ze_mem_region_t region;
+    ze_mem_t *mm;
+    ze_mem_owner owner;
+    uint32_t elem_size;
+    uint32_t capacity; /* elements committed */
+} ze_mem_table_t;
+
+void ze_mem_table_init(ze_mem_table_t *t, ze_mem_t *mm, ze_mem_owner owner, uint32_t elem_size);
+/* At least `count` elements. ZE_ERR_BUDGET (the owner's budget or range is
+ * full: logged by the manager) leaves the table as it was. */
+ze_result ze_mem_table_reserve(ze_mem_table_t *t, uint32_t count);
+void ze_mem_table_release(ze_mem_table_t *t);
+static inline void *ze_mem_table_data(const ze_mem_table_t *t)
+{
+    return t->region.base;
+}
+
 /* ------------------------------------------------------------ linear arena */
 
 typedef struct ze_arena_t {

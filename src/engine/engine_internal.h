@@ -46,6 +46,11 @@ typedef struct ze__stage_t {
     void (*fini)(ze_engine_t *e);
 } ze__stage_t;
 
+/* The instance records one render state carries at most; the rest wait
+ * in the queue for the next (sync.c): 100,000 whole records are 12.8 MB of
+ * a 16 MiB mailbox slot. */
+enum { ZE__MAX_STATE_RECORDS = 100000 };
+
 /* What changed in a render proxy since the render thread last had it. */
 enum {
     ZE__PROXY_CREATE = 1u << 0,
@@ -115,6 +120,11 @@ typedef struct ze__run_ctx_t {
     const char *fail_stage;
     uint32_t backend_frame_delay_us;
     uint64_t backend_lose_device_at;
+    /* Tests: called on the render thread after each state it took was
+       applied and drawn, with the backend (its instance table: backend.h)
+       and the state as the backend received it. */
+    void (*render_observer)(ze_render_backend_t *b, const ze_render_state_t *s, void *user);
+    void *render_observer_user;
 } ze__run_ctx_t;
 
 /* third_party.c: jansson's hooks into the ThirdParty owner of `mm`, and
@@ -182,9 +192,12 @@ struct ze_engine_t {
     atomic_uint_fast64_t ui_atlas_acked;
 
     /* ---- render proxies and asset references (scene.c) */
-    ze_array_t proxies;     /* ze__render_proxy_t, indexed by render-instance slot */
-    ze_array_t free_ids;    /* uint32_t */
-    ze_array_t slot_of;     /* uint32_t per entity index: its slot, or NONE */
+    /* the proxies, indexed by render-instance slot, and per entity index
+       its slot + 1 (0: none): tables in regions of the Render owner (a
+       million instances outgrow an owner's heap) */
+    ze_mem_table_t proxy_table, slot_table;
+    uint32_t proxy_count;   /* slots handed out: the high-water mark */
+    ze_array_t free_ids;    /* uint32_t, Render owner */
     ze_array_t proxy_queue; /* uint32_t slots with changes the render thread may lack */
     uint32_t proxies_live;
     ze_binder_t mesh_binder, material_binder;

@@ -41,6 +41,8 @@ static void *render_main(void *arg)
             ze_result r = ze_render_backend_frame(e->backend, &framed);
             ZE_ZONE_END();
             rendered_seq = seq;
+            if (e->ctx.render_observer)
+                e->ctx.render_observer(e->backend, &framed, e->ctx.render_observer_user);
             /* the backend has this atlas revision: the main thread stops
                sending its pixels */
             if (r == ZE_OK && ov && ov->atlas_pixels)

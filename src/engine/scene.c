@@ -216,8 +216,9 @@ static ze_entity_t user_of(ze_engine_t *e, ze_uuid_t u, uint32_t *count)
 {
     ze_entity_t first = {0};
     *count = 0;
-    for (uint32_t id = 0; id < e->proxies.count; id++) {
-        const ze__render_proxy_t *p = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, id);
+    const ze__render_proxy_t *proxies = ze_mem_table_data(&e->proxy_table);
+    for (uint32_t id = 0; id < e->proxy_count; id++) {
+        const ze__render_proxy_t *p = &proxies[id];
         if (p->live && (ze_uuid_eq(p->mesh, u) || ze_uuid_eq(p->material, u)) && !(*count)++)
             first = p->entity;
     }
@@ -288,10 +289,12 @@ static void on_material_delta(ze_world_t *w, const ze_delta_t *d, void *user);
 
 ze_result ze__scene_init(ze_engine_t *e)
 {
-    ZE_ARRAY_INIT(&e->proxies, e->alloc, ze__render_proxy_t);
-    ZE_ARRAY_INIT(&e->free_ids, e->alloc, uint32_t);
-    ZE_ARRAY_INIT(&e->slot_of, e->alloc, uint32_t);
-    ZE_ARRAY_INIT(&e->proxy_queue, e->alloc, uint32_t);
+    ze_allocator_t render = ze_mem_owner_allocator(e->mem, ZE_MEM_OWNER_RENDER);
+    ze_mem_table_init(&e->proxy_table, e->mem, ZE_MEM_OWNER_RENDER, sizeof(ze__render_proxy_t));
+    ze_mem_table_init(&e->slot_table, e->mem, ZE_MEM_OWNER_RENDER, sizeof(uint32_t));
+    e->proxy_count = 0;
+    ZE_ARRAY_INIT(&e->free_ids, render, uint32_t);
+    ZE_ARRAY_INIT(&e->proxy_queue, render, uint32_t);
     ZE_ARRAY_INIT(&e->ready, e->alloc, ze_uuid_t);
     ZE_ARRAY_INIT(&e->backend_retry, e->alloc, ze_uuid_t);
     ze_hashmap_init(&e->resources, e->alloc, sizeof(ze_uuid_t), sizeof(ze__resource_t *));
@@ -339,9 +342,10 @@ void ze__scene_fini(ze_engine_t *e)
     if (e->world && e->material_binder.id)
         (void)ze_binder_detach(e->world, e->material_binder);
     e->mesh_binder = e->material_binder = (ze_binder_t){0};
-    ze_array_free(&e->proxies);
+    ze_mem_table_release(&e->proxy_table);
+    ze_mem_table_release(&e->slot_table);
+    e->proxy_count = 0;
     ze_array_free(&e->free_ids);
-    ze_array_free(&e->slot_of);
     ze_array_free(&e->proxy_queue);
     ze_array_free(&e->ready);
     ze_array_free(&e->backend_retry);
@@ -357,7 +361,7 @@ static void proxy_fail(ze_engine_t *e, ze_result r)
 
 static ze__render_proxy_t *proxy_at(ze_engine_t *e, uint32_t slot)
 {
-    return &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, slot);
+    return &((ze__render_proxy_t *)ze_mem_table_data(&e->proxy_table))[slot];
 }
 
 /* Note a change: the proxy goes into the queue the next state carries. */
@@ -375,31 +379,34 @@ static void proxy_mark(ze_engine_t *e, uint32_t slot, uint8_t what)
     }
 }
 
-static uint32_t *slot_ref(ze_engine_t *e, uint32_t index, bool grow)
+/* The entity index's slot (NONE: none); `grow`: room for it first. */
+static uint32_t slot_get(ze_engine_t *e, uint32_t index)
 {
-    if (index >= e->slot_of.count) {
-        if (!grow)
-            return NULL;
-        uint32_t n = e->slot_of.count;
-        uint32_t want = index + 1 > n * 2 ? index + 1 : n * 2;
-        if (ze_array_resize(&e->slot_of, want) != ZE_OK)
-            return NULL;
-        for (uint32_t i = n; i < want; i++)
-            ZE_ARRAY_AT(&e->slot_of, uint32_t, i) = ZE_RENDER_INSTANCE_NONE;
-    }
-    return &ZE_ARRAY_AT(&e->slot_of, uint32_t, index);
+    if (index >= e->slot_table.capacity)
+        return ZE_RENDER_INSTANCE_NONE;
+    return ((const uint32_t *)ze_mem_table_data(&e->slot_table))[index] - 1u;
+}
+
+static ze_result slot_put(ze_engine_t *e, uint32_t index, uint32_t slot)
+{
+    ze_result r = ze_mem_table_reserve(&e->slot_table, index + 1);
+    if (r != ZE_OK)
+        return r;
+    ((uint32_t *)ze_mem_table_data(&e->slot_table))[index] = slot + 1u;
+    return ZE_OK;
 }
 
 static ze_result slot_new(ze_engine_t *e, uint32_t *out)
 {
     uint32_t i;
     if (!ze_array_pop(&e->free_ids, &i)) {
-        if (e->proxies.count >= ZE_RENDER_MAX_INSTANCE_SLOTS)
+        if (e->proxy_count >= ZE_RENDER_MAX_INSTANCE_SLOTS)
             return ZE_ERR_LIMIT;
-        i = e->proxies.count;
-        ze_result r = ze_array_push(&e->proxies, NULL);
+        i = e->proxy_count;
+        ze_result r = ze_mem_table_reserve(&e->proxy_table, i + 1);
         if (r != ZE_OK)
             return r;
+        e->proxy_count++;
         memset(proxy_at(e, i), 0, sizeof(ze__render_proxy_t));
     }
     *out = i;
@@ -417,14 +424,13 @@ static void proxy_set_material(ze_engine_t *e, ze__render_proxy_t *p, ze_uuid_t 
 
 static void proxy_unbind(ze_engine_t *e, ze_entity_t ent)
 {
-    uint32_t *ref = slot_ref(e, ze_entity_index(ent), false);
-    if (!ref || *ref == ZE_RENDER_INSTANCE_NONE)
+    uint32_t slot = slot_get(e, ze_entity_index(ent));
+    if (slot == ZE_RENDER_INSTANCE_NONE)
         return;
-    uint32_t slot = *ref;
     ze__render_proxy_t *p = proxy_at(e, slot);
     if (!p->live || !ze_entity_eq(p->entity, ent))
-        return; /* another entity's (a copied Mesh), or gone already */
-    *ref = ZE_RENDER_INSTANCE_NONE;
+        return; /* gone already */
+    (void)slot_put(e, ze_entity_index(ent), ZE_RENDER_INSTANCE_NONE); /* in range: no grow */
     res_unref(e, p->mesh);
     res_unref(e, p->material);
     p->mesh = p->material = (ze_uuid_t){{0}};
@@ -440,12 +446,7 @@ static void proxy_unbind(ze_engine_t *e, ze_entity_t ent)
 static void proxy_bind(ze_engine_t *e, ze_entity_t ent, const ze_mesh_t *m)
 {
     ze_world_t *w = e->world;
-    uint32_t *ref = slot_ref(e, ze_entity_index(ent), true);
-    if (!ref) {
-        proxy_fail(e, ZE_ERR_OUT_OF_MEMORY);
-        return;
-    }
-    uint32_t slot = *ref;
+    uint32_t slot = slot_get(e, ze_entity_index(ent));
     ze__render_proxy_t *p = slot != ZE_RENDER_INSTANCE_NONE ? proxy_at(e, slot) : NULL;
     if (p && p->live && ze_entity_eq(p->entity, ent)) {
         if (!ze_uuid_eq(p->mesh, m->mesh)) {
@@ -457,12 +458,15 @@ static void proxy_bind(ze_engine_t *e, ze_entity_t ent, const ze_mesh_t *m)
         return;
     }
     ze_result r = slot_new(e, &slot);
+    if (r == ZE_OK) {
+        r = slot_put(e, ze_entity_index(ent), slot);
+        if (r != ZE_OK)
+            (void)ze_array_push(&e->free_ids, &slot); /* reserved above */
+    }
     if (r != ZE_OK) {
         proxy_fail(e, r);
         return;
     }
-    ref = slot_ref(e, ze_entity_index(ent), false);
-    *ref = slot;
     p = proxy_at(e, slot);
     p->entity = ent;
     p->live = true;
@@ -492,17 +496,17 @@ static void on_material_delta(ze_world_t *w, const ze_delta_t *d, void *user)
     ze_engine_t *e = user;
     if (e->proxy_resync)
         return;
-    uint32_t *ref = slot_ref(e, ze_entity_index(d->entity), false);
-    if (!ref || *ref == ZE_RENDER_INSTANCE_NONE)
+    uint32_t slot = slot_get(e, ze_entity_index(d->entity));
+    if (slot == ZE_RENDER_INSTANCE_NONE)
         return; /* no Mesh: bound with its Material when one comes */
-    ze__render_proxy_t *p = proxy_at(e, *ref);
+    ze__render_proxy_t *p = proxy_at(e, slot);
     if (!p->live || !ze_entity_eq(p->entity, d->entity))
         return;
     const ze_material_t *mat = d->kind == ZE_DELTA_REMOVED ? NULL : d->value;
     ze_uuid_t want = mat ? mat->material : (ze_uuid_t){{0}};
     if (!ze_uuid_eq(p->material, want)) {
         proxy_set_material(e, p, want);
-        proxy_mark(e, *ref, ZE__PROXY_MATERIAL);
+        proxy_mark(e, slot, ZE__PROXY_MATERIAL);
     }
 }
 
@@ -511,7 +515,7 @@ static void on_material_delta(ze_world_t *w, const ze_delta_t *d, void *user)
 static void resync(ze_engine_t *e)
 {
     ze_world_t *w = e->world;
-    for (uint32_t s = 0; s < e->proxies.count; s++) {
+    for (uint32_t s = 0; s < e->proxy_count; s++) {
         ze__render_proxy_t *p = proxy_at(e, s);
         if (!p->live)
             continue;
@@ -523,15 +527,16 @@ static void resync(ze_engine_t *e)
         proxy_mark(e, s, ZE__PROXY_DESTROY);
     }
     e->proxies_live = 0;
-    for (uint32_t i = 0; i < e->slot_of.count; i++)
-        ZE_ARRAY_AT(&e->slot_of, uint32_t, i) = ZE_RENDER_INSTANCE_NONE;
+    if (e->slot_table.capacity)
+        memset(ze_mem_table_data(&e->slot_table), 0,
+               sizeof(uint32_t) * (size_t)e->slot_table.capacity);
     /* free slots, highest first, so pops hand out 0, 1, 2... */
     e->free_ids.count = 0;
-    if (ze_array_reserve(&e->free_ids, e->proxies.count) != ZE_OK) {
+    if (ze_array_reserve(&e->free_ids, e->proxy_count) != ZE_OK) {
         proxy_fail(e, ZE_ERR_OUT_OF_MEMORY);
         return;
     }
-    for (uint32_t s = e->proxies.count; s-- > 0;)
+    for (uint32_t s = e->proxy_count; s-- > 0;)
         (void)ze_array_push(&e->free_ids, &s);
     ze_iter_t it = ze_query_iter(w, e->mesh_query);
     while (ze_query_next(&it)) {
@@ -548,14 +553,14 @@ static void scan_transforms(ze_engine_t *e)
     ze_world_t *w = e->world;
     uint32_t since = e->sync_version;
     e->sync_version = ze_world_version(w);
-    uint32_t n = e->slot_of.count;
-    const uint32_t *slot_of = n ? (const uint32_t *)e->slot_of.data : NULL;
+    uint32_t n = e->slot_table.capacity;
+    const uint32_t *slot1 = ze_mem_table_data(&e->slot_table); /* slot + 1 */
     ze_changed_iter_t it = ze_changed_iter(w, ZE_ID(ze_transform_t), since);
     while (ze_changed_next(&it)) {
         for (uint32_t i = 0; i < it.count; i++) {
             uint32_t idx = it.indices[i];
-            if (idx < n && slot_of[idx] != ZE_RENDER_INSTANCE_NONE)
-                proxy_mark(e, slot_of[idx], ZE__PROXY_TRANSFORM);
+            if (idx < n && slot1[idx])
+                proxy_mark(e, slot1[idx] - 1u, ZE__PROXY_TRANSFORM);
         }
     }
 }

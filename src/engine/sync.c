@@ -101,10 +101,6 @@ static void fill_camera(ze_engine_t *e, ze_render_state_t *s, float alpha)
 
 /* ------------------------------------------------- instance changes */
 
-/* The records one state carries at most (the rest wait in the queue):
- * 100,000 whole records are 12.8 MB of a 16 MiB slot arena. */
-enum { MAX_RECORDS = 100000 };
-
 /* Whether the render thread has the proxy's latest change: a state built
  * after the change carried it, and the render thread applied that state
  * or a later one (which carried it too: see below). */
@@ -131,7 +127,7 @@ static void place(ze_world_t *w, ze_entity_t ent, ze_mat4_t *world, ze_vec3_t *p
 }
 
 /* The queue, minus what the render thread has, in order; the first
- * MAX_RECORDS of it go into the state. Every state carries the queue's
+ * ZE__MAX_STATE_RECORDS of it go into the state. Every state carries the queue's
  * head, so a state that carried a proxy is followed by states that carry
  * it too until it is dropped: whichever of them the render thread takes,
  * it gets the change (the lossless rule, docs/gfx.md "Render proxies"). */
@@ -140,9 +136,10 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
     ze_world_t *w = e->world;
     uint64_t consumed = atomic_load_explicit(&e->render_consumed, memory_order_acquire);
     uint32_t *q = e->proxy_queue.count ? (uint32_t *)e->proxy_queue.data : NULL;
+    ze__render_proxy_t *proxies = ze_mem_table_data(&e->proxy_table);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < e->proxy_queue.count; i++) {
-        ze__render_proxy_t *p = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, q[i]);
+        ze__render_proxy_t *p = &proxies[q[i]];
         if (delivered(p, consumed)) {
             p->queued = false;
             p->changes = 0;
@@ -151,10 +148,10 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
         }
     }
     e->proxy_queue.count = kept;
-    uint32_t n = kept < MAX_RECORDS ? kept : MAX_RECORDS;
+    uint32_t n = kept < ZE__MAX_STATE_RECORDS ? kept : ZE__MAX_STATE_RECORDS;
     uint32_t whole = 0, moves = 0, removes = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const ze__render_proxy_t *p = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, q[i]);
+        const ze__render_proxy_t *p = &proxies[q[i]];
         if (!p->live)
             removes++;
         else if (p->changes & ZE__PROXY_WHOLE)
@@ -171,7 +168,7 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
     whole = moves = removes = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t slot = q[i];
-        ze__render_proxy_t *p = &ZE_ARRAY_AT(&e->proxies, ze__render_proxy_t, slot);
+        ze__render_proxy_t *p = &proxies[slot];
         p->carried_at = serial;
         if (!p->live) {
             rm[removes++] = slot;
@@ -190,7 +187,7 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
             r->slot = slot;
         }
     }
-    s->instance_slots = e->proxies.count;
+    s->instance_slots = e->proxy_count;
     s->instance_count = e->proxies_live;
     s->instance_updates = wr;
     s->instance_update_count = whole;

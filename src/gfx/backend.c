@@ -41,8 +41,7 @@ ze_result ze__render_backend_create_with(const char *name, const ze_render_backe
     }
     ze_result r = vt->create(desc, faults, out);
     if (r == ZE_OK)
-        ze__instance_table_init(&(*out)->instances,
-                                ze_mem_owner_allocator(desc->mem, ZE_MEM_OWNER_RENDER));
+        ze__instance_table_init(&(*out)->instances, desc->mem);
     return r;
 }
 

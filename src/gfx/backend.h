@@ -61,12 +61,14 @@ typedef struct ze__render_backend_vtable_t {
  * `live` on the render thread; `changed` lists the slots the last apply
  * touched (each once), for backends that mirror the table on a GPU. */
 typedef struct ze__instance_table_t {
-    ze_allocator_t alloc;
+    /* per slot, in regions of the Render owner (tables of a million rows
+       are larger than its heap) */
+    ze_mem_table_t row_table, live_table, mark_table, changed_table;
     ze_render_instance_t *rows;
     uint8_t *live;
     uint32_t capacity, slots, live_count;
     uint32_t *changed; /* slots, `changed_count` of them */
-    uint32_t changed_count, changed_capacity;
+    uint32_t changed_count;
     uint8_t *changed_mark; /* per slot: in `changed` */
     uint64_t applied_serial;
     uint64_t hash;           /* wrapping sum of the live rows' digests */
@@ -77,7 +79,7 @@ typedef struct ze__instance_table_t {
     atomic_uint_fast64_t pub_hash, pub_records, pub_states, pub_refused;
 } ze__instance_table_t;
 
-void ze__instance_table_init(ze__instance_table_t *t, ze_allocator_t alloc);
+void ze__instance_table_init(ze__instance_table_t *t, ze_mem_t *mm);
 void ze__instance_table_free(ze__instance_table_t *t);
 /* Apply a state's changes (skipped when its delta_serial was applied):
  * ZE_ERR_OUT_OF_MEMORY leaves the table as it was. */

@@ -32,65 +32,72 @@ uint64_t ze_render_instance_digest(uint64_t id, ze_uuid_t mesh, ze_uuid_t materi
     return ze_hash64(&k, sizeof k, 0x7a656e67696e6531ull);
 }
 
+ze_mat4_t ze_render_instance_matrix(const ze_render_instance_t *in, float alpha)
+{
+    ze_mat4_t m = in->world;
+    if (in->flags & ZE_RENDER_INSTANCE_INTERPOLATE) {
+        ze_vec3_t p = ze_vec3_lerp(in->previous_position,
+                                   (ze_vec3_t){m.m[3][0], m.m[3][1], m.m[3][2]}, alpha);
+        m.m[3][0] = p.x;
+        m.m[3][1] = p.y;
+        m.m[3][2] = p.z;
+    }
+    return m;
+}
+
 static uint64_t row_digest(const ze_render_instance_t *r)
 {
     return ze_render_instance_digest(r->id, r->mesh, r->material, &r->world);
 }
 
-void ze__instance_table_init(ze__instance_table_t *t, ze_allocator_t alloc)
+void ze__instance_table_init(ze__instance_table_t *t, ze_mem_t *mm)
 {
     memset(t, 0, sizeof *t);
-    t->alloc = alloc;
+    ze_mem_table_init(&t->row_table, mm, ZE_MEM_OWNER_RENDER, sizeof(ze_render_instance_t));
+    ze_mem_table_init(&t->live_table, mm, ZE_MEM_OWNER_RENDER, 1);
+    ze_mem_table_init(&t->mark_table, mm, ZE_MEM_OWNER_RENDER, 1);
+    ze_mem_table_init(&t->changed_table, mm, ZE_MEM_OWNER_RENDER, sizeof(uint32_t));
 }
 
 void ze__instance_table_free(ze__instance_table_t *t)
 {
-    ze_free(t->alloc, t->rows, sizeof *t->rows * t->capacity);
-    ze_free(t->alloc, t->live, t->capacity);
-    ze_free(t->alloc, t->changed_mark, t->capacity);
-    ze_free(t->alloc, t->changed, sizeof *t->changed * t->changed_capacity);
-    ze_allocator_t a = t->alloc;
-    ze__instance_table_init(t, a);
+    ze_mem_table_release(&t->row_table);
+    ze_mem_table_release(&t->live_table);
+    ze_mem_table_release(&t->mark_table);
+    ze_mem_table_release(&t->changed_table);
+    t->rows = NULL;
+    t->live = t->changed_mark = NULL;
+    t->changed = NULL;
+    t->capacity = t->slots = t->live_count = t->changed_count = 0;
 }
 
-/* Every array at `cap` slots, or none changed. */
+/* Every table at `slots` or more (a failure keeps what grew: capacity is
+ * the smallest, and the tables' contents stay valid). */
 static ze_result grow(ze__instance_table_t *t, uint32_t slots)
 {
     if (slots <= t->capacity)
         return ZE_OK;
-    uint32_t cap = t->capacity ? t->capacity : 256;
-    while (cap < slots)
-        cap = cap > UINT32_MAX / 2 ? slots : cap * 2;
-    ze_render_instance_t *rows = ZE_NEW_ARRAY(t->alloc, ze_render_instance_t, cap);
-    uint8_t *live = ze_alloc(t->alloc, cap, 1);
-    uint8_t *mark = ze_alloc(t->alloc, cap, 1);
-    uint32_t *changed = ZE_NEW_ARRAY(t->alloc, uint32_t, cap);
-    if (!rows || !live || !mark || !changed) {
-        ze_free(t->alloc, rows, sizeof *rows * cap);
-        ze_free(t->alloc, live, cap);
-        ze_free(t->alloc, mark, cap);
-        ze_free(t->alloc, changed, sizeof *changed * cap);
-        return ZE_ERR_OUT_OF_MEMORY;
-    }
-    uint32_t old = t->capacity;
-    if (old) {
-        memcpy(rows, t->rows, sizeof *rows * old);
-        memcpy(live, t->live, old);
-        memcpy(mark, t->changed_mark, old);
-        memcpy(changed, t->changed, sizeof *changed * t->changed_count);
-    }
-    memset(rows + old, 0, sizeof *rows * (cap - old));
-    memset(live + old, 0, cap - old);
-    memset(mark + old, 0, cap - old);
-    ze_free(t->alloc, t->rows, sizeof *t->rows * old);
-    ze_free(t->alloc, t->live, old);
-    ze_free(t->alloc, t->changed_mark, old);
-    ze_free(t->alloc, t->changed, sizeof *t->changed * t->changed_capacity);
-    t->rows = rows;
-    t->live = live;
-    t->changed_mark = mark;
-    t->changed = changed;
-    t->capacity = t->changed_capacity = cap;
+    ze_result r = ze_mem_table_reserve(&t->row_table, slots);
+    if (r == ZE_OK)
+        r = ze_mem_table_reserve(&t->live_table, slots);
+    if (r == ZE_OK)
+        r = ze_mem_table_reserve(&t->mark_table, slots);
+    if (r == ZE_OK)
+        r = ze_mem_table_reserve(&t->changed_table, slots);
+    t->rows = ze_mem_table_data(&t->row_table);
+    t->live = ze_mem_table_data(&t->live_table);
+    t->changed_mark = ze_mem_table_data(&t->mark_table);
+    t->changed = ze_mem_table_data(&t->changed_table);
+    if (r != ZE_OK)
+        return r;
+    uint32_t cap = t->row_table.capacity;
+    if (t->live_table.capacity < cap)
+        cap = t->live_table.capacity;
+    if (t->mark_table.capacity < cap)
+        cap = t->mark_table.capacity;
+    if (t->changed_table.capacity < cap)
+        cap = t->changed_table.capacity;
+    t->capacity = cap;
     return ZE_OK;
 }
 

@@ -169,21 +169,6 @@ static uint32_t count_draws(ze_vk_backend_t *b)
     return n;
 }
 
-/* The instance's matrix for this frame: its translation between the last
- * two fixed steps when it interpolates. */
-static ze_mat4_t frame_world(const ze_render_instance_t *in, float alpha)
-{
-    ze_mat4_t m = in->world;
-    if (in->flags & ZE_RENDER_INSTANCE_INTERPOLATE) {
-        ze_vec3_t p = ze_vec3_lerp(in->previous_position,
-                                   (ze_vec3_t){m.m[3][0], m.m[3][1], m.m[3][2]}, alpha);
-        m.m[3][0] = p.x;
-        m.m[3][1] = p.y;
-        m.m[3][2] = p.z;
-    }
-    return m;
-}
-
 /* The frustum's planes from the view-projection (Gribb and Hartmann, for
  * Vulkan's clip volume: -w <= x, y <= w, 0 <= z <= w): row 3 +- row 0,
  * row 3 +- row 1, row 2, row 3 - row 2; normalised so that a sphere is
@@ -285,7 +270,7 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
         const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &in->mesh);
         if (!m)
             continue;
-        ze_mat4_t world = frame_world(in, s->alpha);
+        ze_mat4_t world = ze_render_instance_matrix(in, s->alpha);
         ze_mat4_t inv, nrm;
         if (!ze_mat4_inverse(world, &inv))
             inv = ze_mat4_identity();
