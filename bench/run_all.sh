@@ -45,6 +45,8 @@ for arg in "${EXTRA[@]}"; do
   esac
 done
 rows_args=()
+# rows that require "full" are written by full runs only
+[ $smoke -eq 1 ] && rows_args+=(--without full)
 if [ $smoke -eq 0 ]; then
   rows_args+=(--targets)
   [ "${BENCH_STRICT_TARGETS:-0}" = 1 ] && rows_args+=(--fail-on-miss)

@@ -276,6 +276,11 @@ typedef struct ze_run_report_t {
     uint64_t sim_steps;
     double avg_frame_ms, p99_frame_ms; /* main-loop iteration wall time */
     uint32_t instances, lights;        /* in the last published snapshot */
+    /* render proxies: instance records the snapshots carried (changes
+       only: created, moved, re-meshed, destroyed; resent until the render
+       thread had them), over the run and in the last snapshot */
+    uint64_t instance_records;
+    uint32_t instance_records_last;
     /* What the run reported (every module, through the app's sink). A run
        fails (result != ZE_OK, "ok": false) when an error was reported, when
        an asset reference never resolved or its import or load failed, or
@@ -363,6 +368,9 @@ ze_main_scheduler_t *ze_engine_scheduler(ze_engine_t *e);
 const ze_input_state_t *ze_engine_input(const ze_engine_t *e);
 const ze_project_t *ze_engine_project(const ze_engine_t *e);
 uint64_t ze_engine_frame_index(const ze_engine_t *e);
+/* Instance records the render snapshots carried so far (main thread; see
+ * ze_run_report_t.instance_records). */
+uint64_t ze_engine_instance_records(const ze_engine_t *e);
 /* The run's window, a GLFWwindow * (main thread only, GLFW's rule: resize,
  * iconify, close it from hooks); NULL in headless runs. */
 void *ze_engine_native_window(ze_engine_t *e);

@@ -79,6 +79,11 @@ const ze_project_t *ze_engine_project(const ze_engine_t *e)
 {
     return e ? &e->project : NULL;
 }
+uint64_t ze_engine_instance_records(const ze_engine_t *e)
+{
+    return e ? e->records_sent : 0;
+}
+
 uint64_t ze_engine_frame_index(const ze_engine_t *e)
 {
     return e ? e->frame : 0;

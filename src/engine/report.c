@@ -78,6 +78,8 @@ void ze__report_fill(ze_engine_t *e)
     rep->sim_steps = e->sim_steps;
     rep->instances = e->last_instances;
     rep->lights = e->last_lights;
+    rep->instance_records = e->records_sent;
+    rep->instance_records_last = e->last_records;
     rep->frames_rendered = atomic_load(&e->frames_rendered);
     rep->unrouted_heap_bytes = ze_mem_unrouted_heap_bytes(); /* window and device still up */
     frame_figures(e, rep);
@@ -147,6 +149,8 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "p99_frame_ms", json_real(r->p99_frame_ms));
     bad |= put(o, "instances", json_integer(r->instances));
     bad |= put(o, "lights", json_integer(r->lights));
+    bad |= put(o, "instance_records", json_integer((json_int_t)r->instance_records));
+    bad |= put(o, "instance_records_last", json_integer(r->instance_records_last));
     bad |= put(o, "allocations_per_frame", json_real(r->allocations_per_frame));
     bad |= put(o, "vulkan_allocations_per_frame", json_real(r->vulkan_allocations_per_frame));
     bad |= put(o, "third_party_bytes_peak", json_integer((json_int_t)r->third_party_bytes_peak));
