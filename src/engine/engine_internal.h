@@ -64,7 +64,8 @@ enum {
 /* A render proxy: which entity holds render-instance slot `i`, and its
  * place in the change queue (scene.c, sync.c). changed_at: the delta
  * serial of the state that first carries its latest change; carried_at:
- * the last state that carried it. */
+ * the first state that carried it since then (older than changed_at: not
+ * carried yet). */
 typedef struct ze__render_proxy_t {
     ze_entity_t entity;
     ze_uuid_t mesh, material; /* referenced in the resource table */

@@ -101,9 +101,9 @@ static void fill_camera(ze_engine_t *e, ze_render_state_t *s, float alpha)
 
 /* ------------------------------------------------- instance changes */
 
-/* Whether the render thread has the proxy's latest change: a state built
- * after the change carried it, and the render thread applied that state
- * or a later one (which carried it too: see below). */
+/* Whether the render thread has the proxy's latest change: the first
+ * state that carried it since the change (carried_at), or a later one
+ * (which carried it too: see below), was applied. */
 static bool delivered(const ze__render_proxy_t *p, uint64_t consumed)
 {
     return p->carried_at >= p->changed_at && p->carried_at <= consumed;
@@ -169,7 +169,8 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
     for (uint32_t i = 0; i < n; i++) {
         uint32_t slot = q[i];
         ze__render_proxy_t *p = &proxies[slot];
-        p->carried_at = serial;
+        if (p->carried_at < p->changed_at)
+            p->carried_at = serial; /* the first since its last change */
         if (!p->live) {
             rm[removes++] = slot;
         } else if (p->changes & ZE__PROXY_WHOLE) {

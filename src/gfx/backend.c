@@ -89,9 +89,10 @@ ze_result ze_render_backend_apply(ze_render_backend_t *b, const ze_render_state_
     if (!state_ok(scene))
         return ZE_ERR_INVALID_ARG;
     ze_result r = ze__instance_table_apply(&b->instances, scene);
-    if (r != ZE_OK)
+    if (r != ZE_OK && !b->instances.grow_failed) /* once until it fits again */
         ZE_LOG_ERROR(LOG_CH, "instance table: %u slots do not fit (%s)", scene->instance_slots,
                      ze_result_str(r));
+    b->instances.grow_failed = r != ZE_OK;
     return r;
 }
 

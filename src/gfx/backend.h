@@ -75,6 +75,7 @@ typedef struct ze__instance_table_t {
     uint64_t drawn_revision; /* scene_revision of the last state with nothing pending */
     bool drawn_any;          /* such a state was applied */
     bool refused_logged;
+    bool grow_failed; /* the last apply could not grow (logged once) */
     atomic_uint_fast32_t pub_live, pub_last_records;
     atomic_uint_fast64_t pub_hash, pub_records, pub_states, pub_refused;
 } ze__instance_table_t;
