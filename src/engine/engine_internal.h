@@ -70,10 +70,18 @@ typedef struct ze__render_proxy_t {
     ze_entity_t entity;
     ze_uuid_t mesh, material; /* referenced in the resource table */
     uint64_t changed_at, carried_at;
-    uint8_t changes; /* ZE__PROXY_*, since the render thread last had it */
+    uint32_t q_prev, q_next; /* the change queue's links (ZE_RENDER_INSTANCE_NONE: end) */
+    uint8_t changes;         /* ZE__PROXY_*, since the render thread last had it */
     bool live;
     bool queued; /* in the change queue */
 } ze__render_proxy_t;
+
+/* The change queue: proxies with changes the render thread may lack, in
+ * the order of their latest change (a proxy changed again moves to the
+ * tail), linked through the proxies (sync.c says why that order). */
+typedef struct ze__proxy_queue_t {
+    uint32_t head, tail, count;
+} ze__proxy_queue_t;
 
 /* A uuid the scene needs in the asset manager (scene.c). */
 typedef struct ze__resource_t {
@@ -199,7 +207,7 @@ struct ze_engine_t {
     ze_mem_table_t proxy_table, slot_table;
     uint32_t proxy_count;   /* slots handed out: the high-water mark */
     ze_array_t free_ids;    /* uint32_t, Render owner */
-    ze_array_t proxy_queue; /* uint32_t slots with changes the render thread may lack */
+    ze__proxy_queue_t proxy_queue;
     uint32_t proxies_live;
     ze_binder_t mesh_binder, material_binder;
     bool proxy_resync;                    /* the world was replaced: rebind every Mesh */
@@ -301,6 +309,8 @@ ze_result ze__scene_init(ze_engine_t *e);
 void ze__scene_fini(ze_engine_t *e);
 /* Render-instance ids and asset references for the world as it is now. */
 ze_result ze__scene_reconcile(ze_engine_t *e);
+/* Take a proxy out of the change queue (sync.c, once delivered). */
+void ze__proxy_queue_unlink(ze_engine_t *e, uint32_t slot);
 /* Drop every asset-manager reference (before the manager goes). */
 void ze__scene_release_assets(ze_engine_t *e);
 /* The manager's on_asset_ready (main thread). */

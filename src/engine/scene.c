@@ -294,7 +294,7 @@ ze_result ze__scene_init(ze_engine_t *e)
     ze_mem_table_init(&e->slot_table, e->mem, ZE_MEM_OWNER_RENDER, sizeof(uint32_t));
     e->proxy_count = 0;
     ZE_ARRAY_INIT(&e->free_ids, render, uint32_t);
-    ZE_ARRAY_INIT(&e->proxy_queue, render, uint32_t);
+    e->proxy_queue = (ze__proxy_queue_t){ZE_RENDER_INSTANCE_NONE, ZE_RENDER_INSTANCE_NONE, 0};
     ZE_ARRAY_INIT(&e->ready, e->alloc, ze_uuid_t);
     ZE_ARRAY_INIT(&e->backend_retry, e->alloc, ze_uuid_t);
     ze_hashmap_init(&e->resources, e->alloc, sizeof(ze_uuid_t), sizeof(ze__resource_t *));
@@ -346,7 +346,7 @@ void ze__scene_fini(ze_engine_t *e)
     ze_mem_table_release(&e->slot_table);
     e->proxy_count = 0;
     ze_array_free(&e->free_ids);
-    ze_array_free(&e->proxy_queue);
+    e->proxy_queue = (ze__proxy_queue_t){ZE_RENDER_INSTANCE_NONE, ZE_RENDER_INSTANCE_NONE, 0};
     ze_array_free(&e->ready);
     ze_array_free(&e->backend_retry);
     e->unacquired = 0;
@@ -364,19 +364,45 @@ static ze__render_proxy_t *proxy_at(ze_engine_t *e, uint32_t slot)
     return &((ze__render_proxy_t *)ze_mem_table_data(&e->proxy_table))[slot];
 }
 
-/* Note a change: the proxy goes into the queue the next state carries. */
+void ze__proxy_queue_unlink(ze_engine_t *e, uint32_t slot)
+{
+    ze__proxy_queue_t *q = &e->proxy_queue;
+    ze__render_proxy_t *p = proxy_at(e, slot);
+    if (p->q_prev != ZE_RENDER_INSTANCE_NONE)
+        proxy_at(e, p->q_prev)->q_next = p->q_next;
+    else
+        q->head = p->q_next;
+    if (p->q_next != ZE_RENDER_INSTANCE_NONE)
+        proxy_at(e, p->q_next)->q_prev = p->q_prev;
+    else
+        q->tail = p->q_prev;
+    p->q_prev = p->q_next = ZE_RENDER_INSTANCE_NONE;
+    p->queued = false;
+    q->count--;
+}
+
+/* Note a change: the proxy goes to the tail of the queue (its change is
+ * the newest), which the next states carry from the head. */
 static void proxy_mark(ze_engine_t *e, uint32_t slot, uint8_t what)
 {
+    ze__proxy_queue_t *q = &e->proxy_queue;
     ze__render_proxy_t *p = proxy_at(e, slot);
     p->changes |= what;
     p->changed_at = e->delta_serial + 1;
-    if (!p->queued) {
-        if (ze_array_push(&e->proxy_queue, &slot) != ZE_OK) {
-            proxy_fail(e, ZE_ERR_OUT_OF_MEMORY);
-            return; /* lost: the next resync puts it right */
-        }
-        p->queued = true;
+    if (p->queued) {
+        if (q->tail == slot)
+            return;
+        ze__proxy_queue_unlink(e, slot);
     }
+    p->q_prev = q->tail;
+    p->q_next = ZE_RENDER_INSTANCE_NONE;
+    if (q->tail != ZE_RENDER_INSTANCE_NONE)
+        proxy_at(e, q->tail)->q_next = slot;
+    else
+        q->head = slot;
+    q->tail = slot;
+    q->count++;
+    p->queued = true;
 }
 
 /* The entity index's slot (NONE: none); `grow`: room for it first. */
@@ -407,7 +433,9 @@ static ze_result slot_new(ze_engine_t *e, uint32_t *out)
         if (r != ZE_OK)
             return r;
         e->proxy_count++;
-        memset(proxy_at(e, i), 0, sizeof(ze__render_proxy_t));
+        ze__render_proxy_t *p = proxy_at(e, i);
+        memset(p, 0, sizeof *p);
+        p->q_prev = p->q_next = ZE_RENDER_INSTANCE_NONE;
     }
     *out = i;
     return ZE_OK;

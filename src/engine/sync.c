@@ -126,38 +126,41 @@ static void place(ze_world_t *w, ze_entity_t ent, ze_mat4_t *world, ze_vec3_t *p
     *flags = has_live_parent(w, ent) ? 0u : ZE_RENDER_INSTANCE_INTERPOLATE;
 }
 
-/* The queue, minus what the render thread has, in order; the first
- * ZE__MAX_STATE_RECORDS of it go into the state. Every state carries the queue's
- * head, so a state that carried a proxy is followed by states that carry
- * it too until it is dropped: whichever of them the render thread takes,
- * it gets the change (the lossless rule, docs/gfx.md "Render proxies"). */
+/* The queue holds proxies in the order of their latest change, and each
+ * state carries its head: the first ZE__MAX_STATE_RECORDS that the render
+ * thread may lack. A proxy carried by a state stays within the head of
+ * every later one until it is dropped (what comes after it in the queue
+ * changed later; what was before it can only leave), so whichever of
+ * those states the render thread takes, it gets the change: the lossless
+ * rule (docs/gfx.md "Render proxies"). A proxy that changes again goes
+ * to the tail, so one that changes every step never keeps older changes
+ * waiting. The walk drops what was delivered on the way and stops at the
+ * head's end: nothing further back was ever carried. */
 static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *s)
 {
     ze_world_t *w = e->world;
     uint64_t consumed = atomic_load_explicit(&e->render_consumed, memory_order_acquire);
-    uint32_t *q = e->proxy_queue.count ? (uint32_t *)e->proxy_queue.data : NULL;
     ze__render_proxy_t *proxies = ze_mem_table_data(&e->proxy_table);
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < e->proxy_queue.count; i++) {
-        ze__render_proxy_t *p = &proxies[q[i]];
+    uint32_t whole = 0, moves = 0, removes = 0, n = 0;
+    uint32_t first = ZE_RENDER_INSTANCE_NONE; /* the head after the drops */
+    for (uint32_t k = e->proxy_queue.head; k != ZE_RENDER_INSTANCE_NONE && n < ZE__MAX_STATE_RECORDS;) {
+        ze__render_proxy_t *p = &proxies[k];
+        uint32_t next = p->q_next;
         if (delivered(p, consumed)) {
-            p->queued = false;
             p->changes = 0;
+            ze__proxy_queue_unlink(e, k);
         } else {
-            q[kept++] = q[i];
+            if (first == ZE_RENDER_INSTANCE_NONE)
+                first = k;
+            n++;
+            if (!p->live)
+                removes++;
+            else if (p->changes & ZE__PROXY_WHOLE)
+                whole++;
+            else
+                moves++;
         }
-    }
-    e->proxy_queue.count = kept;
-    uint32_t n = kept < ZE__MAX_STATE_RECORDS ? kept : ZE__MAX_STATE_RECORDS;
-    uint32_t whole = 0, moves = 0, removes = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const ze__render_proxy_t *p = &proxies[q[i]];
-        if (!p->live)
-            removes++;
-        else if (p->changes & ZE__PROXY_WHOLE)
-            whole++;
-        else
-            moves++;
+        k = next;
     }
     ze_render_instance_t *wr = whole ? ZE_ARENA_NEW_ARRAY(a, ze_render_instance_t, whole) : NULL;
     ze_render_transform_t *mv = moves ? ZE_ARENA_NEW_ARRAY(a, ze_render_transform_t, moves) : NULL;
@@ -166,8 +169,8 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
         return ZE_ERR_BUDGET;
     uint64_t serial = e->delta_serial + 1;
     whole = moves = removes = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t slot = q[i];
+    uint32_t slot = first;
+    for (uint32_t i = 0; i < n; i++, slot = proxies[slot].q_next) {
         ze__render_proxy_t *p = &proxies[slot];
         if (p->carried_at < p->changed_at)
             p->carried_at = serial; /* the first since its last change */
@@ -196,7 +199,7 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
     s->transform_update_count = moves;
     s->instance_removes = rm;
     s->instance_remove_count = removes;
-    s->instances_pending = kept > n;
+    s->instances_pending = e->proxy_queue.count > n;
     s->delta_serial = serial;
     e->last_records = n;
     e->records_sent += n;

@@ -66,7 +66,7 @@ static const uint32_t g_profile_mib[ZE_MEM_PROFILE_COUNT][ZE_MEM_OWNER_COUNT] = 
     [ZE_MEM_PROFILE_DEFAULT] = {64, 16, 64, 128, 768, 16, 768, 256, 64, 640, 0, 128, 256, 256, 256},
     [ZE_MEM_PROFILE_EDITOR] = {64, 32, 64, 256, 1024, 16, 768, 512, 256, 768, 512, 128, 256, 512,
                                256},
-    [ZE_MEM_PROFILE_SERVER] = {64, 16, 64, 128, 512, 0, 1536, 256, 0, 64, 0, 128, 512, 128, 64},
+    [ZE_MEM_PROFILE_SERVER] = {64, 16, 64, 128, 512, 0, 1536, 256, 0, 128, 0, 128, 512, 128, 64},
 };
 
 ze_mem_budget_config_t ze_mem_profile_config(ze_mem_profile profile)

@@ -10,7 +10,7 @@
 
 #include "zengine/mem.h"
 
-enum { FIRST_RESERVE = 1u << 20 }; /* bytes: a table's first reservation */
+enum { FIRST_RESERVE = 1u << 16 }; /* bytes: a table's first reservation */
 
 void ze_mem_table_init(ze_mem_table_t *t, ze_mem_t *mm, ze_mem_owner owner, uint32_t elem_size)
 {
