@@ -167,7 +167,8 @@ bool ze_hashmap_remove(ze_hashmap_t *m, const void *key)
 
 void ze_hashmap_clear(ze_hashmap_t *m)
 {
-    if (m->slots)
+    /* backward-shift deletion leaves no tombstones: empty is all zero */
+    if (m->slots && m->count)
         memset(m->slots, 0, (size_t)m->capacity * m->slot_size);
     m->count = 0;
 }
