@@ -137,6 +137,33 @@ static inline uint32_t stamp_of(_Atomic uint32_t *s)
     return atomic_load_explicit(s, memory_order_relaxed);
 }
 
+/* A world without Parent links, whose last update is valid: every
+ * Transform is a root, and only the rows written since then can have a
+ * stale matrix, so only they are visited (through the row versions), not
+ * the whole pool: moving k of n entities costs k. */
+static ze_result roots_run(ze_world_t *w, ze__pool_t *tp, uint32_t last)
+{
+    uint32_t version = ze__version_advance(w); /* in a wave: the wave's */
+    ze_changed_iter_t it = ze_changed_iter(w, ZE_ID(ze_transform_t), last);
+    while (ze_changed_next(&it)) {
+        for (uint32_t i = 0; i < it.count; i++) {
+            uint32_t row = ze__sparse_get(tp, it.indices[i]) - 1;
+            ze_transform_t *tf = ze__pool_data(tp, row);
+            ze_mat4_t m;
+            compose(NULL, tf, &m);
+            if (memcmp(&m, &tf->world, sizeof m) == 0)
+                continue;
+            tf->world = m;
+            ze__row_stamp(tp, row, version);
+        }
+    }
+    w->hier_version = version;
+    w->hier_valid = true;
+    w->hier_cycles = false;
+    ze__version_advance(w); /* writes after the update are newer than it */
+    return ZE_OK;
+}
+
 static ze_result hierarchy_run(ze_world_t *w, ze_query_t q)
 {
     ze__world_settle(w); /* removals of destroyed entities show in the stamps */
@@ -149,6 +176,8 @@ static ze_result hierarchy_run(ze_world_t *w, ze_query_t q)
     if (w->hier_valid && !links && !removed && !(tp && ze__newer(stamp_of(&tp->changed), last)))
         return w->hier_cycles ? ZE_ERR_CYCLE : ZE_OK; /* nothing written since: as it was */
     bool full = !w->hier_valid || links || removed || !tp || !tp->ver;
+    if (!full && (!pp || pp->count == 0))
+        return roots_run(w, tp, last);
     uint32_t cap = tp ? tp->count : 0;
     uint32_t version = ze__version_advance(w); /* in a wave: the wave's */
     if (!cap) {

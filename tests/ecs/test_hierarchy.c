@@ -698,6 +698,41 @@ static void test_snapshot_and_system_desc(void **state)
 
 /* Not a pass/fail on speed (machines differ); prints the cost per entity at
  * 10k and 100k so a regression from O(n) shows, and checks a sample. */
+/* Without Parent links, an update after the first visits only the rows
+ * written since (roots only): the moved ones get their matrices, the rest
+ * keep theirs and are not stamped; a Parent added later takes the full
+ * path again and children follow their parents. */
+static void test_roots_only_moved_rows(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    enum { N = 1000 };
+    static ze_entity_t e[N];
+    for (uint32_t i = 0; i < N; i++)
+        e[i] = spawn(f.w, (ze_vec3_t){(float)i, 0, 0}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    uint32_t v = ze_world_version(f.w);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK); /* nothing moved */
+    assert_int_equal(ze_changed_count(f.w, ZE_ID(ze_transform_t), v), 0);
+    for (uint32_t k = 0; k < 3; k++)
+        ze_get_mut(f.w, e[k * 400], ze_transform_t)->position.y = 5.0f;
+    v = ze_world_version(f.w);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    /* the three moved rows, stamped again by their new matrices; nobody else */
+    assert_int_equal(ze_changed_count(f.w, ZE_ID(ze_transform_t), v), 3);
+    for (uint32_t i = 0; i < N; i++) {
+        const ze_transform_t *t = ze_get(f.w, e[i], ze_transform_t);
+        float y = i % 400 == 0 ? 5.0f : 0.0f;
+        assert_true(t->world.m[3][0] == (float)i && t->world.m[3][1] == y);
+    }
+    /* a link: the full path, the child under its moved parent */
+    set_parent(f.w, e[1], e[0]);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    const ze_transform_t *c = ze_get(f.w, e[1], ze_transform_t);
+    assert_true(c->world.m[3][0] == 1.0f && c->world.m[3][1] == 5.0f);
+    fixture_end(&f);
+}
+
 static void test_update_timing(void **state)
 {
     (void)state;
@@ -762,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_destroy_asks_permission_for_what_it_takes),
         cmocka_unit_test(test_random_forest_against_naive),
         cmocka_unit_test(test_snapshot_and_system_desc),
+        cmocka_unit_test(test_roots_only_moved_rows),
         cmocka_unit_test(test_update_timing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
