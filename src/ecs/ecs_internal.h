@@ -613,4 +613,36 @@ enum { ZE__FLUSH_VALUES_ONLY = 1u << 0, ZE__FLUSH_NEVER_STOP = 1u << 1 };
 ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags);
 void ze__hooks_fini(ze_world_t *w);
 
+/* The scene reader's structural pass (scene_scan.c): spans of a document's
+ * top-level values and of its entities, without building a tree. */
+enum { ZE__SCAN_MAX_DEPTH = 2048 }; /* the JSON library's own nesting limit */
+typedef struct ze__json_span_t {
+    size_t off, len; /* bytes of the text */
+} ze__json_span_t;
+typedef struct ze__scene_key_t {
+    ze__json_span_t key;   /* between the quotes, escapes undecoded */
+    ze__json_span_t value; /* the value's bytes */
+    bool entities;         /* the key is "entities" */
+} ze__scene_key_t;
+typedef struct ze__scene_scan_t {
+    bool root_object;              /* the document is an object */
+    ze__json_span_t root;          /* the value when it is not */
+    bool entities_array;           /* "entities" is an array: its elements follow */
+    ze__json_span_t entities_span; /* the array's bytes */
+    ze_array_t entities;           /* ze__json_span_t: the first `keep` elements */
+    uint64_t entity_count;         /* every element */
+    ze_array_t others;             /* ze__scene_key_t: every top-level member, in order */
+    ze_hashmap_t keys;             /* hash of a decoded key -> position */
+    ze_allocator_t alloc;
+    const char *err; /* ZE_ERR_PARSE: what, and at which byte */
+    size_t err_at;
+} ze__scene_scan_t;
+/* ZE_OK, ZE_ERR_PARSE (err, err_at) or ZE_ERR_OUT_OF_MEMORY; free in every
+ * case. */
+ze_result ze__scene_scan(const char *text, size_t n, size_t keep, ze_allocator_t a,
+                         ze__scene_scan_t *out);
+void ze__scene_scan_free(ze__scene_scan_t *s);
+/* 1-based line and column of byte `at`. */
+void ze__scene_scan_position(const char *text, size_t at, int *line, int *column);
+
 #endif
