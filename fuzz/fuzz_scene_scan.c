@@ -73,7 +73,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (ours && whole && sc.root_object)
         check(json_object_size(whole) == keys);
-    check(ours == (whole != NULL));
+    /* A NUL byte is malformed anywhere for the reader; the library skips
+     * some between tokens ("[1\0,2]" parses). A root that is not an object
+     * is not a scene whatever the library says. */
+    if (memchr(data, 0, size))
+        check(!ours);
+    else if (whole ? json_is_object(whole) : sc.root_object)
+        check(ours == (whole != NULL));
     ze__scene_scan_free(&sc);
     json_decref(whole);
     return 0;

@@ -13,6 +13,9 @@
  * document the library rejects as a whole is rejected here too, and one it
  * accepts is accepted (fuzz_scene_scan checks both ways).
  *
+ * Stricter than the library in one way: a NUL byte is malformed anywhere
+ * (the library drops some between tokens).
+ *
  * Limits, enforced here: nesting deeper than ZE__SCAN_MAX_DEPTH (the
  * library's own maximum, counted from the document's root) is malformed;
  * entity spans beyond `keep` are counted, not stored. */
@@ -78,8 +81,6 @@ static bool skip_container(scan_t *c, uint32_t depth)
 {
     bool object = c->s[c->i] == '{';
     unsigned char close = object ? '}' : ']';
-    if (depth > ZE__SCAN_MAX_DEPTH)
-        return fail(c, "maximum parsing depth reached");
     c->i++;
     ws(c);
     if (c->i < c->n && c->s[c->i] == close) {
@@ -113,12 +114,15 @@ static bool skip_container(scan_t *c, uint32_t depth)
     }
 }
 
-/* One value, leading whitespace included; depth: of its container. */
+/* One value, leading whitespace included; depth: of its container. Every
+ * value counts as a level, scalars too (as the library counts). */
 static bool skip_value(scan_t *c, uint32_t depth)
 {
     ws(c);
     if (c->i >= c->n)
         return fail(c, "premature end of input");
+    if (depth + 1 > ZE__SCAN_MAX_DEPTH)
+        return fail(c, "maximum parsing depth reached");
     unsigned char ch = c->s[c->i];
     if (ch == '{' || ch == '[')
         return skip_container(c, depth + 1);
@@ -313,6 +317,7 @@ ze_result ze__scene_scan(const char *text, size_t n, size_t keep, ze_allocator_t
         }
         bool ok = decode_key(c.s + key_start, raw_len, key, &key_len);
         uint64_t h = ok ? ze_hash64(key, key_len, 0) : 0;
+        bool is_entities = ok && key_len == 8 && !memcmp(key, "entities", 8);
         if (key != small)
             ze_free(a, key, raw_len + 1);
         if (!ok) {
@@ -341,7 +346,6 @@ ze_result ze__scene_scan(const char *text, size_t n, size_t keep, ze_allocator_t
         c.i++;
         ws(&c);
         ze__scene_key_t k = {.key = {key_start, raw_len}, .value = {c.i, 0}};
-        bool is_entities = raw_len == 8 && !memcmp(c.s + key_start, "entities", 8);
         if (is_entities && c.i < c.n && c.s[c.i] == '[') {
             out->entities_array = true;
             if (!scan_entities(&c, out, keep, &oom))
