@@ -614,7 +614,8 @@ typedef struct loader_t {
     ze_scene_report_t *rep;
     const char *text;                  /* the document */
     ze__scene_scan_t scan;             /* its spans */
-    json_t *cur_ent;                   /* the entity being checked or applied */
+    ze__jdoc_t doc;                    /* the entity being checked or applied (scene_dom.c) */
+    const ze__jnode_t *cur_ent;        /* its root */
     ze_uuid_t *uuids;                  /* [count] */
     ze_array_t pending;                /* pending_ref_t */
     bool pending_oom;                  /* a reference could not be recorded */
@@ -629,6 +630,26 @@ typedef struct loader_t {
     uint32_t cur_entity;
     const char *cur_component, *cur_field;
 } loader_t;
+
+/* The entity's tree (ze__jdoc_t), read with jansson-like names. */
+typedef ze__jnode_t jv_t;
+#define J_TYPE(v, t)     ((v) && (v)->type == (t))
+#define J_IS_STRING(v)   J_TYPE(v, ZE__J_STRING)
+#define J_IS_OBJECT(v)   J_TYPE(v, ZE__J_OBJECT)
+#define J_IS_ARRAY(v)    J_TYPE(v, ZE__J_ARRAY)
+#define J_IS_INTEGER(v)  J_TYPE(v, ZE__J_INT)
+#define J_IS_REAL(v)     J_TYPE(v, ZE__J_REAL)
+#define J_IS_NULL(v)     J_TYPE(v, ZE__J_NULL)
+#define J_IS_BOOLEAN(v)  (J_TYPE(v, ZE__J_TRUE) || J_TYPE(v, ZE__J_FALSE))
+#define J_STR(L, v)      ze__jn_str(&(L)->doc, (v))
+#define J_LEN(v)         ((size_t)(v)->count)
+#define J_GET(L, o, key) ze__jn_get(&(L)->doc, (o), (key))
+/* Members (or elements) of o in document order; key: the member's name. */
+#define J_FOREACH(L, o, key, v)                                                                    \
+    for (const jv_t *v = ze__jn_first(&(L)->doc, (o)); v && ((key) = ze__jn_key(&(L)->doc, v), 1); \
+         v = ze__jn_next(&(L)->doc, (o), v))
+#define J_EACH(L, o, v) \
+    for (const jv_t *v = ze__jn_first(&(L)->doc, (o)); v; v = ze__jn_next(&(L)->doc, (o), v))
 
 /* Components reported and skipped, per document entity. A failure to record
  * one only costs a second report of it. */
@@ -729,10 +750,9 @@ static const char *suggest_component(const ze_kernel_t *k, const char *key, char
     return buf;
 }
 
-static bool parse_uuid(const json_t *v, ze_uuid_t *out)
+static bool parse_uuid(const loader_t *L, const jv_t *v, ze_uuid_t *out)
 {
-    return json_is_string(v) &&
-           ze_uuid_parse(json_string_value(v), json_string_length(v), out) == ZE_OK;
+    return J_IS_STRING(v) && ze_uuid_parse(J_STR(L, v), J_LEN(v), out) == ZE_OK;
 }
 
 static bool lookup(const loader_t *L, ze_uuid_t u, ze_entity_t *out)
@@ -749,18 +769,18 @@ static bool lookup(const loader_t *L, ze_uuid_t u, ze_entity_t *out)
     return e != NULL;
 }
 
-static bool get_real(const json_t *v, double *out)
+static bool get_real(const loader_t *L, const jv_t *v, double *out)
 {
-    if (json_is_real(v)) {
-        *out = json_real_value(v);
+    if (J_IS_REAL(v)) {
+        *out = v->v.d;
         return true;
     }
-    if (json_is_integer(v)) {
-        *out = (double)json_integer_value(v);
+    if (J_IS_INTEGER(v)) {
+        *out = (double)v->v.i;
         return true;
     }
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
+    if (J_IS_STRING(v)) {
+        const char *s = J_STR(L, v);
         if (!strcmp(s, "nan"))
             *out = NAN;
         else if (!strcmp(s, "inf"))
@@ -774,19 +794,19 @@ static bool get_real(const json_t *v, double *out)
     return false;
 }
 
-static bool get_u64(const json_t *v, uint64_t *out)
+static bool get_u64(const loader_t *L, const jv_t *v, uint64_t *out)
 {
-    if (json_is_integer(v)) {
-        json_int_t i = json_integer_value(v);
+    if (J_IS_INTEGER(v)) {
+        int64_t i = v->v.i;
         if (i < 0)
             return false;
         *out = (uint64_t)i;
         return true;
     }
-    if (!json_is_string(v))
+    if (!J_IS_STRING(v))
         return false;
-    const char *s = json_string_value(v);
-    size_t n = json_string_length(v);
+    const char *s = J_STR(L, v);
+    size_t n = J_LEN(v);
     if (n == 0 || n > 20)
         return false;
     uint64_t x = 0;
@@ -802,26 +822,24 @@ static bool get_u64(const json_t *v, uint64_t *out)
 /* A UUID field's string that is not a uuid, through the kernel's names
  * hook (applying only: each value is resolved once). Nil when it does not
  * resolve; the hook said why. */
-static ze_uuid_t resolve_name(loader_t *L, const json_t *v)
+static ze_uuid_t resolve_name(loader_t *L, const jv_t *v)
 {
     const ze_scene_names_t *nm = &L->k->scene_names;
-    json_t *ent = L->cur_ent;
-    json_t *name =
-        json_object_get(json_object_get(json_object_get(ent, "components"), "Name"), "value");
+    const jv_t *ent = L->cur_ent;
+    const jv_t *name = J_GET(L, J_GET(L, J_GET(L, ent, "components"), "Name"), "value");
     char path[256];
     snprintf(path, sizeof path, "$.entities[%u].components.%.64s.%.64s", L->cur_entity,
              L->cur_component, L->cur_field);
     ze_scene_name_ctx_t ctx = {
         .world = L->w,
         .json_path = path,
-        .entity_name = json_is_string(name) ? json_string_value(name) : NULL,
+        .entity_name = J_IS_STRING(name) ? J_STR(L, name) : NULL,
         .component = L->cur_component,
         .field = L->cur_field,
     };
-    parse_uuid(json_object_get(ent, "uuid"), &ctx.entity);
+    parse_uuid(L, J_GET(L, ent, "uuid"), &ctx.entity);
     ze_uuid_t u = {{0}};
-    if (nm->resolve(nm->user, &ctx, json_string_value(v), json_string_length(v), &u) != ZE_OK ||
-        ze_uuid_is_nil(u)) {
+    if (nm->resolve(nm->user, &ctx, J_STR(L, v), J_LEN(v), &u) != ZE_OK || ze_uuid_is_nil(u)) {
         u = (ze_uuid_t){{0}};
         L->rep->unresolved++;
         if (L->rep->problems < UINT32_MAX)
@@ -833,29 +851,29 @@ static ze_uuid_t resolve_name(loader_t *L, const json_t *v)
 /* One element of type t from v into dst (NULL: check only). Returns NULL,
  * or what was expected. Checking records a reference to a uuid not seen
  * yet (L->pending). */
-static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, uint8_t *dst)
+static const char *convert_elem(loader_t *L, ze_field_type t, const jv_t *v, uint8_t *dst)
 {
     switch (t) {
     case ZE_FIELD_BOOL:
-        if (!json_is_boolean(v))
+        if (!J_IS_BOOLEAN(v))
             return "expected true or false";
         if (dst)
-            *dst = json_is_true(v) ? 1 : 0;
+            *dst = v->type == ZE__J_TRUE ? 1 : 0;
         return NULL;
     case ZE_FIELD_U8:
     case ZE_FIELD_I32:
     case ZE_FIELD_U32:
     case ZE_FIELD_I64: {
-        static const json_int_t lo[] = {0, INT32_MIN, 0, INT64_MIN};
-        static const json_int_t hi[] = {UINT8_MAX, INT32_MAX, UINT32_MAX, INT64_MAX};
+        static const int64_t lo[] = {0, INT32_MIN, 0, INT64_MIN};
+        static const int64_t hi[] = {UINT8_MAX, INT32_MAX, UINT32_MAX, INT64_MAX};
         static const char *const what[] = {
             "expected an integer in 0..255", "expected a 32-bit signed integer",
             "expected a 32-bit unsigned integer", "expected a 64-bit signed integer"};
         uint32_t i = t == ZE_FIELD_U8 ? 0 : t == ZE_FIELD_I32 ? 1 : t == ZE_FIELD_U32 ? 2 : 3;
-        if (!json_is_integer(v) || json_integer_value(v) < lo[i] || json_integer_value(v) > hi[i])
+        if (!J_IS_INTEGER(v) || v->v.i < lo[i] || v->v.i > hi[i])
             return what[i];
         if (dst) {
-            json_int_t x = json_integer_value(v);
+            int64_t x = v->v.i;
             if (t == ZE_FIELD_U8) {
                 *dst = (uint8_t)x;
             } else if (t == ZE_FIELD_I32) {
@@ -873,7 +891,7 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     }
     case ZE_FIELD_U64: {
         uint64_t x;
-        if (!get_u64(v, &x))
+        if (!get_u64(L, v, &x))
             return "expected a 64-bit unsigned integer (or its decimal string)";
         if (dst)
             memcpy(dst, &x, 8);
@@ -882,7 +900,7 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     case ZE_FIELD_F32: {
         double d;
         float f;
-        if (!get_real(v, &d))
+        if (!get_real(L, v, &d))
             return "expected a number (or \"nan\", \"inf\", \"-inf\")";
         if (!double_to_f32(d, &f))
             return "number out of the range of a float";
@@ -892,7 +910,7 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     }
     case ZE_FIELD_F64: {
         double d;
-        if (!get_real(v, &d))
+        if (!get_real(L, v, &d))
             return "expected a number (or \"nan\", \"inf\", \"-inf\")";
         if (dst)
             memcpy(dst, &d, 8);
@@ -911,22 +929,24 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
             [ZE_FIELD_MAT4] = "expected an array of 16 numbers",
         };
         uint32_t n = k_vec_len[t];
-        if (!json_is_array(v) || json_array_size(v) != n)
+        if (!J_IS_ARRAY(v) || J_LEN(v) != n)
             return what[t];
-        for (uint32_t i = 0; i < n; i++) {
-            const char *err =
-                convert_elem(L, ZE_FIELD_F32, json_array_get(v, i), dst ? dst + 4 * i : NULL);
+        uint32_t i = 0;
+        J_EACH(L, v, x)
+        {
+            const char *err = convert_elem(L, ZE_FIELD_F32, x, dst ? dst + 4 * i : NULL);
             if (err)
                 return err;
+            i++;
         }
         return NULL;
     }
     case ZE_FIELD_UUID: {
         ze_uuid_t u;
-        if (!parse_uuid(v, &u)) {
+        if (!parse_uuid(L, v, &u)) {
             if (!L->k->scene_names.resolve)
                 return "expected a uuid string";
-            if (!json_is_string(v) || json_string_length(v) == 0)
+            if (!J_IS_STRING(v) || J_LEN(v) == 0)
                 return "expected a uuid or a name (a non-empty string)";
             if (!dst)
                 return NULL;
@@ -939,9 +959,9 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     case ZE_FIELD_ENTITY: {
         ze_entity_t e = ZE_ENTITY_NULL;
         ze_uuid_t u;
-        if (json_is_null(v)) {
+        if (J_IS_NULL(v)) {
             /* stays null */
-        } else if (!parse_uuid(v, &u)) {
+        } else if (!parse_uuid(L, v, &u)) {
             return "expected an entity uuid string or null";
         } else if (!lookup(L, u, dst ? &e : NULL) && !dst) {
             /* maybe an entity further on: checked when all are known */
@@ -958,31 +978,34 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     }
 }
 
-static const char *convert_field(loader_t *L, const ze_field_desc_t *fd, const json_t *v,
+static const char *convert_field(loader_t *L, const ze_field_desc_t *fd, const jv_t *v,
                                  uint8_t *dst)
 {
     uint32_t n = field_count(fd);
     if (fd->type == ZE_FIELD_CHARS) {
-        if (!json_is_string(v))
+        if (!J_IS_STRING(v))
             return "expected a string";
-        size_t len = json_string_length(v);
+        size_t len = J_LEN(v);
         if (len >= n)
             return "string too long for the field";
         if (dst) {
-            memcpy(dst, json_string_value(v), len);
+            memcpy(dst, J_STR(L, v), len);
             memset(dst + len, 0, n - len);
         }
         return NULL;
     }
     if (!fd->count)
         return convert_elem(L, fd->type, v, dst);
-    if (!json_is_array(v) || json_array_size(v) != n)
+    if (!J_IS_ARRAY(v) || J_LEN(v) != n)
         return "expected an array of the field's length";
-    for (uint32_t i = 0; i < n; i++) {
-        const char *err = convert_elem(L, fd->type, json_array_get(v, i),
-                                       dst ? dst + (size_t)i * k_elem_size[fd->type] : NULL);
+    uint32_t i = 0;
+    J_EACH(L, v, x)
+    {
+        const char *err =
+            convert_elem(L, fd->type, x, dst ? dst + (size_t)i * k_elem_size[fd->type] : NULL);
         if (err)
             return err;
+        i++;
     }
     return NULL;
 }
@@ -1035,21 +1058,20 @@ static size_t base64_decode(const char *s, size_t n, uint8_t *dst)
 
 /* Checks (dst NULL) or applies one component's JSON object. */
 static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uint32_t c,
-                                const json_t *obj, uint8_t *dst)
+                                const jv_t *obj, uint8_t *dst)
 {
     const ze_component_info_t *info = ze__info(L->k, c);
     const char *key;
-    const json_t *v;
-    if (!json_is_object(obj))
+    if (!J_IS_OBJECT(obj))
         return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components.%s: expected an object", ei, cname);
-    json_object_foreach((json_t *)obj, key, v)
+    J_FOREACH(L, obj, key, v)
     {
         if (!info->field_count && info->size && !strcmp(key, RAW_KEY)) {
-            if (!json_is_string(v))
+            if (!J_IS_STRING(v))
                 return FAIL(L, ZE_ERR_PARSE,
                             "$.entities[%u].components.%s." RAW_KEY ": expected a string", ei,
                             cname);
-            size_t n = base64_decode(json_string_value(v), json_string_length(v), NULL);
+            size_t n = base64_decode(J_STR(L, v), J_LEN(v), NULL);
             if (n == SIZE_MAX)
                 return FAIL(L, ZE_ERR_PARSE,
                             "$.entities[%u].components.%s." RAW_KEY ": malformed base64", ei,
@@ -1063,7 +1085,7 @@ static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uin
                     skip_add(L, ei, c);
                 }
             } else if (dst) {
-                base64_decode(json_string_value(v), json_string_length(v), dst);
+                base64_decode(J_STR(L, v), J_LEN(v), dst);
             }
             continue;
         }
@@ -1127,6 +1149,23 @@ static ze_result parse_span(loader_t *L, ze__json_span_t sp, json_t **out)
     }
     return FAIL(L, ZE_ERR_PARSE, "$: malformed JSON at line %d, column %d: %s", line, col,
                 jerr.text);
+}
+
+/* One entity's span into L->doc (scene_dom.c). A failure is the
+ * document's: malformed JSON at its line and column in the whole text. */
+static ze_result parse_entity(loader_t *L, uint32_t i)
+{
+    ze__json_span_t sp = *(const ze__json_span_t *)ze_array_at(&L->scan.entities, i);
+    ze_result r = ze__jdoc_parse(&L->doc, L->text + sp.off, sp.len, 2);
+    L->cur_ent = r == ZE_OK ? &L->doc.nodes[0] : NULL;
+    if (r == ZE_ERR_OUT_OF_MEMORY)
+        return FAIL(L, r, "$: out of memory parsing $.entities[%u] (%zu bytes)", i, sp.len);
+    if (r != ZE_OK) {
+        int line, col;
+        ze__scene_scan_position(L->text, sp.off + L->doc.err_at, &line, &col);
+        return FAIL(L, r, "$: malformed JSON at line %d, column %d: %s", line, col, L->doc.err);
+    }
+    return ZE_OK;
 }
 
 /* The document's top level: everything but the entities. */
@@ -1198,14 +1237,13 @@ static ze_result validate_header(loader_t *L)
 
 /* One entity of the document: its shape, its uuid (recorded), its
  * components' values. */
-static ze_result validate_entity(loader_t *L, uint32_t i, json_t *ent, uint32_t *fresh_needed)
+static ze_result validate_entity(loader_t *L, uint32_t i, const jv_t *ent, uint32_t *fresh_needed)
 {
     const char *key;
-    json_t *v;
-    if (!json_is_object(ent))
+    if (!J_IS_OBJECT(ent))
         return FAIL(L, ZE_ERR_PARSE, "$.entities[%u]: expected an object", i);
     ze_uuid_t u;
-    if (!parse_uuid(json_object_get(ent, "uuid"), &u) || ze_uuid_is_nil(u))
+    if (!parse_uuid(L, J_GET(L, ent, "uuid"), &u) || ze_uuid_is_nil(u))
         return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].uuid: expected a non-nil uuid string", i);
     const uint32_t *dup = ze_hashmap_get(&L->doc_map, &u);
     if (dup)
@@ -1215,17 +1253,17 @@ static ze_result validate_entity(loader_t *L, uint32_t i, json_t *ent, uint32_t 
     L->uuids[i] = u;
     if (!ze_hashmap_get(&L->world_map, &u))
         (*fresh_needed)++;
-    json_t *comps = json_object_get(ent, "components");
-    if (comps && !json_is_object(comps))
+    const jv_t *comps = J_GET(L, ent, "components");
+    if (comps && !J_IS_OBJECT(comps))
         return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components: expected an object", i);
-    json_object_foreach(ent, key, v)
+    J_FOREACH(L, ent, key, v)
     {
         if (strcmp(key, "uuid") && strcmp(key, "components"))
             PROBLEM(L, "$.entities[%u].%s: unknown key (skipped)", i, key);
     }
     if (!comps)
         return ZE_OK;
-    json_object_foreach(comps, key, v)
+    J_FOREACH(L, comps, key, v)
     {
         ze_component_t c;
         if (ze_component_find(L->k, key, &c) != ZE_OK) {
@@ -1267,14 +1305,11 @@ static ze_result validate(loader_t *L)
         return r;
     uint32_t fresh_needed = 0;
     for (uint32_t i = 0; i < L->count && r == ZE_OK; i++) {
-        json_t *ent;
-        r = parse_span(L, *(const ze__json_span_t *)ze_array_at(&L->scan.entities, i), &ent);
+        r = parse_entity(L, i);
         if (r != ZE_OK)
             break;
-        L->cur_ent = ent;
-        r = validate_entity(L, i, ent, &fresh_needed);
+        r = validate_entity(L, i, L->cur_ent, &fresh_needed);
         L->cur_ent = NULL;
-        json_decref(ent);
     }
     if (r != ZE_OK)
         return r;
@@ -1324,17 +1359,13 @@ static ze_result apply(loader_t *L)
     /* Pass 2: components, each entity parsed again; references resolve to
      * pass 1's entities. */
     for (uint32_t i = 0; i < L->count; i++) {
-        json_t *ent;
-        if (parse_span(L, *(const ze__json_span_t *)ze_array_at(&L->scan.entities, i), &ent) !=
-            ZE_OK)
+        if (parse_entity(L, i) != ZE_OK)
             return ZE_ERR_OUT_OF_MEMORY; /* checked before: only memory can fail */
-        L->cur_ent = ent;
-        json_t *comps = json_object_get(ent, "components");
+        const jv_t *comps = J_GET(L, L->cur_ent, "components");
         const char *key;
-        json_t *v;
         ze_entity_t e = L->resolved[i];
         ze_result r = ZE_OK;
-        json_object_foreach(comps, key, v)
+        J_FOREACH(L, comps, key, v)
         {
             ze_component_t c;
             if (ze_component_find(L->k, key, &c) != ZE_OK || skip_has(L, i, c.id))
@@ -1351,7 +1382,6 @@ static ze_result apply(loader_t *L)
                 ze_delta_mark_changed(w, e, c);
         }
         L->cur_ent = NULL;
-        json_decref(ent);
         if (r != ZE_OK)
             return r;
     }
@@ -1374,6 +1404,7 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     if (!w || (!json && len))
         return ZE_ERR_INVALID_ARG;
     loader_t L = {.w = w, .k = w->kernel, .rep = rep, .text = json ? json : ""};
+    L.doc.alloc = w->alloc;
     if (ze__write_denied(w, true))
         return ze__write_refused(w, "ze_scene_load_json");
     if (ze__world_gate(w) != ZE__GATE_NOW)
@@ -1394,6 +1425,10 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     ze_hashmap_init(&L.skip, w->alloc, sizeof(uint64_t), 1);
     ze_hashmap_init(&L.world_map, w->alloc, sizeof(ze_uuid_t), sizeof(ze_entity_t));
     ZE_ARRAY_INIT(&L.pending, w->alloc, pending_ref_t);
+    /* Numbers in the "C" locale whatever the process set (scene_dom.c's
+     * strtod). */
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    locale_t old_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
     /* The world's uuids (the lowest entity index wins a repeated one). */
     for (uint32_t idx = 0; idx < w->fresh && r == ZE_OK; idx++) {
         ze_entity_t e = ze_entity_from_index(w, idx);
@@ -1433,5 +1468,10 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     ze_hashmap_free(&L.doc_map);
     ze_hashmap_free(&L.world_map);
     ze__scene_scan_free(&L.scan);
+    ze__jdoc_free(&L.doc);
+    if (c_locale) {
+        uselocale(old_locale);
+        freelocale(c_locale);
+    }
     return r;
 }

@@ -892,6 +892,12 @@ static void test_malformed_positions_and_escaped_keys(void **state)
     assert_int_equal(load_json(f->w, escaped, strlen(escaped), &rep), ZE_OK);
     assert_int_equal(rep.entities, 1);
     assert_int_equal(rep.problems, 0);
+    /* An entity without "components" (found by fuzzing the tree reader). */
+    static const char bare[] = HEAD "{\"uuid\": \"ffffffff-0000-4000-8000-0000000000b1\"}]}";
+    assert_int_equal(load_json(f->w, bare, strlen(bare), &rep), ZE_OK);
+    assert_int_equal(rep.entities, 1);
+    assert_false(
+        ze_entity_is_null(find_by_uuid(f->w, uuid_from("ffffffff-0000-4000-8000-0000000000b1"))));
 }
 
 int main(void)
