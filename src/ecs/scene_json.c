@@ -39,20 +39,23 @@
  * newline, in the "C" locale: the same world always gives the same bytes,
  * and save -> load into an empty world -> save is byte-identical.
  *
- * Load parses the whole document (jansson) and checks it before changing
- * anything: "format", "version", the shape, every uuid (valid, not nil, no
- * repeats), every known value's JSON type and range, room for the new
- * entities. Malformed JSON and wrong types fail with the JSON path of the
- * first problem in the report and nothing applied. Unknown keys,
- * components and fields, base64 values of the wrong size, and entity
- * references to uuids that exist neither in the document nor in the world
- * are reported with their path and skipped (references become null). Then
- * it applies in two passes: entities (an entity of the world with the same
- * uuid is updated, else one is created with that UUID), then components (an
- * existing value keeps the fields the document leaves out, a new one starts
- * from its default), so references resolve whatever the order. Components
- * the document does not list are left alone. Only running out of memory
- * while applying can leave a partial load (ZE_ERR_OUT_OF_MEMORY). */
+ * Load streams: scene_scan.c finds the spans of the top-level values (read
+ * with jansson) and of every entity (each parsed alone into a reusable
+ * tree, scene_dom.c, once to check and once to apply), so no tree ever
+ * holds the document. It checks everything before changing anything:
+ * "format", "version", the shape, every uuid (valid, not nil, no repeats),
+ * every known value's JSON type and range, room for the new entities.
+ * Malformed JSON and wrong types fail with the JSON path of the first
+ * problem in the report and nothing applied. Unknown keys, components and
+ * fields, base64 values of the wrong size, and entity references to uuids
+ * that exist neither in the document nor in the world are reported with
+ * their path and skipped (references become null). Then it applies in two
+ * passes: entities (an entity of the world with the same uuid is updated,
+ * else one is created with that UUID), then components (an existing value
+ * keeps the fields the document leaves out, a new one starts from its
+ * default), so references resolve whatever the order. Components the
+ * document does not list are left alone. Only running out of memory while
+ * applying can leave a partial load (ZE_ERR_OUT_OF_MEMORY). */
 #include <float.h>
 #include <jansson.h>
 #include <locale.h>

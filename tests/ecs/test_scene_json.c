@@ -809,8 +809,8 @@ static void counting_free(void *ptr)
     ze_free(ze_mem_system_allocator(), p, size + 16);
 }
 
-/* The reader parses one entity at a time: the library's memory stays that
- * of one entity whatever the document's size; forward and backward
+/* The reader parses one entity at a time, into its own tree: the JSON
+ * library's memory stays small whatever the document's size; forward and backward
  * references across the whole document still resolve. */
 static void test_streaming_holds_one_entity(void **state)
 {

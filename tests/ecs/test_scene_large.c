@@ -3,8 +3,9 @@
  * the engine's: the file's text is the Asset owner's, the world and its
  * snapshot the ECS owner's, the JSON library's trees the ThirdParty
  * owner's (its hooks routed as the engine's entry point routes them). The
- * library never holds more than one entity's tree: the ThirdParty peak
- * stays far below the file's size. */
+ * reader parses one entity at a time into a tree of its own and hands the
+ * library only the top-level values: the ThirdParty peak stays far below
+ * the file's size. */
 #include <jansson.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,7 +93,7 @@ static void test_million_entity_scene_and_snapshot(void **state)
     assert_int_equal(rep.entities, N);
     assert_int_equal(rep.problems, 0);
     assert_int_equal(ze_world_entity_count(w2), N);
-    /* The JSON library held one entity at a time, not the document. */
+    /* The JSON library never held the document. */
     ze_mem_owner_stats_t tp = ze_mem_owner_stats(mm, ZE_MEM_OWNER_THIRD_PARTY);
     uint64_t t2 = ze_time_now_ns();
     print_message("scene: %zu bytes, saved in %.1f s, loaded in %.1f s; ThirdParty peak %llu "
