@@ -415,6 +415,7 @@ static void test_heap_native_and_passthrough(void **state)
 typedef struct heap_thread_arg_t {
     ze_heap_t *h;
     uint64_t seed;
+    bool huge; /* one allocation in 64 is 1 MiB or more */
 } heap_thread_arg_t;
 
 static void *heap_thread(void *arg)
@@ -431,7 +432,10 @@ static void *heap_thread(void *arg)
             ze_heap_free(t->h, mine[i]);
             mine[i] = NULL;
         } else {
-            mine[i] = ze_heap_alloc(t->h, 16 + ze_rng_below(&rng, 2000), 16);
+            size_t size = 16 + ze_rng_below(&rng, 2000);
+            if (t->huge && ze_rng_below(&rng, 64) == 0)
+                size += ZE_MIB(1);
+            mine[i] = ze_heap_alloc(t->h, size, 16);
             if (!mine[i])
                 return (void *)1;
             *(uint64_t *)mine[i] = t->seed + i;
@@ -452,7 +456,7 @@ static void test_heap_thread_safe_concurrent(void **state)
     pthread_t th[4];
     heap_thread_arg_t args[4];
     for (int i = 0; i < 4; i++) {
-        args[i] = (heap_thread_arg_t){h, 1000u * (uint64_t)(i + 1)};
+        args[i] = (heap_thread_arg_t){h, 1000u * (uint64_t)(i + 1), false};
         pthread_create(&th[i], NULL, heap_thread, &args[i]);
     }
     for (int i = 0; i < 4; i++) {
@@ -463,6 +467,38 @@ static void test_heap_thread_safe_concurrent(void **state)
     assert_int_equal(ze_heap_check(h), ZE_OK);
     assert_int_equal(ze_heap_stats(h).live_blocks, 0);
     ze_heap_destroy(h);
+}
+
+/* The same on a growing heap whose first range is too small for the four
+ * threads' blocks: segments are added and huge blocks come and go while
+ * other threads allocate and free. */
+static void test_heap_grows_concurrently(void **state)
+{
+    ze_mem_t *mm = *state;
+    ze_heap_t *h;
+    assert_int_equal(ze_heap_create(mm,
+                                    &(ze_heap_desc_t){.owner = ZE_MEM_OWNER_GAME,
+                                                      .max_size = ZE_KIB(512),
+                                                      .thread_safe = true,
+                                                      .grow = true},
+                                    &h),
+                     ZE_OK);
+    pthread_t th[4];
+    heap_thread_arg_t args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (heap_thread_arg_t){h, 7000u * (uint64_t)(i + 1), true};
+        pthread_create(&th[i], NULL, heap_thread, &args[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        void *ret;
+        pthread_join(th[i], &ret);
+        assert_null(ret);
+    }
+    assert_int_equal(ze_heap_check(h), ZE_OK);
+    assert_int_equal(ze_heap_stats(h).live_blocks, 0);
+    ze_heap_destroy(h);
+    ze_mem_owner_stats_t s = ze_mem_owner_stats(mm, ZE_MEM_OWNER_GAME);
+    assert_true(s.reserved == 0 && s.regions == 0 && s.current == 0); /* all back */
 }
 
 static void test_owner_allocator(void **state)
@@ -722,6 +758,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_heap_random, setup_mm, teardown_mm),
         cmocka_unit_test(test_heap_native_and_passthrough),
         cmocka_unit_test_setup_teardown(test_heap_thread_safe_concurrent, setup_mm, teardown_mm),
+        cmocka_unit_test_setup_teardown(test_heap_grows_concurrently, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_owner_allocator, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_heap_full_is_not_a_budget_failure, setup_mm,
                                         teardown_mm),
