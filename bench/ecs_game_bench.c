@@ -27,10 +27,12 @@
  *                        defers to that iteration included. Baseline: the
  *                        packed arrays kept exact by swap-remove and append
  *                        at churn time (untimed), then the same loop.
+ *   game_velocity_without_spin  {Transform, Velocity} without Spin: another
+ *                        query shape (a `without` term), scalar kernel.
  *   game_worst_ratio     the largest game_<c>(_sse) ratio, moved to the top
  *                        of the table.
  * Targets (expected_rows.json): every game_<c>(_sse) <= 1.15 x its
- * baseline, after_churn <= 2 x.
+ * baseline, after_churn and other shapes <= 2 x.
  *
  * Checked after every row: both sides ran the same passes of the same
  * kernel over the same start values, so every entity's written component
@@ -263,6 +265,7 @@ typedef struct game_t {
     ze_bench_ecs_env_t env;
     ze_world_t *w;
     ze_query_t q[SYS_COUNT];
+    ze_query_t q_without; /* {GameTransform, Velocity} without Spin */
     uint32_t n;
     ze_entity_t *ent; /* [n] */
     uint8_t *has;     /* [n]: bit s = has system s's component */
@@ -303,6 +306,13 @@ static bool game_create(game_t *g, uint32_t n)
         if (!g->q[s].id)
             return false;
     }
+    g->q_without = ze_query_create(
+        g->w, &(ze_query_desc_t){
+                  .with = ze_mask_or(ze_mask_of(ZE_ID(GameTransform)), ze_mask_of(ZE_ID(Velocity))),
+                  .without = ze_mask_of(ZE_ID(Spin)),
+                  .write = ze_mask_of(ZE_ID(GameTransform))});
+    if (!g->q_without.id)
+        return false;
     g->ent = ze_bench_table_alloc((size_t)n * sizeof(ze_entity_t));
     g->has = ze_bench_table_alloc(n);
     memset(g->has, 0, n);
@@ -371,6 +381,8 @@ static void game_destroy(game_t *g)
 typedef struct row_t {
     game_t *g;
     int sys;
+    uint8_t without; /* systems' bits a match must lack (a `without` term) */
+    ze_query_t q;
     kernel_fn kernel;
     bool churn; /* after_churn rounds */
     uint32_t passes;
@@ -388,6 +400,11 @@ typedef struct row_t {
     char why[160];
 } row_t;
 
+static bool row_match(const row_t *r, uint8_t has)
+{
+    return ((has >> r->sys) & 1) && !(has & r->without);
+}
+
 /* Both sides back to the start values; the baseline's arrays rebuilt. */
 static bool row_reset(row_t *r)
 {
@@ -399,7 +416,7 @@ static bool row_reset(row_t *r)
         bad += ze_component_set(g->w, g->ent[e], ZE_ID(GameTransform), &t) != ZE_OK;
         r->rest_t[e] = t;
         r->slot[e] = -1;
-        if (!((g->has[e] >> r->sys) & 1))
+        if (!row_match(r, g->has[e]))
             continue;
         uint8_t v[32];
         component_init(r->sys, e, v);
@@ -462,7 +479,7 @@ static uint32_t ecs_matches(const row_t *r)
 {
     uint32_t m = 0;
     for (uint32_t e = 0; e < r->g->n; e++)
-        m += (r->g->has[e] >> r->sys) & 1;
+        m += row_match(r, r->g->has[e]);
     return m;
 }
 
@@ -472,7 +489,7 @@ static double pass_ecs(row_t *r, uint32_t expect)
     uint64_t seen = 0;
     ze_component_t other = comp_of(r->sys);
     uint64_t t0 = ze_bench_now_ns();
-    ze_iter_t it = ze_query_iter(g->w, g->q[r->sys]);
+    ze_iter_t it = ze_query_iter(g->w, r->q);
     while (ze_query_next(&it)) {
         r->kernel(ze_iter_field(&it, ZE_ID(GameTransform)), ze_iter_field(&it, other), it.count);
         seen += it.count;
@@ -559,12 +576,12 @@ static uint32_t passes_for(const ze_bench_t *b, uint32_t m)
     return (uint32_t)ZE_MIN(ZE_MAX(p, 5ull), 101ull) | 1u;
 }
 
-enum { VARIANT_SCALAR, VARIANT_SSE, VARIANT_CHURN, VARIANT_COUNT };
+enum { VARIANT_SCALAR, VARIANT_SSE, VARIANT_CHURN, VARIANT_WITHOUT, VARIANT_COUNT };
 
 /* One row: reset, the rounds, the check. The ratio, or NAN on failure. */
 static double run_row(ze_bench_t *b, row_t *r, int variant, uint32_t rounds)
 {
-    static const char *const suffix[VARIANT_COUNT] = {"", "_sse", "_after_churn"};
+    static const char *const suffix[VARIANT_COUNT] = {"", "_sse", "_after_churn", "_without_spin"};
     char name[ZE_BENCH_NAME_MAX];
     snprintf(name, sizeof(name), "game_%s%s", g_systems[r->sys].name, suffix[variant]);
     r->kernel = variant == VARIANT_SSE ? g_systems[r->sys].sse : g_systems[r->sys].scalar;
@@ -625,7 +642,9 @@ void ze_bench_ecs_game(ze_bench_t *b, uint32_t rounds)
     for (int s = 0; s < SYS_COUNT; s++) {
         r.sys = s;
         r.csize = size_of(s);
-        for (int v = 0; v < VARIANT_COUNT; v++) {
+        r.without = 0;
+        r.q = g->q[s];
+        for (int v = 0; v < VARIANT_WITHOUT; v++) {
             double ratio = run_row(b, &r, v, rounds);
             if (v != VARIANT_CHURN && ratio > worst) {
                 worst = ratio;
@@ -635,6 +654,12 @@ void ze_bench_ecs_game(ze_bench_t *b, uint32_t rounds)
             }
         }
     }
+    /* Another query shape: a `without` term (target <= 2 x). */
+    r.sys = SYS_VELOCITY;
+    r.csize = size_of(SYS_VELOCITY);
+    r.without = 1u << SYS_SPIN;
+    r.q = g->q_without;
+    run_row(b, &r, VARIANT_WITHOUT, rounds);
     if (worst_name) {
         ze_bench_add(b, "game_worst_ratio", n, "ratio", ZE_BENCH_LOWER, worst, ZE_BENCH_NONE,
                      b->smoke ? ZE_BENCH_NONE : 1.15);
