@@ -247,8 +247,14 @@ typedef struct ze_heap_t ze_heap_t;
 
 typedef struct ze_heap_desc_t {
     ze_mem_owner owner;
-    size_t max_size;  /* address space for the heap; 0 = 64 MiB */
+    size_t max_size;  /* address space for the heap; 0 = 64 MiB (grow: its first region's) */
     bool thread_safe; /* serialise alloc/free with a lock */
+    /* Grow by regions: when the heap's range is full it reserves another
+     * region of the owner's range (at least max_size; at most 64 in all),
+     * and blocks of 1 MiB or more get a region each, whose pages go back to
+     * the owner when the block is freed. Only the owner's budget and range
+     * then limit the heap. Without it the heap holds at most max_size. */
+    bool grow;
 } ze_heap_desc_t;
 
 ze_result ze_heap_create(ze_mem_t *mm, const ze_heap_desc_t *desc, ze_heap_t **out);
@@ -278,7 +284,9 @@ ze_heap_stats_t ze_heap_stats(ze_heap_t *h);
 void ze_heap_trim(ze_heap_t *h);
 
 /* The general-purpose allocator of an owner: a thread-safe heap created on
- * first use. Modules pass it to their containers. */
+ * first use, growing by regions (ze_heap_desc_t.grow): a block may be as
+ * large as the owner's budget and free range allow. Modules pass it to
+ * their containers. */
 ze_allocator_t ze_mem_owner_allocator(ze_mem_t *mm, ze_mem_owner owner);
 
 /* ---------------------------------------------------------------- scratch */

@@ -613,4 +613,95 @@ enum { ZE__FLUSH_VALUES_ONLY = 1u << 0, ZE__FLUSH_NEVER_STOP = 1u << 1 };
 ze_result ze__commands_flush_ex(ze_commands_t *c, uint32_t flags);
 void ze__hooks_fini(ze_world_t *w);
 
+/* The scene reader's structural pass (scene_scan.c): spans of a document's
+ * top-level values and of its entities, without building a tree. */
+enum { ZE__SCAN_MAX_DEPTH = 2048 }; /* the JSON library's own nesting limit */
+typedef struct ze__json_span_t {
+    size_t off, len; /* bytes of the text */
+} ze__json_span_t;
+typedef struct ze__scene_key_t {
+    ze__json_span_t key;   /* between the quotes, escapes undecoded */
+    ze__json_span_t value; /* the value's bytes */
+    bool entities;         /* the key is "entities" */
+} ze__scene_key_t;
+typedef struct ze__scene_scan_t {
+    bool root_object;              /* the document is an object */
+    ze__json_span_t root;          /* the value when it is not */
+    bool entities_array;           /* "entities" is an array: its elements follow */
+    ze__json_span_t entities_span; /* the array's bytes */
+    ze_array_t entities;           /* ze__json_span_t: the first `keep` elements */
+    uint64_t entity_count;         /* every element */
+    ze_array_t others;             /* ze__scene_key_t: every top-level member, in order */
+    ze_hashmap_t keys;             /* hash of a decoded key -> position */
+    ze_allocator_t alloc;
+    const char *err; /* ZE_ERR_PARSE: what, and at which byte */
+    size_t err_at;
+} ze__scene_scan_t;
+/* ZE_OK, ZE_ERR_PARSE (err, err_at) or ZE_ERR_OUT_OF_MEMORY; free in every
+ * case. */
+ze_result ze__scene_scan(const char *text, size_t n, size_t keep, ze_allocator_t a,
+                         ze__scene_scan_t *out);
+void ze__scene_scan_free(ze__scene_scan_t *s);
+/* 1-based line and column of byte `at`. */
+void ze__scene_scan_position(const char *text, size_t at, int *line, int *column);
+
+/* One entity's JSON as a flat tree (scene_dom.c): nodes in document
+ * order, a container's children follow it up to its `end`; strings
+ * decoded and NUL-terminated in `chars`. Reused from entity to entity. */
+enum {
+    ZE__J_NULL,
+    ZE__J_FALSE,
+    ZE__J_TRUE,
+    ZE__J_INT,
+    ZE__J_REAL,
+    ZE__J_STRING,
+    ZE__J_ARRAY,
+    ZE__J_OBJECT,
+};
+typedef struct ze__jnode_t {
+    uint8_t type;
+    uint32_t end;   /* index after this node's subtree */
+    uint32_t count; /* array, object: children; string: bytes */
+    uint32_t key;   /* an object member's key in chars; UINT32_MAX: none */
+    uint32_t key_len;
+    union {
+        int64_t i;
+        double d;
+        uint32_t str; /* offset in chars */
+    } v;
+} ze__jnode_t;
+typedef struct ze__jdoc_t {
+    ze_allocator_t alloc;
+    ze__jnode_t *nodes;
+    uint32_t count, cap;
+    char *chars;
+    size_t used, chars_cap;
+    const char *err; /* ZE_ERR_PARSE: what, at which byte of the text */
+    size_t err_at;
+} ze__jdoc_t;
+/* Parses text[0..n) as one value (whitespace around it allowed) whose
+ * container sits at base_depth in the document: ZE_OK, ZE_ERR_PARSE or
+ * ZE_ERR_OUT_OF_MEMORY. The root is nodes[0]. */
+ze_result ze__jdoc_parse(ze__jdoc_t *d, const char *text, size_t n, uint32_t base_depth);
+void ze__jdoc_free(ze__jdoc_t *d);
+const ze__jnode_t *ze__jn_get(const ze__jdoc_t *d, const ze__jnode_t *obj, const char *key);
+static inline const ze__jnode_t *ze__jn_first(const ze__jdoc_t *d, const ze__jnode_t *n)
+{
+    (void)d; /* n NULL: no children (an absent member) */
+    return n && n->count && (n->type == ZE__J_ARRAY || n->type == ZE__J_OBJECT) ? n + 1 : NULL;
+}
+static inline const ze__jnode_t *ze__jn_next(const ze__jdoc_t *d, const ze__jnode_t *parent,
+                                             const ze__jnode_t *c)
+{
+    return c->end < parent->end ? &d->nodes[c->end] : NULL;
+}
+static inline const char *ze__jn_str(const ze__jdoc_t *d, const ze__jnode_t *n)
+{
+    return d->chars + n->v.str;
+}
+static inline const char *ze__jn_key(const ze__jdoc_t *d, const ze__jnode_t *n)
+{
+    return d->chars + n->key;
+}
+
 #endif

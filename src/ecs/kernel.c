@@ -32,17 +32,22 @@ ze_kernel_t *ze_kernel_create(const ze_kernel_desc_t *desc)
         }
         owns_mem = true;
     }
-    /* The kernel's own heap for storage pages and tables: half the ECS
-     * owner's range (entity tables are regions in the rest). Thread-safe:
-     * parallel systems record commands from pool threads. */
+    /* The kernel's own heap for storage pages and tables: an eighth of the
+     * ECS owner's range to start with, growing by regions (entity tables,
+     * the owner's heap and large blocks share the rest: a million-entity
+     * world and its snapshot fit the Default budget). Thread-safe: parallel
+     * systems record commands from pool threads. */
     ze_heap_t *heap = NULL;
     uint64_t budget = ze_mem_owner_stats(mem, ZE_MEM_OWNER_ECS).budget;
-    size_t heap_size = ZE_ALIGN_UP((size_t)(budget / 2), ze_mem_page_size());
-    if (!heap_size ||
-        ze_heap_create(mem,
-                       &(ze_heap_desc_t){
-                           .owner = ZE_MEM_OWNER_ECS, .max_size = heap_size, .thread_safe = true},
-                       &heap) != ZE_OK) {
+    size_t heap_size =
+        ZE_ALIGN_UP(ZE_MAX((size_t)(budget / 8), ZE_MIN((size_t)(budget / 2), (size_t)ZE_MIB(4))),
+                    ze_mem_page_size());
+    if (!heap_size || ze_heap_create(mem,
+                                     &(ze_heap_desc_t){.owner = ZE_MEM_OWNER_ECS,
+                                                       .max_size = heap_size,
+                                                       .thread_safe = true,
+                                                       .grow = true},
+                                     &heap) != ZE_OK) {
         ze_diag(&d.diag, ZE_LOG_ERROR, ZE_ERR_BUDGET, "ecs", "kernel",
                 "cannot create the ECS heap (ECS budget %llu MiB)",
                 (unsigned long long)(budget >> 20));

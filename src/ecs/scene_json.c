@@ -39,20 +39,23 @@
  * newline, in the "C" locale: the same world always gives the same bytes,
  * and save -> load into an empty world -> save is byte-identical.
  *
- * Load parses the whole document (jansson) and checks it before changing
- * anything: "format", "version", the shape, every uuid (valid, not nil, no
- * repeats), every known value's JSON type and range, room for the new
- * entities. Malformed JSON and wrong types fail with the JSON path of the
- * first problem in the report and nothing applied. Unknown keys,
- * components and fields, base64 values of the wrong size, and entity
- * references to uuids that exist neither in the document nor in the world
- * are reported with their path and skipped (references become null). Then
- * it applies in two passes: entities (an entity of the world with the same
- * uuid is updated, else one is created with that UUID), then components (an
- * existing value keeps the fields the document leaves out, a new one starts
- * from its default), so references resolve whatever the order. Components
- * the document does not list are left alone. Only running out of memory
- * while applying can leave a partial load (ZE_ERR_OUT_OF_MEMORY). */
+ * Load streams: scene_scan.c finds the spans of the top-level values (read
+ * with jansson) and of every entity (each parsed alone into a reusable
+ * tree, scene_dom.c, once to check and once to apply), so no tree ever
+ * holds the document. It checks everything before changing anything:
+ * "format", "version", the shape, every uuid (valid, not nil, no repeats),
+ * every known value's JSON type and range, room for the new entities.
+ * Malformed JSON and wrong types fail with the JSON path of the first
+ * problem in the report and nothing applied. Unknown keys, components and
+ * fields, base64 values of the wrong size, and entity references to uuids
+ * that exist neither in the document nor in the world are reported with
+ * their path and skipped (references become null). Then it applies in two
+ * passes: entities (an entity of the world with the same uuid is updated,
+ * else one is created with that UUID), then components (an existing value
+ * keeps the fields the document leaves out, a new one starts from its
+ * default), so references resolve whatever the order. Components the
+ * document does not list are left alone. Only running out of memory while
+ * applying can leave a partial load (ZE_ERR_OUT_OF_MEMORY). */
 #include <float.h>
 #include <jansson.h>
 #include <locale.h>
@@ -447,9 +450,41 @@ static void put_base64(ze_scene_writer_t *e, const uint8_t *p, size_t n)
     put(e, "\"");
 }
 
+/* Random (version 4) uuids for a save's new entities, from one system
+ * uuid stirred by splitmix64: the system generator costs several system
+ * calls per uuid (a million-entity world spent seconds there), and these
+ * need to be unique in the world (checked), not secret. */
+typedef struct uuid_gen_t {
+    uint64_t state;
+} uuid_gen_t;
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static ze_uuid_t uuid_next(uuid_gen_t *g)
+{
+    if (!g->state) {
+        ze_uuid_t seed = ze_uuid_v4();
+        g->state = ze_hash64(seed.bytes, sizeof seed.bytes, ze_time_now_ns()) | 1;
+    }
+    ze_uuid_t u;
+    uint64_t a = splitmix64(&g->state), b = splitmix64(&g->state);
+    memcpy(u.bytes, &a, 8);
+    memcpy(u.bytes + 8, &b, 8);
+    u.bytes[6] = (uint8_t)((u.bytes[6] & 0x0f) | 0x40); /* version 4 */
+    u.bytes[8] = (uint8_t)((u.bytes[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+    return u;
+}
+
 /* Every alive entity gets a uuid, unique in the world. */
 static ze_result assign_uuids(ze_world_t *w)
 {
+    uuid_gen_t gen = {0};
     const ze_component_t uc = {ZE_COMPONENT_ID_UUID};
     ze_hashmap_t seen;
     ze_hashmap_init(&seen, w->alloc, sizeof(ze_uuid_t), 1);
@@ -465,7 +500,7 @@ static ze_result assign_uuids(ze_world_t *w)
             ze_world_report(w, ZE_LOG_WARN, ZE_OK, "entity %u repeats a uuid; given a new one",
                             idx);
         while (fresh_id) {
-            v.value = ze_uuid_v4();
+            v.value = uuid_next(&gen);
             fresh_id = ze_hashmap_get(&seen, &v.value) != NULL;
         }
         if (!u || !ze_uuid_eq(u->value, v.value))
@@ -568,11 +603,26 @@ done:
 
 /* ================================================================ load */
 
+/* A reference to a uuid not (yet) seen while checking: checked again once
+ * every entity of the document is known. */
+typedef struct pending_ref_t {
+    ze_uuid_t uuid;
+    uint32_t entity;
+    const char *component, *field; /* the kernel's names */
+} pending_ref_t;
+
 typedef struct loader_t {
     ze_world_t *w;
     const ze_kernel_t *k;
     ze_scene_report_t *rep;
-    json_t *entities;
+    const char *text;                  /* the document */
+    ze__scene_scan_t scan;             /* its spans */
+    ze__jdoc_t doc;                    /* the entity being checked or applied (scene_dom.c) */
+    const ze__jnode_t *cur_ent;        /* its root */
+    ze_uuid_t *uuids;                  /* [count] */
+    ze_array_t pending;                /* pending_ref_t */
+    bool pending_oom;                  /* a reference could not be recorded */
+    const char *cur_cname, *cur_fname; /* the kernel's names of the value being checked */
     uint32_t count;
     ze_hashmap_t doc_map;   /* uuid -> uint32_t position in the document */
     ze_hashmap_t world_map; /* uuid -> ze_entity_t, the world before the load */
@@ -583,6 +633,26 @@ typedef struct loader_t {
     uint32_t cur_entity;
     const char *cur_component, *cur_field;
 } loader_t;
+
+/* The entity's tree (ze__jdoc_t), read with jansson-like names. */
+typedef ze__jnode_t jv_t;
+#define J_TYPE(v, t)     ((v) && (v)->type == (t))
+#define J_IS_STRING(v)   J_TYPE(v, ZE__J_STRING)
+#define J_IS_OBJECT(v)   J_TYPE(v, ZE__J_OBJECT)
+#define J_IS_ARRAY(v)    J_TYPE(v, ZE__J_ARRAY)
+#define J_IS_INTEGER(v)  J_TYPE(v, ZE__J_INT)
+#define J_IS_REAL(v)     J_TYPE(v, ZE__J_REAL)
+#define J_IS_NULL(v)     J_TYPE(v, ZE__J_NULL)
+#define J_IS_BOOLEAN(v)  (J_TYPE(v, ZE__J_TRUE) || J_TYPE(v, ZE__J_FALSE))
+#define J_STR(L, v)      ze__jn_str(&(L)->doc, (v))
+#define J_LEN(v)         ((size_t)(v)->count)
+#define J_GET(L, o, key) ze__jn_get(&(L)->doc, (o), (key))
+/* Members (or elements) of o in document order; key: the member's name. */
+#define J_FOREACH(L, o, key, v)                                                                    \
+    for (const jv_t *v = ze__jn_first(&(L)->doc, (o)); v && ((key) = ze__jn_key(&(L)->doc, v), 1); \
+         v = ze__jn_next(&(L)->doc, (o), v))
+#define J_EACH(L, o, v) \
+    for (const jv_t *v = ze__jn_first(&(L)->doc, (o)); v; v = ze__jn_next(&(L)->doc, (o), v))
 
 /* Components reported and skipped, per document entity. A failure to record
  * one only costs a second report of it. */
@@ -683,10 +753,9 @@ static const char *suggest_component(const ze_kernel_t *k, const char *key, char
     return buf;
 }
 
-static bool parse_uuid(const json_t *v, ze_uuid_t *out)
+static bool parse_uuid(const loader_t *L, const jv_t *v, ze_uuid_t *out)
 {
-    return json_is_string(v) &&
-           ze_uuid_parse(json_string_value(v), json_string_length(v), out) == ZE_OK;
+    return J_IS_STRING(v) && ze_uuid_parse(J_STR(L, v), J_LEN(v), out) == ZE_OK;
 }
 
 static bool lookup(const loader_t *L, ze_uuid_t u, ze_entity_t *out)
@@ -703,18 +772,18 @@ static bool lookup(const loader_t *L, ze_uuid_t u, ze_entity_t *out)
     return e != NULL;
 }
 
-static bool get_real(const json_t *v, double *out)
+static bool get_real(const loader_t *L, const jv_t *v, double *out)
 {
-    if (json_is_real(v)) {
-        *out = json_real_value(v);
+    if (J_IS_REAL(v)) {
+        *out = v->v.d;
         return true;
     }
-    if (json_is_integer(v)) {
-        *out = (double)json_integer_value(v);
+    if (J_IS_INTEGER(v)) {
+        *out = (double)v->v.i;
         return true;
     }
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
+    if (J_IS_STRING(v)) {
+        const char *s = J_STR(L, v);
         if (!strcmp(s, "nan"))
             *out = NAN;
         else if (!strcmp(s, "inf"))
@@ -728,19 +797,19 @@ static bool get_real(const json_t *v, double *out)
     return false;
 }
 
-static bool get_u64(const json_t *v, uint64_t *out)
+static bool get_u64(const loader_t *L, const jv_t *v, uint64_t *out)
 {
-    if (json_is_integer(v)) {
-        json_int_t i = json_integer_value(v);
+    if (J_IS_INTEGER(v)) {
+        int64_t i = v->v.i;
         if (i < 0)
             return false;
         *out = (uint64_t)i;
         return true;
     }
-    if (!json_is_string(v))
+    if (!J_IS_STRING(v))
         return false;
-    const char *s = json_string_value(v);
-    size_t n = json_string_length(v);
+    const char *s = J_STR(L, v);
+    size_t n = J_LEN(v);
     if (n == 0 || n > 20)
         return false;
     uint64_t x = 0;
@@ -756,26 +825,24 @@ static bool get_u64(const json_t *v, uint64_t *out)
 /* A UUID field's string that is not a uuid, through the kernel's names
  * hook (applying only: each value is resolved once). Nil when it does not
  * resolve; the hook said why. */
-static ze_uuid_t resolve_name(loader_t *L, const json_t *v)
+static ze_uuid_t resolve_name(loader_t *L, const jv_t *v)
 {
     const ze_scene_names_t *nm = &L->k->scene_names;
-    json_t *ent = json_array_get(L->entities, L->cur_entity);
-    json_t *name =
-        json_object_get(json_object_get(json_object_get(ent, "components"), "Name"), "value");
+    const jv_t *ent = L->cur_ent;
+    const jv_t *name = J_GET(L, J_GET(L, J_GET(L, ent, "components"), "Name"), "value");
     char path[256];
     snprintf(path, sizeof path, "$.entities[%u].components.%.64s.%.64s", L->cur_entity,
              L->cur_component, L->cur_field);
     ze_scene_name_ctx_t ctx = {
         .world = L->w,
         .json_path = path,
-        .entity_name = json_is_string(name) ? json_string_value(name) : NULL,
+        .entity_name = J_IS_STRING(name) ? J_STR(L, name) : NULL,
         .component = L->cur_component,
         .field = L->cur_field,
     };
-    parse_uuid(json_object_get(ent, "uuid"), &ctx.entity);
+    parse_uuid(L, J_GET(L, ent, "uuid"), &ctx.entity);
     ze_uuid_t u = {{0}};
-    if (nm->resolve(nm->user, &ctx, json_string_value(v), json_string_length(v), &u) != ZE_OK ||
-        ze_uuid_is_nil(u)) {
+    if (nm->resolve(nm->user, &ctx, J_STR(L, v), J_LEN(v), &u) != ZE_OK || ze_uuid_is_nil(u)) {
         u = (ze_uuid_t){{0}};
         L->rep->unresolved++;
         if (L->rep->problems < UINT32_MAX)
@@ -785,31 +852,31 @@ static ze_uuid_t resolve_name(loader_t *L, const json_t *v)
 }
 
 /* One element of type t from v into dst (NULL: check only). Returns NULL,
- * or what was expected. *dangling is set for a reference nobody has. */
-static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, uint8_t *dst,
-                                bool *dangling)
+ * or what was expected. Checking records a reference to a uuid not seen
+ * yet (L->pending). */
+static const char *convert_elem(loader_t *L, ze_field_type t, const jv_t *v, uint8_t *dst)
 {
     switch (t) {
     case ZE_FIELD_BOOL:
-        if (!json_is_boolean(v))
+        if (!J_IS_BOOLEAN(v))
             return "expected true or false";
         if (dst)
-            *dst = json_is_true(v) ? 1 : 0;
+            *dst = v->type == ZE__J_TRUE ? 1 : 0;
         return NULL;
     case ZE_FIELD_U8:
     case ZE_FIELD_I32:
     case ZE_FIELD_U32:
     case ZE_FIELD_I64: {
-        static const json_int_t lo[] = {0, INT32_MIN, 0, INT64_MIN};
-        static const json_int_t hi[] = {UINT8_MAX, INT32_MAX, UINT32_MAX, INT64_MAX};
+        static const int64_t lo[] = {0, INT32_MIN, 0, INT64_MIN};
+        static const int64_t hi[] = {UINT8_MAX, INT32_MAX, UINT32_MAX, INT64_MAX};
         static const char *const what[] = {
             "expected an integer in 0..255", "expected a 32-bit signed integer",
             "expected a 32-bit unsigned integer", "expected a 64-bit signed integer"};
         uint32_t i = t == ZE_FIELD_U8 ? 0 : t == ZE_FIELD_I32 ? 1 : t == ZE_FIELD_U32 ? 2 : 3;
-        if (!json_is_integer(v) || json_integer_value(v) < lo[i] || json_integer_value(v) > hi[i])
+        if (!J_IS_INTEGER(v) || v->v.i < lo[i] || v->v.i > hi[i])
             return what[i];
         if (dst) {
-            json_int_t x = json_integer_value(v);
+            int64_t x = v->v.i;
             if (t == ZE_FIELD_U8) {
                 *dst = (uint8_t)x;
             } else if (t == ZE_FIELD_I32) {
@@ -827,7 +894,7 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     }
     case ZE_FIELD_U64: {
         uint64_t x;
-        if (!get_u64(v, &x))
+        if (!get_u64(L, v, &x))
             return "expected a 64-bit unsigned integer (or its decimal string)";
         if (dst)
             memcpy(dst, &x, 8);
@@ -836,7 +903,7 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     case ZE_FIELD_F32: {
         double d;
         float f;
-        if (!get_real(v, &d))
+        if (!get_real(L, v, &d))
             return "expected a number (or \"nan\", \"inf\", \"-inf\")";
         if (!double_to_f32(d, &f))
             return "number out of the range of a float";
@@ -846,7 +913,7 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     }
     case ZE_FIELD_F64: {
         double d;
-        if (!get_real(v, &d))
+        if (!get_real(L, v, &d))
             return "expected a number (or \"nan\", \"inf\", \"-inf\")";
         if (dst)
             memcpy(dst, &d, 8);
@@ -865,22 +932,24 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
             [ZE_FIELD_MAT4] = "expected an array of 16 numbers",
         };
         uint32_t n = k_vec_len[t];
-        if (!json_is_array(v) || json_array_size(v) != n)
+        if (!J_IS_ARRAY(v) || J_LEN(v) != n)
             return what[t];
-        for (uint32_t i = 0; i < n; i++) {
-            const char *err =
-                convert_elem(L, ZE_FIELD_F32, json_array_get(v, i), dst ? dst + 4 * i : NULL, NULL);
+        uint32_t i = 0;
+        J_EACH(L, v, x)
+        {
+            const char *err = convert_elem(L, ZE_FIELD_F32, x, dst ? dst + 4 * i : NULL);
             if (err)
                 return err;
+            i++;
         }
         return NULL;
     }
     case ZE_FIELD_UUID: {
         ze_uuid_t u;
-        if (!parse_uuid(v, &u)) {
+        if (!parse_uuid(L, v, &u)) {
             if (!L->k->scene_names.resolve)
                 return "expected a uuid string";
-            if (!json_is_string(v) || json_string_length(v) == 0)
+            if (!J_IS_STRING(v) || J_LEN(v) == 0)
                 return "expected a uuid or a name (a non-empty string)";
             if (!dst)
                 return NULL;
@@ -893,12 +962,15 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     case ZE_FIELD_ENTITY: {
         ze_entity_t e = ZE_ENTITY_NULL;
         ze_uuid_t u;
-        if (json_is_null(v)) {
+        if (J_IS_NULL(v)) {
             /* stays null */
-        } else if (!parse_uuid(v, &u)) {
+        } else if (!parse_uuid(L, v, &u)) {
             return "expected an entity uuid string or null";
-        } else if (!lookup(L, u, dst ? &e : NULL) && dangling) {
-            *dangling = true;
+        } else if (!lookup(L, u, dst ? &e : NULL) && !dst) {
+            /* maybe an entity further on: checked when all are known */
+            pending_ref_t pr = {u, L->cur_entity, L->cur_cname, L->cur_fname};
+            if (ze_array_push(&L->pending, &pr) != ZE_OK)
+                L->pending_oom = true;
         }
         if (dst)
             memcpy(dst, &e, sizeof e);
@@ -909,32 +981,34 @@ static const char *convert_elem(loader_t *L, ze_field_type t, const json_t *v, u
     }
 }
 
-static const char *convert_field(loader_t *L, const ze_field_desc_t *fd, const json_t *v,
-                                 uint8_t *dst, bool *dangling)
+static const char *convert_field(loader_t *L, const ze_field_desc_t *fd, const jv_t *v,
+                                 uint8_t *dst)
 {
     uint32_t n = field_count(fd);
     if (fd->type == ZE_FIELD_CHARS) {
-        if (!json_is_string(v))
+        if (!J_IS_STRING(v))
             return "expected a string";
-        size_t len = json_string_length(v);
+        size_t len = J_LEN(v);
         if (len >= n)
             return "string too long for the field";
         if (dst) {
-            memcpy(dst, json_string_value(v), len);
+            memcpy(dst, J_STR(L, v), len);
             memset(dst + len, 0, n - len);
         }
         return NULL;
     }
     if (!fd->count)
-        return convert_elem(L, fd->type, v, dst, dangling);
-    if (!json_is_array(v) || json_array_size(v) != n)
+        return convert_elem(L, fd->type, v, dst);
+    if (!J_IS_ARRAY(v) || J_LEN(v) != n)
         return "expected an array of the field's length";
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t i = 0;
+    J_EACH(L, v, x)
+    {
         const char *err =
-            convert_elem(L, fd->type, json_array_get(v, i),
-                         dst ? dst + (size_t)i * k_elem_size[fd->type] : NULL, dangling);
+            convert_elem(L, fd->type, x, dst ? dst + (size_t)i * k_elem_size[fd->type] : NULL);
         if (err)
             return err;
+        i++;
     }
     return NULL;
 }
@@ -987,21 +1061,20 @@ static size_t base64_decode(const char *s, size_t n, uint8_t *dst)
 
 /* Checks (dst NULL) or applies one component's JSON object. */
 static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uint32_t c,
-                                const json_t *obj, uint8_t *dst)
+                                const jv_t *obj, uint8_t *dst)
 {
     const ze_component_info_t *info = ze__info(L->k, c);
     const char *key;
-    const json_t *v;
-    if (!json_is_object(obj))
+    if (!J_IS_OBJECT(obj))
         return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components.%s: expected an object", ei, cname);
-    json_object_foreach((json_t *)obj, key, v)
+    J_FOREACH(L, obj, key, v)
     {
         if (!info->field_count && info->size && !strcmp(key, RAW_KEY)) {
-            if (!json_is_string(v))
+            if (!J_IS_STRING(v))
                 return FAIL(L, ZE_ERR_PARSE,
                             "$.entities[%u].components.%s." RAW_KEY ": expected a string", ei,
                             cname);
-            size_t n = base64_decode(json_string_value(v), json_string_length(v), NULL);
+            size_t n = base64_decode(J_STR(L, v), J_LEN(v), NULL);
             if (n == SIZE_MAX)
                 return FAIL(L, ZE_ERR_PARSE,
                             "$.entities[%u].components.%s." RAW_KEY ": malformed base64", ei,
@@ -1015,7 +1088,7 @@ static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uin
                     skip_add(L, ei, c);
                 }
             } else if (dst) {
-                base64_decode(json_string_value(v), json_string_length(v), dst);
+                base64_decode(J_STR(L, v), J_LEN(v), dst);
             }
             continue;
         }
@@ -1043,118 +1116,227 @@ static ze_result component_body(loader_t *L, uint32_t ei, const char *cname, uin
             }
             continue;
         }
-        bool dangling = false;
         L->cur_entity = ei;
         L->cur_component = cname;
         L->cur_field = key;
-        const char *err = convert_field(L, fd, v, dst ? dst + fd->offset : NULL, &dangling);
+        L->cur_cname = info->name;
+        L->cur_fname = fd->name;
+        const char *err = convert_field(L, fd, v, dst ? dst + fd->offset : NULL);
         if (err)
             return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components.%s.%s: %s", ei, cname, key,
                         err);
-        if (dangling && !dst)
-            PROBLEM(L,
-                    "$.entities[%u].components.%s.%s: refers to an entity that is not in the "
-                    "scene or the world (set to null)",
-                    ei, cname, key);
     }
     return ZE_OK;
 }
 
-static ze_result validate(loader_t *L, json_t *root)
+/* One span of the document through the JSON library. A failure is the
+ * document's: malformed JSON at its line and column in the whole text. */
+static ze_result parse_span(loader_t *L, ze__json_span_t sp, json_t **out)
+{
+    json_error_t jerr;
+    *out = json_loadb(L->text + sp.off, sp.len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (*out)
+        return ZE_OK;
+    /* jansson's allocation failures surface as an out-of-memory code or, on
+     * some paths, as an error with no position and no text. */
+    if (json_error_code(&jerr) == json_error_out_of_memory || (jerr.line < 0 && !jerr.text[0]))
+        return FAIL(L, ZE_ERR_OUT_OF_MEMORY,
+                    "$: out of memory parsing %zu bytes of JSON (nothing applied; the JSON "
+                    "library's memory is the ThirdParty owner's)",
+                    sp.len);
+    int line, col;
+    ze__scene_scan_position(L->text, sp.off, &line, &col);
+    if (jerr.line > 0) {
+        col = jerr.line == 1 ? col + jerr.column - 1 : jerr.column;
+        line += jerr.line - 1;
+    }
+    return FAIL(L, ZE_ERR_PARSE, "$: malformed JSON at line %d, column %d: %s", line, col,
+                jerr.text);
+}
+
+/* One entity's span into L->doc (scene_dom.c). A failure is the
+ * document's: malformed JSON at its line and column in the whole text. */
+static ze_result parse_entity(loader_t *L, uint32_t i)
+{
+    ze__json_span_t sp = *(const ze__json_span_t *)ze_array_at(&L->scan.entities, i);
+    ze_result r = ze__jdoc_parse(&L->doc, L->text + sp.off, sp.len, 2);
+    L->cur_ent = r == ZE_OK ? &L->doc.nodes[0] : NULL;
+    if (r == ZE_ERR_OUT_OF_MEMORY)
+        return FAIL(L, r, "$: out of memory parsing $.entities[%u] (%zu bytes)", i, sp.len);
+    if (r != ZE_OK) {
+        int line, col;
+        ze__scene_scan_position(L->text, sp.off + L->doc.err_at, &line, &col);
+        return FAIL(L, r, "$: malformed JSON at line %d, column %d: %s", line, col, L->doc.err);
+    }
+    return ZE_OK;
+}
+
+/* The document's top level: everything but the entities. */
+static ze_result validate_header(loader_t *L)
+{
+    const ze__scene_scan_t *sc = &L->scan;
+    json_t *v = NULL;
+    if (!sc->root_object) {
+        ze_result r = parse_span(L, sc->root, &v);
+        json_decref(v);
+        return r != ZE_OK ? r : FAIL(L, ZE_ERR_PARSE, "$: expected an object");
+    }
+    /* Every top-level value through the library first (its tokens), then
+     * the checks in the order of the whole-document reader. */
+    json_t *format = NULL, *version = NULL;
+    bool has_entities = false, entities_ok = sc->entities_array;
+    ze_result r = ZE_OK;
+    uint32_t nk = sc->others.count;
+    for (uint32_t i = 0; i < nk && r == ZE_OK; i++) {
+        const ze__scene_key_t *k = ze_array_at(&sc->others, i);
+        json_t *key = NULL;
+        r = parse_span(L, (ze__json_span_t){k->key.off - 1, k->key.len + 2}, &key);
+        if (r != ZE_OK)
+            break;
+        const char *name = json_string_value(key);
+        if (!strcmp(name, "entities"))
+            has_entities = true;
+        if (!(k->entities && sc->entities_array)) {
+            r = parse_span(L, k->value, &v);
+            if (r == ZE_OK && !strcmp(name, "format"))
+                format = json_incref(v);
+            else if (r == ZE_OK && !strcmp(name, "version"))
+                version = json_incref(v);
+            json_decref(v);
+            v = NULL;
+        }
+        json_decref(key);
+    }
+    if (r == ZE_OK) {
+        if (!json_is_string(format) || strcmp(json_string_value(format), SCENE_FORMAT) != 0)
+            r = FAIL(L, ZE_ERR_PARSE, "$.format: expected \"" SCENE_FORMAT "\"");
+        else if (!json_is_integer(version) || json_integer_value(version) < 1)
+            r = FAIL(L, ZE_ERR_PARSE, "$.version: expected a positive integer");
+        else if (json_integer_value(version) != SCENE_VERSION)
+            r = FAIL(L, ZE_ERR_UNSUPPORTED, "$.version: %lld, this build reads %d",
+                     (long long)json_integer_value(version), SCENE_VERSION);
+        else if (!has_entities || !entities_ok)
+            r = FAIL(L, ZE_ERR_PARSE, "$.entities: expected an array");
+        else if (sc->entity_count > L->w->capacity)
+            r = FAIL(L, ZE_ERR_LIMIT, "$.entities: %llu entities, the world's capacity is %u",
+                     (unsigned long long)sc->entity_count, L->w->capacity);
+    }
+    json_decref(format);
+    json_decref(version);
+    for (uint32_t i = 0; i < nk && r == ZE_OK; i++) {
+        const ze__scene_key_t *k = ze_array_at(&sc->others, i);
+        json_t *key = NULL;
+        r = parse_span(L, (ze__json_span_t){k->key.off - 1, k->key.len + 2}, &key);
+        const char *name = key ? json_string_value(key) : "";
+        if (r == ZE_OK && strcmp(name, "format") && strcmp(name, "version") &&
+            strcmp(name, "entities"))
+            PROBLEM(L, "$.%s: unknown key (skipped)", name);
+        json_decref(key);
+    }
+    if (r == ZE_OK)
+        L->count = (uint32_t)sc->entity_count;
+    return r;
+}
+
+/* One entity of the document: its shape, its uuid (recorded), its
+ * components' values. */
+static ze_result validate_entity(loader_t *L, uint32_t i, const jv_t *ent, uint32_t *fresh_needed)
 {
     const char *key;
-    json_t *v;
-    if (!json_is_object(root))
-        return FAIL(L, ZE_ERR_PARSE, "$: expected an object");
-    json_t *format = json_object_get(root, "format");
-    json_t *version = json_object_get(root, "version");
-    if (!json_is_string(format) || strcmp(json_string_value(format), SCENE_FORMAT) != 0)
-        return FAIL(L, ZE_ERR_PARSE, "$.format: expected \"" SCENE_FORMAT "\"");
-    if (!json_is_integer(version) || json_integer_value(version) < 1)
-        return FAIL(L, ZE_ERR_PARSE, "$.version: expected a positive integer");
-    if (json_integer_value(version) != SCENE_VERSION)
-        return FAIL(L, ZE_ERR_UNSUPPORTED, "$.version: %lld, this build reads %d",
-                    (long long)json_integer_value(version), SCENE_VERSION);
-    L->entities = json_object_get(root, "entities");
-    if (!json_is_array(L->entities))
-        return FAIL(L, ZE_ERR_PARSE, "$.entities: expected an array");
-    if (json_array_size(L->entities) > L->w->capacity)
-        return FAIL(L, ZE_ERR_LIMIT, "$.entities: %zu entities, the world's capacity is %u",
-                    json_array_size(L->entities), L->w->capacity);
-    L->count = (uint32_t)json_array_size(L->entities);
-    json_object_foreach(root, key, v)
+    if (!J_IS_OBJECT(ent))
+        return FAIL(L, ZE_ERR_PARSE, "$.entities[%u]: expected an object", i);
+    ze_uuid_t u;
+    if (!parse_uuid(L, J_GET(L, ent, "uuid"), &u) || ze_uuid_is_nil(u))
+        return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].uuid: expected a non-nil uuid string", i);
+    const uint32_t *dup = ze_hashmap_get(&L->doc_map, &u);
+    if (dup)
+        return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].uuid: repeats $.entities[%u].uuid", i, *dup);
+    if (ze_hashmap_put(&L->doc_map, &u, &i) != ZE_OK)
+        return ZE_ERR_OUT_OF_MEMORY;
+    L->uuids[i] = u;
+    if (!ze_hashmap_get(&L->world_map, &u))
+        (*fresh_needed)++;
+    const jv_t *comps = J_GET(L, ent, "components");
+    if (comps && !J_IS_OBJECT(comps))
+        return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components: expected an object", i);
+    J_FOREACH(L, ent, key, v)
     {
-        if (strcmp(key, "format") && strcmp(key, "version") && strcmp(key, "entities"))
-            PROBLEM(L, "$.%s: unknown key (skipped)", key);
+        if (strcmp(key, "uuid") && strcmp(key, "components"))
+            PROBLEM(L, "$.entities[%u].%s: unknown key (skipped)", i, key);
     }
-
-    /* Entities and their uuids first: references may point forward. */
-    uint32_t fresh_needed = 0;
-    for (uint32_t i = 0; i < L->count; i++) {
-        json_t *ent = json_array_get(L->entities, i);
-        if (!json_is_object(ent))
-            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u]: expected an object", i);
-        ze_uuid_t u;
-        if (!parse_uuid(json_object_get(ent, "uuid"), &u) || ze_uuid_is_nil(u))
-            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].uuid: expected a non-nil uuid string", i);
-        const uint32_t *dup = ze_hashmap_get(&L->doc_map, &u);
-        if (dup)
-            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].uuid: repeats $.entities[%u].uuid", i,
-                        *dup);
-        if (ze_hashmap_put(&L->doc_map, &u, &i) != ZE_OK)
-            return ZE_ERR_OUT_OF_MEMORY;
-        if (!ze_hashmap_get(&L->world_map, &u))
-            fresh_needed++;
-        json_t *comps = json_object_get(ent, "components");
-        if (comps && !json_is_object(comps))
-            return FAIL(L, ZE_ERR_PARSE, "$.entities[%u].components: expected an object", i);
-        json_object_foreach(ent, key, v)
-        {
-            if (strcmp(key, "uuid") && strcmp(key, "components"))
-                PROBLEM(L, "$.entities[%u].%s: unknown key (skipped)", i, key);
+    if (!comps)
+        return ZE_OK;
+    J_FOREACH(L, comps, key, v)
+    {
+        ze_component_t c;
+        if (ze_component_find(L->k, key, &c) != ZE_OK) {
+            char hint[128];
+            PROBLEM(L, "$.entities[%u].components.%s: unknown component (skipped)%s", i, key,
+                    suggest_component(L->k, key, hint, sizeof hint));
+            continue;
         }
+        const ze_component_info_t *info = ze__info(L->k, c.id);
+        if (c.id == ZE_COMPONENT_ID_UUID) {
+            PROBLEM(L,
+                    "$.entities[%u].components.%s: the entity's uuid is its \"uuid\" key "
+                    "(skipped)",
+                    i, key);
+            skip_add(L, i, c.id);
+            continue;
+        }
+        if (!info->field_count && info->size && !raw_ok(info)) {
+            PROBLEM(L,
+                    "$.entities[%u].components.%s: has hooks and no reflection, cannot "
+                    "be read from a scene (skipped)",
+                    i, key);
+            skip_add(L, i, c.id);
+            continue;
+        }
+        ze_result r = component_body(L, i, key, c.id, v, NULL);
+        if (r != ZE_OK)
+            return r;
+    }
+    return ZE_OK;
+}
+
+/* Every entity, one parsed at a time, then what needed all of them: forward
+ * references and the room for new entities. */
+static ze_result validate(loader_t *L)
+{
+    ze_result r = validate_header(L);
+    if (r != ZE_OK)
+        return r;
+    uint32_t fresh_needed = 0;
+    for (uint32_t i = 0; i < L->count && r == ZE_OK; i++) {
+        r = parse_entity(L, i);
+        if (r != ZE_OK)
+            break;
+        r = validate_entity(L, i, L->cur_ent, &fresh_needed);
+        L->cur_ent = NULL;
+    }
+    if (r != ZE_OK)
+        return r;
+    if (L->pending_oom)
+        return ZE_ERR_OUT_OF_MEMORY;
+    const pending_ref_t *last = NULL;
+    for (uint32_t p = 0; p < L->pending.count; p++) {
+        const pending_ref_t *pr = ze_array_at(&L->pending, p);
+        if (lookup(L, pr->uuid, NULL))
+            continue;
+        /* one report per field, like its first dangling element */
+        if (!last || last->entity != pr->entity || last->component != pr->component ||
+            last->field != pr->field)
+            PROBLEM(L,
+                    "$.entities[%u].components.%s.%s: refers to an entity that is not in the "
+                    "scene or the world (set to null)",
+                    pr->entity, pr->component, pr->field);
+        last = pr;
     }
     const ze_world_t *w = L->w;
     uint32_t free_slots = (w->capacity - w->fresh) + (w->fresh - w->alive - w->retired);
     if (fresh_needed > free_slots)
         return FAIL(L, ZE_ERR_LIMIT, "$.entities: %u new entities, the world has room for %u",
                     fresh_needed, free_slots);
-
-    for (uint32_t i = 0; i < L->count; i++) {
-        json_t *comps = json_object_get(json_array_get(L->entities, i), "components");
-        if (!comps)
-            continue;
-        json_object_foreach(comps, key, v)
-        {
-            ze_component_t c;
-            if (ze_component_find(L->k, key, &c) != ZE_OK) {
-                char hint[128];
-                PROBLEM(L, "$.entities[%u].components.%s: unknown component (skipped)%s", i, key,
-                        suggest_component(L->k, key, hint, sizeof hint));
-                continue;
-            }
-            const ze_component_info_t *info = ze__info(L->k, c.id);
-            if (c.id == ZE_COMPONENT_ID_UUID) {
-                PROBLEM(L,
-                        "$.entities[%u].components.%s: the entity's uuid is its \"uuid\" key "
-                        "(skipped)",
-                        i, key);
-                skip_add(L, i, c.id);
-                continue;
-            }
-            if (!info->field_count && info->size && !raw_ok(info)) {
-                PROBLEM(L,
-                        "$.entities[%u].components.%s: has hooks and no reflection, cannot "
-                        "be read from a scene (skipped)",
-                        i, key);
-                skip_add(L, i, c.id);
-                continue;
-            }
-            ze_result r = component_body(L, i, key, c.id, v, NULL);
-            if (r != ZE_OK)
-                return r;
-        }
-    }
     return ZE_OK;
 }
 
@@ -1164,8 +1346,7 @@ static ze_result apply(loader_t *L)
     const ze_component_t uc = {ZE_COMPONENT_ID_UUID};
     /* Pass 1: every entity exists. */
     for (uint32_t i = 0; i < L->count; i++) {
-        ze_uuid_component_t u;
-        parse_uuid(json_object_get(json_array_get(L->entities, i), "uuid"), &u.value);
+        ze_uuid_component_t u = {L->uuids[i]};
         const ze_entity_t *have = ze_hashmap_get(&L->world_map, &u.value);
         if (have) {
             L->resolved[i] = *have;
@@ -1178,26 +1359,34 @@ static ze_result apply(loader_t *L)
         if (ze_component_set(w, e, uc, &u) != ZE_OK)
             return ZE_ERR_OUT_OF_MEMORY;
     }
-    /* Pass 2: components; references resolve to pass 1's entities. */
+    /* Pass 2: components, each entity parsed again; references resolve to
+     * pass 1's entities. */
     for (uint32_t i = 0; i < L->count; i++) {
-        json_t *comps = json_object_get(json_array_get(L->entities, i), "components");
+        if (parse_entity(L, i) != ZE_OK)
+            return ZE_ERR_OUT_OF_MEMORY; /* checked before: only memory can fail */
+        const jv_t *comps = J_GET(L, L->cur_ent, "components");
         const char *key;
-        json_t *v;
         ze_entity_t e = L->resolved[i];
-        json_object_foreach(comps, key, v)
+        ze_result r = ZE_OK;
+        J_FOREACH(L, comps, key, v)
         {
             ze_component_t c;
             if (ze_component_find(L->k, key, &c) != ZE_OK || skip_has(L, i, c.id))
                 continue;
             bool had = ze_component_has(w, e, c);
             uint8_t *dst = ze_component_add(w, e, c);
-            if (!ze_component_has(w, e, c))
-                return ZE_ERR_OUT_OF_MEMORY;
+            if (!ze_component_has(w, e, c)) {
+                r = ZE_ERR_OUT_OF_MEMORY;
+                break;
+            }
             if (dst && ze__info(L->k, c.id)->size)       /* a tag's add gives no data */
                 component_body(L, i, key, c.id, v, dst); /* validated: cannot fail */
             if (had)
                 ze_delta_mark_changed(w, e, c);
         }
+        L->cur_ent = NULL;
+        if (r != ZE_OK)
+            return r;
     }
     return ZE_OK;
 }
@@ -1217,29 +1406,32 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     memset(rep, 0, sizeof *rep);
     if (!w || (!json && len))
         return ZE_ERR_INVALID_ARG;
-    loader_t L = {.w = w, .k = w->kernel, .rep = rep};
+    loader_t L = {.w = w, .k = w->kernel, .rep = rep, .text = json ? json : ""};
+    L.doc.alloc = w->alloc;
     if (ze__write_denied(w, true))
         return ze__write_refused(w, "ze_scene_load_json");
     if (ze__world_gate(w) != ZE__GATE_NOW)
         return FAIL(&L, ZE_ERR_STATE, "$: load during an iteration or parallel wave");
-    json_error_t jerr;
-    json_t *root = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &jerr);
-    /* jansson's allocation failures surface as an out-of-memory code or, on
-     * some paths, as an error with no position and no text. */
-    if (!root &&
-        (json_error_code(&jerr) == json_error_out_of_memory || (jerr.line < 0 && !jerr.text[0])))
-        return FAIL(&L, ZE_ERR_OUT_OF_MEMORY,
-                    "$: out of memory parsing %zu bytes of JSON (nothing applied; the JSON "
-                    "library's memory is the ThirdParty owner's)",
-                    len);
-    if (!root)
-        return FAIL(&L, ZE_ERR_PARSE, "$: malformed JSON at line %d, column %d: %s", jerr.line,
-                    jerr.column, jerr.text);
-
+    /* The structure first, then the top level and each entity on its own
+     * through the JSON library: its tree never holds more than one entity
+     * (scene_scan.c). */
+    ze_result r = ze__scene_scan(L.text, len, w->capacity, w->alloc, &L.scan);
+    if (r == ZE_ERR_PARSE) {
+        int line, col;
+        ze__scene_scan_position(L.text, L.scan.err_at, &line, &col);
+        r = FAIL(&L, ZE_ERR_PARSE, "$: malformed JSON at line %d, column %d: %s", line, col,
+                 L.scan.err);
+        ze__scene_scan_free(&L.scan);
+        return r;
+    }
     ze_hashmap_init(&L.doc_map, w->alloc, sizeof(ze_uuid_t), sizeof(uint32_t));
     ze_hashmap_init(&L.skip, w->alloc, sizeof(uint64_t), 1);
     ze_hashmap_init(&L.world_map, w->alloc, sizeof(ze_uuid_t), sizeof(ze_entity_t));
-    ze_result r = ZE_OK;
+    ZE_ARRAY_INIT(&L.pending, w->alloc, pending_ref_t);
+    /* Numbers in the "C" locale whatever the process set (scene_dom.c's
+     * strtod). */
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    locale_t old_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
     /* The world's uuids (the lowest entity index wins a repeated one). */
     for (uint32_t idx = 0; idx < w->fresh && r == ZE_OK; idx++) {
         ze_entity_t e = ze_entity_from_index(w, idx);
@@ -1249,18 +1441,15 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
         if (u && !ze_uuid_is_nil(u->value) && !ze_hashmap_get(&L.world_map, &u->value))
             r = ze_hashmap_put(&L.world_map, &u->value, &e);
     }
-    size_t n = 0;
-    if (r == ZE_OK) {
-        json_t *ents = json_is_object(root) ? json_object_get(root, "entities") : NULL;
-        n = json_is_array(ents) ? ZE_MIN(json_array_size(ents), (size_t)w->capacity) : 0;
-        if (n) {
-            L.resolved = ze_alloc(w->alloc, n * sizeof *L.resolved, _Alignof(ze_entity_t));
-            if (!L.resolved)
-                r = ZE_ERR_OUT_OF_MEMORY;
-        }
+    size_t n = r == ZE_OK ? L.scan.entities.count : 0;
+    if (n) {
+        L.resolved = ze_alloc(w->alloc, n * sizeof *L.resolved, _Alignof(ze_entity_t));
+        L.uuids = ze_alloc(w->alloc, n * sizeof *L.uuids, _Alignof(ze_uuid_t));
+        if (!L.resolved || !L.uuids)
+            r = ZE_ERR_OUT_OF_MEMORY;
     }
     if (r == ZE_OK)
-        r = validate(&L, root);
+        r = validate(&L);
     if (r == ZE_OK) {
         r = apply(&L);
         if (r != ZE_OK)
@@ -1275,9 +1464,17 @@ ze_result ze_scene_load_json(ze_world_t *w, const char *json, size_t len, ze_sce
     }
     if (L.resolved)
         ze_free(w->alloc, L.resolved, n * sizeof *L.resolved);
+    if (L.uuids)
+        ze_free(w->alloc, L.uuids, n * sizeof *L.uuids);
+    ze_array_free(&L.pending);
     ze_hashmap_free(&L.skip);
     ze_hashmap_free(&L.doc_map);
     ze_hashmap_free(&L.world_map);
-    json_decref(root);
+    ze__scene_scan_free(&L.scan);
+    ze__jdoc_free(&L.doc);
+    if (c_locale) {
+        uselocale(old_locale);
+        freelocale(c_locale);
+    }
     return r;
 }

@@ -15,7 +15,17 @@
  * neighbours or free lists (the same trick as glibc's tcache, and the reason
  * the heap beats malloc on mixed sizes). Quick blocks stay marked used, so
  * nothing merges into them; when the heap would otherwise have to grow, all
- * quick blocks are released into the general lists first. */
+ * quick blocks are released into the general lists first.
+ *
+ * A heap created with `grow` is not limited to its first range: when that
+ * range is full it reserves another region of the owner's range (a
+ * "segment": its own first block and sentinel, so blocks never merge across
+ * segments; segments stay until the heap is destroyed), and a block of
+ * HUGE_MIN bytes or more is a region of its own ("huge": the pages go back
+ * to the owner on free instead of staying committed in a free list). A huge
+ * block carries a block header flagged FLAG_HUGE, so free and realloc tell
+ * it apart from one test of the header they read anyway, preceded by its
+ * region. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +50,14 @@ enum {
     MIN_GROW = 256 << 10,
     QUICK_CLASSES = SMALL_BLOCK / ALIGN, /* exact 16-byte classes below 512 */
     QUICK_CAP = 32,                      /* cached blocks per class */
+    MAX_SEGMENTS = 64,                   /* ranges of a growing heap */
+    HUGE_MIN = 1 << 20,                  /* a growing heap's blocks this large are regions */
 };
 
 #define FLAG_FREE      ((size_t)1)
 #define FLAG_PREV_FREE ((size_t)2)
 #define FLAG_QUICK     ((size_t)4) /* used block parked on a quick list */
+#define FLAG_HUGE      ((size_t)8) /* a block that is a region of its own */
 #define FLAG_MASK      ((size_t)15)
 
 typedef struct block_t {
@@ -53,15 +66,29 @@ typedef struct block_t {
     struct block_t *next_free, *prev_free;
 } block_t;
 
+/* A full segment of a growing heap (the current one is the heap's region,
+ * area and sentinel). */
+typedef struct segment_t {
+    ze_mem_region_t region;
+    uint8_t *area;
+    block_t *sentinel;
+} segment_t;
+
 struct ze_heap_t {
     atomic_flag lock;
     bool thread_safe;
     bool passthrough;
+    bool grow;
     ze_mem_t *mm;
     ze_mem_owner owner;
-    ze_mem_region_t region;
-    uint8_t *area; /* first block */
+    ze_mem_region_t region; /* the current segment */
+    uint8_t *area;          /* its first block */
     block_t *sentinel;
+    size_t segment_size;          /* a new segment's least reservation */
+    segment_t full[MAX_SEGMENTS]; /* [0] holds the heap's own header */
+    uint32_t full_count;
+    size_t huge_used, huge_committed;
+    uint32_t huge_live;
     uint64_t fl_bitmap;
     uint32_t sl_bitmap[FL_COUNT];
     block_t *heads[FL_COUNT][SL_COUNT];
@@ -215,6 +242,36 @@ static void split_tail(ze_heap_t *h, block_t *b, size_t size)
     release_block(h, rest);
 }
 
+/* The current segment is full: reserve the next one (at least the first's
+ * size) and make its committed part one free block. */
+static bool add_segment(ze_heap_t *h, size_t need)
+{
+    if (h->full_count == MAX_SEGMENTS)
+        return false;
+    size_t want;
+    if (!ze_size_add(need, 2 * HDR + MIN_GROW, &want))
+        return false;
+    ze_mem_region_t rg;
+    if (ze_mem_region_reserve(h->mm, h->owner, ZE_MAX(want, h->segment_size), &rg) != ZE_OK)
+        return false;
+    size_t first = ZE_MIN(ZE_MAX(want, ZE_MAX((size_t)MIN_GROW, h->segment_size / 8)), rg.reserved);
+    if (ze_mem_region_commit(&rg, first) != ZE_OK &&
+        ze_mem_region_commit(&rg, ZE_MIN(want, rg.reserved)) != ZE_OK) {
+        ze_mem_region_release(&rg);
+        return false;
+    }
+    h->full[h->full_count++] = (segment_t){h->region, h->area, h->sentinel};
+    h->region = rg;
+    h->area = rg.base;
+    block_t *b = (block_t *)h->area;
+    b->prev_phys = NULL;
+    b->size = (rg.committed - HDR) - HDR; /* used, prev used */
+    h->sentinel = next_phys(b);
+    h->sentinel->size = 0;
+    release_block(h, b);
+    return true;
+}
+
 static bool grow(ze_heap_t *h, size_t need)
 {
     size_t old_end = h->region.committed;
@@ -227,8 +284,9 @@ static bool grow(ze_heap_t *h, size_t need)
         want = h->region.reserved;
     if (want < old_end + need + HDR || ze_mem_region_commit(&h->region, want) != ZE_OK) {
         /* Retry with the bare minimum when the larger step was refused. */
-        if (!ze_size_add(old_end, need + HDR, &want) || want > h->region.reserved ||
-            ze_mem_region_commit(&h->region, want) != ZE_OK)
+        if (!ze_size_add(old_end, need + HDR, &want) || want > h->region.reserved)
+            return h->grow && add_segment(h, need);
+        if (ze_mem_region_commit(&h->region, want) != ZE_OK)
             return false;
     }
     size_t new_end = h->region.committed;
@@ -347,6 +405,8 @@ ze_result ze_heap_create(ze_mem_t *mm, const ze_heap_desc_t *desc, ze_heap_t **o
     h->mm = mm;
     h->owner = desc->owner;
     h->thread_safe = desc->thread_safe;
+    h->grow = desc->grow;
+    h->segment_size = rg.reserved;
     h->region = rg;
     h->area = rg.base + area_off;
     block_t *b = (block_t *)h->area;
@@ -369,7 +429,58 @@ void ze_heap_destroy(ze_heap_t *h)
         free(h);
         return;
     }
-    ze_mem_region_t rg = h->region; /* h lives inside the region */
+    /* h lives inside the first segment: copy before releasing. */
+    ze_mem_region_t regions[MAX_SEGMENTS + 1];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < h->full_count; i++)
+        regions[n++] = h->full[i].region;
+    regions[n++] = h->region;
+    while (n--)
+        ze_mem_region_release(&regions[n]);
+}
+
+/* ------------------------------------------------------------ huge blocks */
+
+/* A huge block's region, stored before its block header. */
+static ze_mem_region_t *huge_region(block_t *b)
+{
+    return (ze_mem_region_t *)((uint8_t *)b - sizeof(ze_mem_region_t));
+}
+
+static void *huge_alloc(ze_heap_t *h, size_t size, size_t align)
+{
+    size_t off = ZE_ALIGN_UP(sizeof(ze_mem_region_t) + HDR, align);
+    size_t asize = ZE_ALIGN_UP(size, (size_t)ALIGN), total;
+    if (!ze_size_add(off, asize, &total))
+        return NULL;
+    ze_mem_region_t rg;
+    if (ze_mem_region_reserve(h->mm, h->owner, total, &rg) != ZE_OK)
+        return NULL;
+    if (ze_mem_region_commit(&rg, total) != ZE_OK) {
+        ze_mem_region_release(&rg);
+        return NULL;
+    }
+    block_t *b = (block_t *)(rg.base + off - HDR);
+    b->prev_phys = NULL;
+    b->size = asize | FLAG_HUGE;
+    memcpy(huge_region(b), &rg, sizeof rg);
+    lock(h);
+    h->huge_live++;
+    h->huge_used += asize;
+    h->huge_committed += rg.committed;
+    unlock(h);
+    return payload(b);
+}
+
+static void huge_free(ze_heap_t *h, block_t *b)
+{
+    ze_mem_region_t rg;
+    memcpy(&rg, huge_region(b), sizeof rg);
+    lock(h);
+    h->huge_live--;
+    h->huge_used -= bsize(b);
+    h->huge_committed -= rg.committed;
+    unlock(h);
     ze_mem_region_release(&rg);
 }
 
@@ -472,18 +583,38 @@ void *ze_heap_alloc(ze_heap_t *h, size_t size, size_t align)
         return NULL;
     if (h->passthrough)
         return pt_alloc(h, size, align);
+    if (h->grow && size >= HUGE_MIN) {
+        /* the region calls report a refusal themselves */
+        void *p = huge_alloc(h, size, align);
+        if (p)
+            ze__mem_count_alloc(h->mm, h->owner);
+        return p;
+    }
     lock(h);
     void *p = alloc_locked(h, size, align);
     /* Why it failed: the heap's own range is full, or the owner's budget
-     * refused a commit (reported there, by ze__mem_account). */
-    bool full = !p && h->region.committed + size + ZE_MAX(align, (size_t)ALIGN) + 2 * HDR >
-                          h->region.reserved;
+     * refused a commit (reported there, by ze__mem_account); a growing
+     * heap's new segment reported its own refusal. */
+    bool full =
+        !p && !h->grow &&
+        h->region.committed + size + ZE_MAX(align, (size_t)ALIGN) + 2 * HDR > h->region.reserved;
     unlock(h);
     if (__builtin_expect(!p, 0) && full)
         ze__mem_note_heap_full(h->mm, h->owner, size, h->region.reserved);
     else if (p)
         ze__mem_count_alloc(h->mm, h->owner);
     return p;
+}
+
+/* b lies in one of the heap's segments (for the assert). */
+static inline bool in_heap(const ze_heap_t *h, const block_t *b)
+{
+    if ((const uint8_t *)b >= h->area && b < h->sentinel)
+        return true;
+    for (uint32_t i = 0; i < h->full_count; i++)
+        if ((const uint8_t *)b >= h->full[i].area && b < h->full[i].sentinel)
+            return true;
+    return false;
 }
 
 void ze_heap_free(ze_heap_t *h, void *ptr)
@@ -496,7 +627,12 @@ void ze_heap_free(ze_heap_t *h, void *ptr)
     }
     block_t *b = from_payload(ptr);
     lock(h); /* before the check: neighbours' frees rewrite headers and the sentinel */
-    ZE_ASSERT((uint8_t *)b >= h->area && b < h->sentinel && !is_free(b) && !(b->size & FLAG_QUICK));
+    if (b->size & FLAG_HUGE) {
+        unlock(h);
+        huge_free(h, b);
+        return;
+    }
+    ZE_ASSERT(in_heap(h, b) && !is_free(b) && !(b->size & FLAG_QUICK));
     size_t sz = bsize(b);
     h->live--;
     h->used -= sz;
@@ -519,7 +655,7 @@ size_t ze_heap_block_size(ze_heap_t *h, const void *ptr)
     if (h->passthrough)
         return ((const pt_prefix_t *)ptr)[-1].size;
     lock(h);
-    size_t n = bsize(from_payload(ptr));
+    size_t n = bsize(from_payload(ptr)); /* a huge block's too */
     unlock(h);
     return n;
 }
@@ -541,7 +677,9 @@ void *ze_heap_realloc(ze_heap_t *h, void *ptr, size_t new_size, size_t align)
         lock(h);
         block_t *b = from_payload(ptr);
         old = bsize(b);
-        if (new_size <= old && ((uintptr_t)ptr & (ZE_MAX(align, 16) - 1)) == 0) {
+        bool huge = b->size & FLAG_HUGE;
+        if (!huge && new_size <= old && ((uintptr_t)ptr & (ZE_MAX(align, 16) - 1)) == 0 &&
+            !(h->grow && new_size >= HUGE_MIN)) {
             h->used -= old;
             split_tail(h, b, ZE_ALIGN_UP(ZE_MAX(new_size, (size_t)MIN_PAYLOAD), (size_t)ALIGN));
             h->used += bsize(b);
@@ -581,11 +719,14 @@ void ze_heap_trim(ze_heap_t *h)
 ze_heap_stats_t ze_heap_stats(ze_heap_t *h)
 {
     lock(h);
+    size_t committed = h->region.committed + h->huge_committed;
+    for (uint32_t i = 0; i < h->full_count; i++)
+        committed += h->full[i].region.committed;
     ze_heap_stats_t s = {
-        .used = h->used,
+        .used = h->used + h->huge_used,
         .free = h->free_bytes + h->quick_bytes,
-        .committed = h->passthrough ? h->used : h->region.committed,
-        .live_blocks = h->live,
+        .committed = h->passthrough ? h->used : committed,
+        .live_blocks = h->live + h->huge_live,
         .free_blocks = h->free_count + h->quick_total,
         .cached_blocks = h->quick_total,
     };
@@ -610,33 +751,37 @@ ze_result ze_heap_check(ze_heap_t *h)
     lock(h);
     uint32_t walk_free = 0, walk_used = 0, walk_quick = 0;
     size_t used_bytes = 0;
-    uint8_t *end = h->region.base + h->region.committed;
-    bool prev_was_free = false;
-    block_t *prev = NULL;
-    block_t *b = (block_t *)h->area;
-    while (b != h->sentinel) {
-        CHECK((uint8_t *)b + HDR <= end);
-        CHECK(bsize(b) % ALIGN == 0 && bsize(b) >= MIN_PAYLOAD);
-        CHECK(prev_free(b) == prev_was_free);
-        if (prev_was_free)
-            CHECK(b->prev_phys == prev);
-        if (is_free(b)) {
-            CHECK(!prev_was_free); /* free neighbours are always merged */
-            CHECK(!(b->size & FLAG_QUICK));
-            walk_free++;
-        } else if (b->size & FLAG_QUICK) {
-            walk_quick++;
-        } else {
-            walk_used++;
-            used_bytes += bsize(b);
+    for (uint32_t seg = 0; seg <= h->full_count; seg++) {
+        const segment_t cur = {h->region, h->area, h->sentinel};
+        const segment_t *sg = seg < h->full_count ? &h->full[seg] : &cur;
+        uint8_t *end = sg->region.base + sg->region.committed;
+        bool prev_was_free = false;
+        block_t *prev = NULL;
+        block_t *b = (block_t *)sg->area;
+        while (b != sg->sentinel) {
+            CHECK((uint8_t *)b + HDR <= end);
+            CHECK(bsize(b) % ALIGN == 0 && bsize(b) >= MIN_PAYLOAD);
+            CHECK(prev_free(b) == prev_was_free);
+            if (prev_was_free)
+                CHECK(b->prev_phys == prev);
+            if (is_free(b)) {
+                CHECK(!prev_was_free); /* free neighbours are always merged */
+                CHECK(!(b->size & FLAG_QUICK));
+                walk_free++;
+            } else if (b->size & FLAG_QUICK) {
+                walk_quick++;
+            } else {
+                walk_used++;
+                used_bytes += bsize(b);
+            }
+            prev_was_free = is_free(b);
+            prev = b;
+            b = next_phys(b);
+            CHECK((uint8_t *)b <= end - HDR);
         }
-        prev_was_free = is_free(b);
-        prev = b;
-        b = next_phys(b);
-        CHECK((uint8_t *)b <= end - HDR);
+        CHECK((uint8_t *)sg->sentinel + HDR == end && bsize(sg->sentinel) == 0);
+        CHECK(prev_free(sg->sentinel) == prev_was_free);
     }
-    CHECK((uint8_t *)h->sentinel + HDR == end && bsize(h->sentinel) == 0);
-    CHECK(prev_free(h->sentinel) == prev_was_free);
     CHECK(walk_used == h->live && used_bytes == h->used && walk_free == h->free_count);
     uint32_t list_free = 0;
     for (int fl = 0; fl < FL_COUNT; fl++) {
@@ -690,12 +835,15 @@ ze_allocator_t ze_mem_owner_allocator(ze_mem_t *mm, ze_mem_owner owner)
     ze_heap_t *h = atomic_load_explicit(&o->heap, memory_order_acquire);
     if (!h && o->budget) {
         /* Created outside the owner lock (creation reserves a region, which
-         * takes that lock); the loser of a race destroys its heap. A quarter
-         * of the owner's range: arenas, pools and tables take the rest. */
+         * takes that lock); the loser of a race destroys its heap. It starts
+         * with a sixteenth of the owner's range and grows by regions, so
+         * arenas, pools, tables and large blocks share the rest. */
         ze_heap_t *fresh = NULL;
-        size_t max = ZE_ALIGN_UP((size_t)(o->budget / 4), ze_mem_page_size());
+        size_t max =
+            ZE_ALIGN_UP(ZE_MAX((size_t)(o->budget / 16), (size_t)ZE_MIB(1)), ze_mem_page_size());
         if (ze_heap_create(mm,
-                           &(ze_heap_desc_t){.owner = owner, .max_size = max, .thread_safe = true},
+                           &(ze_heap_desc_t){
+                               .owner = owner, .max_size = max, .thread_safe = true, .grow = true},
                            &fresh) == ZE_OK) {
             ze_heap_t *expected = NULL;
             if (atomic_compare_exchange_strong_explicit(&o->heap, &expected, fresh,

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <float.h>
+#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
@@ -785,6 +786,120 @@ static void test_refused_during_iteration(void **state)
     ze_byte_writer_free(&s);
 }
 
+/* The JSON library's blocks while a hook counts them: live and peak. */
+static size_t g_json_live, g_json_peak;
+static void *counting_alloc(size_t size)
+{
+    uint8_t *p = ze_alloc(ze_mem_system_allocator(), size + 16, 16);
+    if (!p)
+        return NULL;
+    memcpy(p, &size, sizeof size);
+    g_json_live += size;
+    g_json_peak = g_json_live > g_json_peak ? g_json_live : g_json_peak;
+    return p + 16;
+}
+static void counting_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    uint8_t *p = (uint8_t *)ptr - 16;
+    size_t size;
+    memcpy(&size, p, sizeof size);
+    g_json_live -= size;
+    ze_free(ze_mem_system_allocator(), p, size + 16);
+}
+
+/* The reader parses one entity at a time, into its own tree: the JSON
+ * library's memory stays small whatever the document's size; forward and backward
+ * references across the whole document still resolve. */
+static void test_streaming_holds_one_entity(void **state)
+{
+    fixture_t *f = *state;
+    enum { COUNT = 3000 };
+    ze_byte_writer_t doc = {.alloc = ze_mem_system_allocator()};
+    char buf[512];
+    ze_byte_write(&doc, HEAD, strlen(HEAD));
+    for (uint32_t i = 0; i < COUNT; i++) {
+        /* each entity's parent is the next one: every reference is forward */
+        int n = snprintf(buf, sizeof buf,
+                         "%s{\"uuid\": \"dddddddd-0000-4000-8000-%012u\", \"components\": {"
+                         "\"Transform\": {\"position\": [%u.0, 2.5, 3.0]}",
+                         i ? ",\n" : "", i + 1, i);
+        if (i + 1 < COUNT)
+            n += snprintf(buf + n, sizeof buf - (size_t)n,
+                          ", \"Parent\": {\"parent\": \"dddddddd-0000-4000-8000-%012u\"}", i + 2);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "}}");
+        ze_byte_write(&doc, buf, (size_t)n);
+    }
+    ze_byte_write(&doc, "]}\n", 3);
+    assert_false(doc.failed);
+    json_malloc_t pm;
+    json_free_t pf;
+    json_get_alloc_funcs(&pm, &pf);
+    g_json_live = g_json_peak = 0;
+    json_set_alloc_funcs(counting_alloc, counting_free);
+    ze_world_t *w = ze_world_create(f->k, &(ze_world_desc_t){.capacity = COUNT});
+    ze_scene_report_t rep;
+    ze_result r = load_json(w, (const char *)doc.data, doc.size, &rep);
+    json_set_alloc_funcs(pm, pf);
+    assert_int_equal(r, ZE_OK);
+    assert_int_equal(rep.entities, COUNT);
+    assert_int_equal(rep.problems, 0);
+    assert_int_equal(g_json_live, 0);
+    /* the whole tree would take several times the text (~400 KB) */
+    assert_true(g_json_peak < 8192);
+    assert_true(doc.size > 100 * 1024);
+    for (uint32_t i = 0; i + 1 < COUNT; i += 97) {
+        char u[40], v[40];
+        snprintf(u, sizeof u, "dddddddd-0000-4000-8000-%012u", i + 1);
+        snprintf(v, sizeof v, "dddddddd-0000-4000-8000-%012u", i + 2);
+        ze_entity_t e = find_by_uuid(w, uuid_from(u));
+        assert_true(ze_get(w, e, ze_transform_t)->position.x == (float)i);
+        assert_true(ze_entity_eq(ze_get(w, e, ze_parent_t)->parent, find_by_uuid(w, uuid_from(v))));
+    }
+    ze_world_destroy(w);
+    ze_byte_writer_free(&doc);
+}
+
+/* Malformed JSON anywhere is reported at its line and column in the whole
+ * document, whether the structural pass or the library found it; top-level
+ * keys are compared decoded. */
+static void test_malformed_positions_and_escaped_keys(void **state)
+{
+    fixture_t *f = *state;
+    static const char bad_token[] = "{\"format\": \"zengine.scene\", \"version\": 1,\n"
+                                    "\"entities\": [\n"
+                                    "  {\"uuid\": \"ffffffff-0000-4000-8000-000000000001\"},\n"
+                                    "  {\"uuid\": tru}\n"
+                                    "]}\n";
+    expect_nothing_applied(f, bad_token, ZE_ERR_PARSE, "$: malformed JSON at line 4, column");
+    static const char bad_structure[] = "{\"format\": \"zengine.scene\", \"version\": 1,\n"
+                                        "\"entities\": [\n"
+                                        "  {\"uuid\": \"ffffffff-0000-4000-8000-000000000001\"}\n"
+                                        "  {\"uuid\": \"ffffffff-0000-4000-8000-000000000002\"}\n"
+                                        "]}\n";
+    expect_nothing_applied(f, bad_structure, ZE_ERR_PARSE, "$: malformed JSON at line 4, column 3");
+    static const char bad_escape[] = "{\"format\": \"zengine.scene\", \"version\": 1, "
+                                     "\"entities\": [], \"x\\q\": 1}";
+    expect_nothing_applied(f, bad_escape, ZE_ERR_PARSE, "$: malformed JSON at line 1");
+    expect_nothing_applied(f,
+                           "{\"format\": \"zengine.scene\", \"version\": 1, \"entities\": [], "
+                           "\"entit\\u0069es\": []}",
+                           ZE_ERR_PARSE, "$: malformed JSON");
+    static const char escaped[] = "{\"form\\u0061t\": \"zengine.scene\", \"version\": 1, "
+                                  "\"entit\\u0069es\": [" E1 "]}";
+    ze_scene_report_t rep;
+    assert_int_equal(load_json(f->w, escaped, strlen(escaped), &rep), ZE_OK);
+    assert_int_equal(rep.entities, 1);
+    assert_int_equal(rep.problems, 0);
+    /* An entity without "components" (found by fuzzing the tree reader). */
+    static const char bare[] = HEAD "{\"uuid\": \"ffffffff-0000-4000-8000-0000000000b1\"}]}";
+    assert_int_equal(load_json(f->w, bare, strlen(bare), &rep), ZE_OK);
+    assert_int_equal(rep.entities, 1);
+    assert_false(
+        ze_entity_is_null(find_by_uuid(f->w, uuid_from("ffffffff-0000-4000-8000-0000000000b1"))));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -799,6 +914,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_capacity_checked_before_applying, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_during_iteration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_streaming_holds_one_entity, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_positions_and_escaped_keys, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,6 +131,82 @@ static void test_budget_overrun_is_error(void **state)
     ze_mem_destroy(mm);
 }
 
+static void capture_errors(void *user, const ze_log_record_t *rec);
+
+/* A growing heap: small blocks past its first range go to further
+ * segments, large blocks to regions of their own whose pages go back to
+ * the owner on free; the heap checks out throughout and holds up to the
+ * budget, not to its first range. */
+static void test_heap_grows_by_regions(void **state)
+{
+    (void)state;
+    ze_mem_budget_config_t c = {.capacity = ZE_MIB(256)};
+    c.budget[ZE_MEM_OWNER_GAME] = ZE_MIB(96);
+    ze_mem_t *mm;
+    assert_int_equal(ze_mem_create(&(ze_mem_desc_t){.config = &c}, &mm), ZE_OK);
+    ze_heap_t *h;
+    assert_int_equal(ze_heap_create(mm,
+                                    &(ze_heap_desc_t){.owner = ZE_MEM_OWNER_GAME,
+                                                      .max_size = ZE_MIB(2),
+                                                      .thread_safe = true,
+                                                      .grow = true},
+                                    &h),
+                     ZE_OK);
+    enum { SMALL = 3000 };
+    static uint8_t *small[SMALL];
+    for (int i = 0; i < SMALL; i++) { /* ~12 MiB of 4 KiB blocks: six times the first range */
+        small[i] = ze_heap_alloc(h, 4096, 64);
+        assert_non_null(small[i]);
+        assert_int_equal((uintptr_t)small[i] % 64, 0);
+        memset(small[i], i & 0xff, 4096);
+    }
+    assert_int_equal(ze_heap_check(h), ZE_OK);
+    /* Two huge blocks, one aligned, one grown by realloc. */
+    uint8_t *huge = ze_heap_alloc(h, ZE_MIB(40), 4096);
+    assert_non_null(huge);
+    assert_int_equal((uintptr_t)huge % 4096, 0);
+    memset(huge, 0xab, ZE_MIB(40));
+    assert_true(ze_heap_block_size(h, huge) >= ZE_MIB(40));
+    uint8_t *grown = ze_heap_alloc(h, 100, 16);
+    memset(grown, 0x5c, 100);
+    grown = ze_heap_realloc(h, grown, ZE_MIB(3), 16);
+    assert_non_null(grown);
+    assert_int_equal(grown[99], 0x5c);
+    grown = ze_heap_realloc(h, grown, ZE_MIB(20), 16);
+    assert_non_null(grown);
+    assert_int_equal(grown[0], 0x5c);
+    ze_heap_stats_t st = ze_heap_stats(h);
+    assert_int_equal(st.live_blocks, SMALL + 2);
+    assert_true(st.used >= (size_t)SMALL * 4096 + ZE_MIB(60));
+    assert_true(st.committed >= st.used);
+    for (int i = 0; i < SMALL; i++)
+        assert_int_equal(small[i][4095], i & 0xff);
+    assert_int_equal(ze_heap_check(h), ZE_OK);
+    /* More than the budget: refused cleanly. */
+    ze_log_configure(&(ze_log_desc_t){.quiet = true, .sink = capture_errors});
+    assert_null(ze_heap_alloc(h, ZE_MIB(60), 16));
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
+    uint64_t before = ze_mem_owner_stats(mm, ZE_MEM_OWNER_GAME).current;
+    ze_heap_free(h, huge);
+    assert_true(ze_mem_owner_stats(mm, ZE_MEM_OWNER_GAME).current + ZE_MIB(40) <= before);
+    ze_heap_free(h, grown);
+    /* The freed range is reusable: now the 60 MiB fit. */
+    void *again = ze_heap_alloc(h, ZE_MIB(60), 16);
+    assert_non_null(again);
+    ze_heap_free(h, again);
+    for (int i = 0; i < SMALL; i += 2)
+        ze_heap_free(h, small[i]);
+    assert_int_equal(ze_heap_check(h), ZE_OK);
+    for (int i = 1; i < SMALL; i += 2)
+        ze_heap_free(h, small[i]);
+    assert_int_equal(ze_heap_check(h), ZE_OK);
+    assert_int_equal(ze_heap_stats(h).live_blocks, 0);
+    ze_heap_destroy(h);
+    ze_mem_owner_stats_t s = ze_mem_owner_stats(mm, ZE_MEM_OWNER_GAME);
+    assert_true(s.current == 0 && s.reserved == 0 && s.regions == 0);
+    ze_mem_destroy(mm);
+}
+
 static void test_warning_at_80_percent_with_cooldown(void **state)
 {
     (void)state;
@@ -339,6 +415,7 @@ static void test_heap_native_and_passthrough(void **state)
 typedef struct heap_thread_arg_t {
     ze_heap_t *h;
     uint64_t seed;
+    bool huge; /* one allocation in 64 is 1 MiB or more */
 } heap_thread_arg_t;
 
 static void *heap_thread(void *arg)
@@ -355,7 +432,10 @@ static void *heap_thread(void *arg)
             ze_heap_free(t->h, mine[i]);
             mine[i] = NULL;
         } else {
-            mine[i] = ze_heap_alloc(t->h, 16 + ze_rng_below(&rng, 2000), 16);
+            size_t size = 16 + ze_rng_below(&rng, 2000);
+            if (t->huge && ze_rng_below(&rng, 64) == 0)
+                size += ZE_MIB(1);
+            mine[i] = ze_heap_alloc(t->h, size, 16);
             if (!mine[i])
                 return (void *)1;
             *(uint64_t *)mine[i] = t->seed + i;
@@ -376,7 +456,7 @@ static void test_heap_thread_safe_concurrent(void **state)
     pthread_t th[4];
     heap_thread_arg_t args[4];
     for (int i = 0; i < 4; i++) {
-        args[i] = (heap_thread_arg_t){h, 1000u * (uint64_t)(i + 1)};
+        args[i] = (heap_thread_arg_t){h, 1000u * (uint64_t)(i + 1), false};
         pthread_create(&th[i], NULL, heap_thread, &args[i]);
     }
     for (int i = 0; i < 4; i++) {
@@ -387,6 +467,38 @@ static void test_heap_thread_safe_concurrent(void **state)
     assert_int_equal(ze_heap_check(h), ZE_OK);
     assert_int_equal(ze_heap_stats(h).live_blocks, 0);
     ze_heap_destroy(h);
+}
+
+/* The same on a growing heap whose first range is too small for the four
+ * threads' blocks: segments are added and huge blocks come and go while
+ * other threads allocate and free. */
+static void test_heap_grows_concurrently(void **state)
+{
+    ze_mem_t *mm = *state;
+    ze_heap_t *h;
+    assert_int_equal(ze_heap_create(mm,
+                                    &(ze_heap_desc_t){.owner = ZE_MEM_OWNER_GAME,
+                                                      .max_size = ZE_KIB(512),
+                                                      .thread_safe = true,
+                                                      .grow = true},
+                                    &h),
+                     ZE_OK);
+    pthread_t th[4];
+    heap_thread_arg_t args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (heap_thread_arg_t){h, 7000u * (uint64_t)(i + 1), true};
+        pthread_create(&th[i], NULL, heap_thread, &args[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        void *ret;
+        pthread_join(th[i], &ret);
+        assert_null(ret);
+    }
+    assert_int_equal(ze_heap_check(h), ZE_OK);
+    assert_int_equal(ze_heap_stats(h).live_blocks, 0);
+    ze_heap_destroy(h);
+    ze_mem_owner_stats_t s = ze_mem_owner_stats(mm, ZE_MEM_OWNER_GAME);
+    assert_true(s.reserved == 0 && s.regions == 0 && s.current == 0); /* all back */
 }
 
 static void test_owner_allocator(void **state)
@@ -418,10 +530,11 @@ static void capture_errors(void *user, const ze_log_record_t *rec)
     snprintf(g_last_error, sizeof g_last_error, "%s", rec->message);
 }
 
-/* A request the owner's heap cannot hold although the budget could (the
- * 100,000-entity scene of 23 MB in the 16 MiB heap of the 64 MiB Bootstrap
+/* A request a fixed heap cannot hold although the budget could (the
+ * 100,000-entity scene of 23 MB in a 16 MiB heap of the 64 MiB Bootstrap
  * owner) is reported as a full heap, not as an exceeded budget; the
- * budget's own refusal keeps its message. */
+ * budget's own refusal keeps its message. The owner's own heap grows by
+ * regions and takes that block. */
 static void test_heap_full_is_not_a_budget_failure(void **state)
 {
     ze_mem_t *mm = *state;
@@ -429,12 +542,25 @@ static void test_heap_full_is_not_a_budget_failure(void **state)
         skip(); /* every block comes from malloc: no heap to fill */
     ze_log_configure(&(ze_log_desc_t){.quiet = true, .sink = capture_errors});
     g_errors = 0;
-    ze_allocator_t boot = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_BOOTSTRAP);
-    assert_null(ze_alloc(boot, 23074847, 16));
+    ze_heap_t *fixed;
+    assert_int_equal(ze_heap_create(mm,
+                                    &(ze_heap_desc_t){.owner = ZE_MEM_OWNER_BOOTSTRAP,
+                                                      .max_size = ZE_MIB(16),
+                                                      .thread_safe = true},
+                                    &fixed),
+                     ZE_OK);
+    assert_null(ze_heap_alloc(fixed, 23074847, 16));
     assert_int_equal(g_errors, 1);
     assert_non_null(strstr(g_last_error, "owner Bootstrap: its heap is full"));
     assert_non_null(strstr(g_last_error, "23074847"));
     assert_null(strstr(g_last_error, "budget exceeded"));
+    ze_heap_destroy(fixed);
+    ze_allocator_t boot = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_BOOTSTRAP);
+    void *big = ze_alloc(boot, 23074847, 16);
+    assert_non_null(big);
+    memset(big, 7, 23074847);
+    ze_free(boot, big, 23074847);
+    assert_int_equal(g_errors, 1);
     /* A region bigger than an owner's whole range (another owner: reports
      * of one owner are rate-limited): its range, not its budget. */
     ze_mem_region_t r;
@@ -623,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_budgets_over_capacity_rejected),
         cmocka_unit_test(test_region_commit_and_budget),
         cmocka_unit_test(test_budget_overrun_is_error),
+        cmocka_unit_test(test_heap_grows_by_regions),
         cmocka_unit_test(test_warning_at_80_percent_with_cooldown),
         cmocka_unit_test_setup_teardown(test_arena, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_arena_allocator_grows_last_block, setup_mm,
@@ -631,6 +758,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_heap_random, setup_mm, teardown_mm),
         cmocka_unit_test(test_heap_native_and_passthrough),
         cmocka_unit_test_setup_teardown(test_heap_thread_safe_concurrent, setup_mm, teardown_mm),
+        cmocka_unit_test_setup_teardown(test_heap_grows_concurrently, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_owner_allocator, setup_mm, teardown_mm),
         cmocka_unit_test_setup_teardown(test_heap_full_is_not_a_budget_failure, setup_mm,
                                         teardown_mm),
