@@ -199,6 +199,11 @@ size_t ze__ui_text_hit(ze_ui_t *ui, const char *text, size_t len, float x);
 /* Boundaries: the start of the character before `at`, after `at`. */
 size_t ze__ui_utf8_prev(const char *s, size_t len, size_t at);
 size_t ze__ui_utf8_next(const char *s, size_t len, size_t at);
+/* ui_format.c: printf's integer and string conversions into out[cap]
+ * (NUL-terminated), as vsnprintf writes them; SIZE_MAX when the format
+ * has anything else or the output does not fit (*ap is then spent: the
+ * caller formats from a va_copy). */
+size_t ze__ui_format(char *out, size_t cap, const char *fmt, va_list *ap);
 /* Visible part of a widget label: up to "##". */
 size_t ze__ui_label_visible(const char *label);
 

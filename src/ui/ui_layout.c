@@ -1,5 +1,5 @@
-/* Layout, solved per axis in four passes over the tree, each walk doing
- * both axes (after Ryan Fleury's UI series):
+/* Layout, solved per axis in four passes over the tree (after Ryan
+ * Fleury's UI series), fused into two walks that do both axes:
  *   1. pre-order: sizes that need nothing else (pixels, text) and percent
  *      of the nearest ancestor whose size does not come from its children;
  *   2. post-order: sizes from the children (sum along the layout axis, max
@@ -67,24 +67,26 @@ static void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
     }
 }
 
-/* The passes run both axes in one walk: no size of one axis depends on
- * the other's (text has one line), and a walk over 10k boxes costs more
- * than the arithmetic at each. */
-static void size_standalone(ze_ui_t *ui, ze_ui_box_t *b)
+/* Passes 1 and 2 in one walk, both axes: pass 1 on the way down (a box's
+ * standalone size needs only its ancestors' pass-1 sizes), pass 2 on the
+ * way up (a box sized by its children needs them complete). No size of
+ * one axis depends on the other's (text has one line), and a walk over
+ * 10k boxes costs more than the arithmetic at each. */
+static void size_boxes(ze_ui_t *ui, ze_ui_box_t *b)
 {
     size_standalone_axis(ui, b, 0);
     size_standalone_axis(ui, b, 1);
-    for (ze_ui_box_t *c = b->first; c; c = c->next)
-        size_standalone(ui, c);
-}
-
-/* Pass 2, both axes. */
-static void size_children(ze_ui_box_t *b)
-{
+    if (!b->first) {
+        b->content[0] = b->content[1] = 0.0f;
+        for (int a = 0; a < 2; a++)
+            if (b->depth > 0 && b->size[a].kind == ZE_UI_SIZE_CHILDREN)
+                b->sz[a] = 2.0f * b->pad[a];
+        return;
+    }
     float sum[2] = {0.0f, 0.0f}, most[2] = {0.0f, 0.0f};
     uint32_t n = 0;
     for (ze_ui_box_t *c = b->first; c; c = c->next) {
-        size_children(c);
+        size_boxes(ui, c);
         if (floating(c))
             continue;
         for (int a = 0; a < 2; a++) {
@@ -137,14 +139,6 @@ static void solve_conflicts_axis(ze_ui_box_t *b, int a)
             }
         }
     }
-}
-
-static void solve_conflicts(ze_ui_box_t *b)
-{
-    solve_conflicts_axis(b, 0);
-    solve_conflicts_axis(b, 1);
-    for (ze_ui_box_t *c = b->first; c; c = c->next)
-        solve_conflicts(c);
 }
 
 static float lead_of(uint8_t align, float room)
@@ -207,8 +201,15 @@ static void place_axis(ze_ui_box_t *b, int a)
     }
 }
 
+/* Passes 3 and 4 in one walk: a box's children get their final sizes
+ * (conflicts at the box) and then their positions; their own children
+ * follow in the recursion. */
 static void place(ze_ui_box_t *b)
 {
+    if (!b->first && !b->state)
+        return; /* an anonymous leaf: nothing to solve or place inside */
+    solve_conflicts_axis(b, 0);
+    solve_conflicts_axis(b, 1);
     place_axis(b, 0);
     place_axis(b, 1);
     ze_ui_rect_t child_clip =
@@ -227,9 +228,7 @@ static void place(ze_ui_box_t *b)
 void ze__ui_layout(ze_ui_t *ui)
 {
     ze_ui_box_t *root = ui->root;
-    size_standalone(ui, root);
-    size_children(root);
-    solve_conflicts(root);
+    size_boxes(ui, root);
     root->rect = (ze_ui_rect_t){0.0f, 0.0f, root->sz[0], root->sz[1]};
     root->clip = root->rect;
     place(root);
