@@ -103,44 +103,6 @@ static void size_boxes(ze_ui_t *ui, ze_ui_box_t *b)
     }
 }
 
-/* Pass 3, one axis of one box's children. */
-static void solve_conflicts_axis(ze_ui_box_t *b, int a)
-{
-    float avail = content_of(b, a);
-    if (b->depth == 0 || b->size[a].kind != ZE_UI_SIZE_CHILDREN) {
-        for (ze_ui_box_t *c = b->first; c; c = c->next)
-            if (c->size[a].kind == ZE_UI_SIZE_PERCENT)
-                c->sz[a] = ZE_MAX(0.0f, c->size[a].value * avail);
-    }
-    if (!scrolls(b, a) && b->first) {
-        if (a == b->axis) {
-            float total = 0.0f, flex = 0.0f;
-            uint32_t n = 0;
-            for (ze_ui_box_t *c = b->first; c; c = c->next) {
-                if (floating(c))
-                    continue;
-                total += c->sz[a];
-                flex += c->sz[a] * (1.0f - clamp01(c->size[a].strictness));
-                n++;
-            }
-            total += n > 1 ? b->spacing * (float)(n - 1) : 0.0f;
-            if (total > avail && flex > 0.0f) {
-                float k = ZE_MIN(1.0f, (total - avail) / flex);
-                for (ze_ui_box_t *c = b->first; c; c = c->next)
-                    if (!floating(c))
-                        c->sz[a] -= c->sz[a] * (1.0f - clamp01(c->size[a].strictness)) * k;
-            }
-        } else {
-            for (ze_ui_box_t *c = b->first; c; c = c->next) {
-                if (floating(c) || c->sz[a] <= avail)
-                    continue;
-                float flexible = c->sz[a] * (1.0f - clamp01(c->size[a].strictness));
-                c->sz[a] -= ZE_MIN(c->sz[a] - avail, flexible);
-            }
-        }
-    }
-}
-
 static float lead_of(uint8_t align, float room)
 {
     if (room <= 0.0f)
@@ -148,73 +110,93 @@ static float lead_of(uint8_t align, float room)
     return align == ZE_UI_ALIGN_CENTER ? room * 0.5f : align == ZE_UI_ALIGN_END ? room : 0.0f;
 }
 
-static void set_range(ze_ui_box_t *c, int a, float pos)
-{
-    if (a) {
-        c->rect.y0 = pos;
-        c->rect.y1 = pos + c->sz[1];
-    } else {
-        c->rect.x0 = pos;
-        c->rect.x1 = pos + c->sz[0];
-    }
-}
-
-/* Pass 4 for one axis of b's children. */
-static void place_axis(ze_ui_box_t *b, int a)
-{
-    float start = a ? b->rect.y0 : b->rect.x0;
-    float avail = content_of(b, a);
-    float origin = start + pad_of(b, a);
-    float sum = 0.0f, most = 0.0f;
-    uint32_t n = 0;
-    for (ze_ui_box_t *c = b->first; c; c = c->next) {
-        if (floating(c))
-            continue;
-        sum += c->sz[a];
-        most = ZE_MAX(most, c->sz[a]);
-        n++;
-    }
-    bool along = a == b->axis;
-    float spacing = b->spacing;
-    if (along && n > 1 && !scrolls(b, a) && sum + spacing * (float)(n - 1) > avail)
-        spacing = ZE_MAX(0.0f, (avail - sum) / (float)(n - 1));
-    float extent = along ? sum + (n > 1 ? spacing * (float)(n - 1) : 0.0f) : most;
-    b->content[a] = extent;
-    float scroll = 0.0f;
-    if (b->state) {
-        float max_scroll = scrolls(b, a) ? ZE_MAX(0.0f, extent - avail) : 0.0f;
-        scroll = b->state->scroll[a];
-        scroll = scroll < 0.0f ? 0.0f : scroll > max_scroll ? max_scroll : scroll;
-        b->state->scroll[a] = scroll;
-        b->state->max_scroll[a] = max_scroll;
-    }
-    float cursor = origin + lead_of(b->align[a], avail - extent) - scroll;
-    for (ze_ui_box_t *c = b->first; c; c = c->next) {
-        if (floating(c)) {
-            set_range(c, a, start + c->fixed[a]);
-        } else if (along) {
-            set_range(c, a, cursor);
-            cursor += c->sz[a] + spacing;
-        } else {
-            set_range(c, a, origin + lead_of(b->align[a], avail - c->sz[a]) - scroll);
-        }
-    }
-}
-
-/* Passes 3 and 4 in one walk: a box's children get their final sizes
- * (conflicts at the box) and then their positions; their own children
- * follow in the recursion. */
+/* Passes 3 and 4 in one walk, both axes at once: a box's children get
+ * their final sizes (the conflicts at the box), then their positions, and
+ * the recursion does the same inside each. Two loops over the children
+ * (a third only when they conflict along the layout axis): a box with
+ * thousands of children is visited by as few loops as its work needs. */
 static void place(ze_ui_box_t *b)
 {
     if (!b->first && !b->state)
         return; /* an anonymous leaf: nothing to solve or place inside */
-    solve_conflicts_axis(b, 0);
-    solve_conflicts_axis(b, 1);
-    place_axis(b, 0);
-    place_axis(b, 1);
+    const int along = b->axis, across = 1 - along;
+    const float avail[2] = {content_of(b, 0), content_of(b, 1)};
+    /* percent children are re-evaluated once the box's size is final */
+    bool pct[2];
+    for (int a = 0; a < 2; a++)
+        pct[a] = b->depth == 0 || b->size[a].kind != ZE_UI_SIZE_CHILDREN;
+    const bool shrink_across = !scrolls(b, across), shrink_along = !scrolls(b, along);
+
+    /* Pass 3: percent sizes; across the layout axis each child gives up
+     * what does not fit of its flexible share; along it, the sums. */
+    float sum = 0.0f, flex = 0.0f, most = 0.0f;
+    uint32_t n = 0;
+    for (ze_ui_box_t *c = b->first; c; c = c->next) {
+        for (int a = 0; a < 2; a++)
+            if (pct[a] && c->size[a].kind == ZE_UI_SIZE_PERCENT)
+                c->sz[a] = ZE_MAX(0.0f, c->size[a].value * avail[a]);
+        if (floating(c))
+            continue;
+        if (shrink_across && c->sz[across] > avail[across]) {
+            float flexible = c->sz[across] * (1.0f - clamp01(c->size[across].strictness));
+            c->sz[across] -= ZE_MIN(c->sz[across] - avail[across], flexible);
+        }
+        most = ZE_MAX(most, c->sz[across]);
+        sum += c->sz[along];
+        flex += c->sz[along] * (1.0f - clamp01(c->size[along].strictness));
+        n++;
+    }
+    /* along: children that do not fit give up the flexible share of their
+       size, in proportion to it */
+    float total = sum + (n > 1 ? b->spacing * (float)(n - 1) : 0.0f);
+    if (shrink_along && total > avail[along] && flex > 0.0f) {
+        float k = ZE_MIN(1.0f, (total - avail[along]) / flex);
+        sum = 0.0f;
+        for (ze_ui_box_t *c = b->first; c; c = c->next) {
+            if (floating(c))
+                continue;
+            c->sz[along] -= c->sz[along] * (1.0f - clamp01(c->size[along].strictness)) * k;
+            sum += c->sz[along];
+        }
+    }
+
+    /* Pass 4: positions. Spacing gives way when the children do not fit. */
+    float spacing = b->spacing;
+    if (n > 1 && shrink_along && sum + spacing * (float)(n - 1) > avail[along])
+        spacing = ZE_MAX(0.0f, (avail[along] - sum) / (float)(n - 1));
+    float extent[2];
+    extent[along] = sum + (n > 1 ? spacing * (float)(n - 1) : 0.0f);
+    extent[across] = most;
+    const float start[2] = {b->rect.x0, b->rect.y0};
+    float origin[2], scroll[2] = {0.0f, 0.0f};
+    for (int a = 0; a < 2; a++) {
+        origin[a] = start[a] + pad_of(b, a);
+        b->content[a] = extent[a];
+        if (b->state) {
+            float max_scroll = scrolls(b, a) ? ZE_MAX(0.0f, extent[a] - avail[a]) : 0.0f;
+            float v = b->state->scroll[a];
+            v = v < 0.0f ? 0.0f : v > max_scroll ? max_scroll : v;
+            b->state->scroll[a] = v;
+            b->state->max_scroll[a] = max_scroll;
+            scroll[a] = v;
+        }
+    }
+    float cursor =
+        origin[along] + lead_of(b->align[along], avail[along] - extent[along]) - scroll[along];
     ze_ui_rect_t child_clip =
         (b->flags & ZE_UI_BOX_CLIP) ? ze__ui_rect_intersect(b->clip, b->rect) : b->clip;
     for (ze_ui_box_t *c = b->first; c; c = c->next) {
+        float pos[2];
+        if (floating(c)) {
+            pos[0] = start[0] + c->fixed[0];
+            pos[1] = start[1] + c->fixed[1];
+        } else {
+            pos[along] = cursor;
+            cursor += c->sz[along] + spacing;
+            pos[across] = origin[across] +
+                          lead_of(b->align[across], avail[across] - c->sz[across]) - scroll[across];
+        }
+        c->rect = (ze_ui_rect_t){pos[0], pos[1], pos[0] + c->sz[0], pos[1] + c->sz[1]};
         c->clip = child_clip;
         place(c);
     }
