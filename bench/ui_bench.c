@@ -201,18 +201,20 @@ static void bench_p95(ze_bench_t *b, env_t *e)
 
 /* ----------------------------------------------------------- layout */
 
-/* Layout alone, ns per box: the tree of one frame laid out `reps` times
- * (the solve reads sizes and writes rectangles: repeatable). */
+/* Layout alone, ns per box: the tree of one frame laid out `reps` times,
+ * the whole solve each time (sizes from the descs and the children, as a
+ * frame whose tree changed after it was built does; a frame otherwise
+ * sizes boxes as they close, during the build), conflicts, positions. */
 static double layout_ns_per_box(env_t *e, int rows, uint32_t reps)
 {
     ze_ui_event_t ev = mouse(e);
     ZE_VERIFY(ze_ui_begin_frame(e->ui, W, H, 1.0f / 60.0f, &ev, 1) == ZE_OK);
     build_rows(e->ui, rows);
     uint32_t boxes = e->ui->box_count;
-    ze__ui_layout(e->ui); /* warm */
+    ze__ui_layout(e->ui, true); /* warm */
     uint64_t t0 = ze_bench_now_ns();
     for (uint32_t i = 0; i < reps; i++)
-        ze__ui_layout(e->ui);
+        ze__ui_layout(e->ui, true);
     double ns = (double)(ze_bench_now_ns() - t0) / reps / boxes;
     ZE_VERIFY(ze_ui_end_frame(e->ui) == ZE_OK);
     return ns;

@@ -137,7 +137,7 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
                      path);
         return standin(ui);
     }
-    ze_ui_box_t *b = ZE_ARENA_NEW(ui->arena, ze_ui_box_t);
+    ze_ui_box_t *b = ze_arena_push_zero(ui->arena, sizeof(ze_ui_box_t), 64);
     const char *label_copy = label_len ? ze__ui_strdup(ui, label, label_len) : "";
     if (!text && d->text) {
         text = d->text;
@@ -155,7 +155,7 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
     b->depth = depth;
     b->label = label_copy;
     b->label_len = (uint32_t)label_len;
-    b->order = ui->box_count++;
+    uint32_t order = ui->box_count++;
     if (key) {
         ze__ui_state *s = ze__ui_state_get(ui, key);
         if (s && s->built == ui->frame) {
@@ -167,7 +167,7 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
                          path);
             /* Never merged: this box gets no state, and its children keys
              * unlike the first's so they do not collide in turn. */
-            b->seed = ze_hash_u64(key ^ ((uint64_t)b->order << 32 | 0x9e37u));
+            b->seed = ze_hash_u64(key ^ ((uint64_t)order << 32 | 0x9e37u));
             key = 0;
             s = NULL;
         }
@@ -216,11 +216,11 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
         else
             parent->first = b;
         parent->last = b;
-        parent->child_count++;
     }
     b->prev_built = ui->last_built;
     ui->last_built = b;
     ui->current = b;
+    ze__ui_size_open(ui, b);
     return b;
 }
 
@@ -266,6 +266,7 @@ void ze_ui_pop_box(ze_ui_t *ui)
         ze__ui_error(ui, ZE_ERR_STATE, "ui: pop_box without a matching push");
         return;
     }
+    ze__ui_size_close(ui, ui->current);
     ui->current = ui->current->parent;
 }
 

@@ -258,6 +258,7 @@ ze_result ze_ui_begin_frame(ze_ui_t *ui, uint32_t width, uint32_t height, float 
     ui->width = width;
     ui->height = height;
     ui->frame_result = ZE_OK;
+    ui->resize = false;
     memcpy(ui->prev_errors, ui->errors, sizeof ui->errors);
     ui->prev_error_count = ui->error_count;
     ui->error_count = 0;
@@ -305,12 +306,13 @@ ze_result ze_ui_end_frame(ze_ui_t *ui)
         ze__ui_error(ui, ZE_ERR_STATE, "ui: frame ended with boxes still open at '%s'", path);
         ui->current = ui->root;
         ui->standin_depth = 0;
+        ui->resize = true; /* the open boxes never closed: no sizes from children */
     }
     ui->popup_level = 0;
     ui->table = NULL;
     ui->list = NULL;
     ze__ui_raise_overlays(ui);
-    ze__ui_layout(ui);
+    ze__ui_layout(ui, ui->resize);
     evict_unbuilt(ui);
     ze__ui_input_end(ui);
     ze__ui_popup_frame_end(ui);

@@ -27,8 +27,10 @@ enum {
 
 /* Internal box flags, above the public ze_ui_box_flags. */
 enum {
-    ZE__UI_BOX_WHEEL = 1u << 29,   /* takes the wheel itself (virtual list): ui->wheel_key */
-    ZE__UI_BOX_OVERLAY = 1u << 30, /* a popup or tooltip: raised above the tree at end_frame */
+    ZE__UI_BOX_CLOSED = 1u << 27,    /* popped: its sizes are final (ze__ui_size_close) */
+    ZE__UI_BOX_PCT_CHILD = 1u << 28, /* a child's percent size is re-evaluated at layout */
+    ZE__UI_BOX_WHEEL = 1u << 29,     /* takes the wheel itself (virtual list): ui->wheel_key */
+    ZE__UI_BOX_OVERLAY = 1u << 30,   /* a popup or tooltip: raised above the tree at end_frame */
 };
 
 /* ---------------------------------------------------------- per-key state */
@@ -55,37 +57,47 @@ typedef struct ze__ui_state {
 
 /* ---------------------------------------------------------------- boxes */
 
+/* Fields in the order the walks read them: the first two cache lines
+ * hold what layout touches (a walk over 10k boxes is bound by the lines
+ * it pulls in), the third what drawing adds, the rest is cold (keys,
+ * labels, overlays). 256 bytes, 64-aligned in the frame arena. */
 struct ze_ui_box_t {
-    ze_ui_box_t *parent, *first, *last, *next;
-    ze_ui_box_t *prev_built; /* build order, backwards (topmost last) */
-    uint64_t key;            /* 0 = anonymous or stand-in */
-    uint64_t seed;           /* what its children's keys are seeded with */
-    ze_ui_box_t *seed_box;   /* the keyed box whose key that is (NULL: the root) */
-    ze__ui_state *state;     /* keyed boxes */
-    const char *label;       /* key path segment (arena copy) */
-    uint32_t label_len;
-    const char *text; /* drawn text (arena copy) */
-    uint32_t text_len;
-    float text_w; /* pixels */
+    /* layout */
+    ze_ui_box_t *first, *next;
+    ze__ui_state *state; /* keyed boxes */
     uint32_t flags;
     uint32_t depth; /* root = 0 */
-    uint32_t order; /* build index */
-    uint32_t child_count;
     ze_ui_size_t size[2];
     uint8_t axis; /* children's axis: 0 = x, 1 = y */
     uint8_t align[2];
-    bool standin;                    /* not part of the tree */
-    float pad[2], spacing, fixed[2]; /* pixels */
-    uint32_t background, text_color, border_color, texture;
-    float radius, border; /* pixels */
-    /* layout output */
+    bool standin; /* not part of the tree */
+    float spacing;
+    float pad[2];     /* pixels */
     float sz[2];      /* pixels */
     float content[2]; /* extent of the children, pixels */
+    float text_w;     /* pixels */
+    uint32_t text_len;
     ze_ui_rect_t rect, clip;
+    /* drawing */
+    uint64_t key;     /* 0 = anonymous or stand-in */
+    const char *text; /* drawn text (arena copy) */
+    uint32_t background, text_color, border_color, texture;
+    float radius, border; /* pixels */
+    ze_ui_box_t *parent, *last;
+    ze_ui_box_t *prev_built; /* build order, backwards (topmost last) */
+    /* cold */
+    uint64_t seed;         /* what its children's keys are seeded with */
+    ze_ui_box_t *seed_box; /* the keyed box whose key that is (NULL: the root) */
+    const char *label;     /* key path segment (arena copy) */
+    uint32_t label_len;
+    uint32_t flow_count; /* children in the flow (not floating), counted as they close */
+    float fixed[2];      /* FLOATING: offset from the parent's corner, pixels */
     /* overlays (ZE__UI_BOX_OVERLAY): the box current before it, the last
        box built inside it, the next overlay of the frame */
     ze_ui_box_t *overlay_return, *overlay_last, *overlay_next;
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(ze_ui_box_t) == 256,
+               "ze_ui_box_t: four cache lines, the hot ones first");
 
 /* --------------------------------------------------------------- input */
 
@@ -261,6 +273,7 @@ struct ze_ui_t {
     ze_ui_box_t *root, *current, *last_built;
     ze_ui_box_t *prev_last_built; /* the previous frame's (its arena is intact) */
     uint32_t box_count, prev_box_count;
+    bool resize;            /* the tree changed after boxes closed: size it again at layout */
     uint32_t standin_depth; /* pushes absorbed by the stand-in */
     ze_ui_box_t standin;
     ze_result frame_result;
@@ -387,8 +400,15 @@ void ze__ui_dnd_free(ze_ui_t *ui);
 /* ui_dock.c */
 void ze__ui_dock_free(ze_ui_t *ui);
 
-/* ui_layout.c, ui_draw.c */
-void ze__ui_layout(ze_ui_t *ui);
+/* ui_layout.c. Boxes are sized as they are built: open (push) gives the
+ * sizes that need only the ancestors, close (pop) the sizes from the
+ * children, summed into the parent. A tree changed after a box closed
+ * (a dock panel built into its leaf, boxes left open) sets ui->resize:
+ * layout then sizes the whole tree again. */
+void ze__ui_size_open(ze_ui_t *ui, ze_ui_box_t *b);
+void ze__ui_size_close(ze_ui_t *ui, ze_ui_box_t *b);
+void ze__ui_layout(ze_ui_t *ui, bool resize);
+/* ui_draw.c */
 ze_result ze__ui_draw(ze_ui_t *ui);
 
 /* Pixel value of logical pixels. */

@@ -103,6 +103,41 @@ static void size_boxes(ze_ui_t *ui, ze_ui_box_t *b)
     }
 }
 
+void ze__ui_size_open(ze_ui_t *ui, ze_ui_box_t *b)
+{
+    ze_ui_box_t *p = b->parent;
+    if (!p)
+        return;
+    if (p->flags & ZE__UI_BOX_CLOSED)
+        ui->resize = true; /* built into a closed box: its sizes are stale */
+    size_standalone_axis(ui, b, 0);
+    size_standalone_axis(ui, b, 1);
+    for (int a = 0; a < 2; a++)
+        if (b->size[a].kind == ZE_UI_SIZE_PERCENT &&
+            (p->depth == 0 || p->size[a].kind != ZE_UI_SIZE_CHILDREN))
+            p->flags |= ZE__UI_BOX_PCT_CHILD;
+}
+
+/* Pass 2 for one box, as size_boxes does it, the children's sums having
+ * been added as each closed (in the same order, so the same floats). */
+void ze__ui_size_close(ze_ui_t *ui, ze_ui_box_t *b)
+{
+    (void)ui;
+    b->flags |= ZE__UI_BOX_CLOSED;
+    if (b->flow_count > 1)
+        b->content[b->axis] += b->spacing * (float)(b->flow_count - 1);
+    for (int a = 0; a < 2; a++)
+        if (b->depth > 0 && b->size[a].kind == ZE_UI_SIZE_CHILDREN)
+            b->sz[a] = b->content[a] + 2.0f * b->pad[a];
+    ze_ui_box_t *p = b->parent;
+    if (!p || floating(b))
+        return;
+    int along = p->axis;
+    p->content[along] += b->sz[along];
+    p->content[1 - along] = ZE_MAX(p->content[1 - along], b->sz[1 - along]);
+    p->flow_count++;
+}
+
 static float lead_of(uint8_t align, float room)
 {
     if (room <= 0.0f)
@@ -127,46 +162,61 @@ static void place(ze_ui_box_t *b)
         pct[a] = b->depth == 0 || b->size[a].kind != ZE_UI_SIZE_CHILDREN;
     const bool shrink_across = !scrolls(b, across), shrink_along = !scrolls(b, along);
 
-    /* Pass 3: percent sizes; across the layout axis each child gives up
-     * what does not fit of its flexible share; along it, the sums. */
-    float sum = 0.0f, flex = 0.0f, most = 0.0f;
+    /* Pass 3. The sums pass 2 left (content) tell whether any child needs
+     * a change: without percent children to re-evaluate and with the
+     * children fitting on both axes, the sizes stand and the children are
+     * visited once, to be placed. */
+    float sum, most;
     uint32_t n = 0;
-    for (ze_ui_box_t *c = b->first; c; c = c->next) {
-        for (int a = 0; a < 2; a++)
-            if (pct[a] && c->size[a].kind == ZE_UI_SIZE_PERCENT)
-                c->sz[a] = ZE_MAX(0.0f, c->size[a].value * avail[a]);
-        if (floating(c))
-            continue;
-        if (shrink_across && c->sz[across] > avail[across]) {
-            float flexible = c->sz[across] * (1.0f - clamp01(c->size[across].strictness));
-            c->sz[across] -= ZE_MIN(c->sz[across] - avail[across], flexible);
-        }
-        most = ZE_MAX(most, c->sz[across]);
-        sum += c->sz[along];
-        flex += c->sz[along] * (1.0f - clamp01(c->size[along].strictness));
-        n++;
-    }
-    /* along: children that do not fit give up the flexible share of their
-       size, in proportion to it */
-    float total = sum + (n > 1 ? b->spacing * (float)(n - 1) : 0.0f);
-    if (shrink_along && total > avail[along] && flex > 0.0f) {
-        float k = ZE_MIN(1.0f, (total - avail[along]) / flex);
-        sum = 0.0f;
+    bool fits = !(b->flags & ZE__UI_BOX_PCT_CHILD) &&
+                (!shrink_across || b->content[across] <= avail[across]) &&
+                (!shrink_along || b->content[along] <= avail[along]);
+    if (fits) {
+        sum = most = 0.0f; /* unused: the extents are the content */
+    } else {
+        /* percent sizes; across the layout axis each child gives up what
+         * does not fit of its flexible share; along it, the sums */
+        float flex = 0.0f;
+        sum = most = 0.0f;
         for (ze_ui_box_t *c = b->first; c; c = c->next) {
+            for (int a = 0; a < 2; a++)
+                if (pct[a] && c->size[a].kind == ZE_UI_SIZE_PERCENT)
+                    c->sz[a] = ZE_MAX(0.0f, c->size[a].value * avail[a]);
             if (floating(c))
                 continue;
-            c->sz[along] -= c->sz[along] * (1.0f - clamp01(c->size[along].strictness)) * k;
+            if (shrink_across && c->sz[across] > avail[across]) {
+                float flexible = c->sz[across] * (1.0f - clamp01(c->size[across].strictness));
+                c->sz[across] -= ZE_MIN(c->sz[across] - avail[across], flexible);
+            }
+            most = ZE_MAX(most, c->sz[across]);
             sum += c->sz[along];
+            flex += c->sz[along] * (1.0f - clamp01(c->size[along].strictness));
+            n++;
+        }
+        /* along: children that do not fit give up the flexible share of
+           their size, in proportion to it */
+        float total = sum + (n > 1 ? b->spacing * (float)(n - 1) : 0.0f);
+        if (shrink_along && total > avail[along] && flex > 0.0f) {
+            float k = ZE_MIN(1.0f, (total - avail[along]) / flex);
+            sum = 0.0f;
+            for (ze_ui_box_t *c = b->first; c; c = c->next) {
+                if (floating(c))
+                    continue;
+                c->sz[along] -= c->sz[along] * (1.0f - clamp01(c->size[along].strictness)) * k;
+                sum += c->sz[along];
+            }
         }
     }
 
     /* Pass 4: positions. Spacing gives way when the children do not fit. */
     float spacing = b->spacing;
-    if (n > 1 && shrink_along && sum + spacing * (float)(n - 1) > avail[along])
-        spacing = ZE_MAX(0.0f, (avail[along] - sum) / (float)(n - 1));
-    float extent[2];
-    extent[along] = sum + (n > 1 ? spacing * (float)(n - 1) : 0.0f);
-    extent[across] = most;
+    float extent[2] = {b->content[0], b->content[1]};
+    if (!fits) {
+        if (n > 1 && shrink_along && sum + spacing * (float)(n - 1) > avail[along])
+            spacing = ZE_MAX(0.0f, (avail[along] - sum) / (float)(n - 1));
+        extent[along] = sum + (n > 1 ? spacing * (float)(n - 1) : 0.0f);
+        extent[across] = most;
+    }
     const float start[2] = {b->rect.x0, b->rect.y0};
     float origin[2], scroll[2] = {0.0f, 0.0f};
     for (int a = 0; a < 2; a++) {
@@ -207,10 +257,13 @@ static void place(ze_ui_box_t *b)
     }
 }
 
-void ze__ui_layout(ze_ui_t *ui)
+void ze__ui_layout(ze_ui_t *ui, bool resize)
 {
     ze_ui_box_t *root = ui->root;
-    size_boxes(ui, root);
+    if (resize)
+        size_boxes(ui, root);
+    else if (!(root->flags & ZE__UI_BOX_CLOSED))
+        ze__ui_size_close(ui, root); /* the root is never popped */
     root->rect = (ze_ui_rect_t){0.0f, 0.0f, root->sz[0], root->sz[1]};
     root->clip = root->rect;
     place(root);

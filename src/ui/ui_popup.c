@@ -55,6 +55,7 @@ void ze__ui_pop_overlay(ze_ui_t *ui)
         return;
     }
     b->overlay_last = ui->last_built;
+    ze__ui_size_close(ui, b);
     ui->current = b->overlay_return ? b->overlay_return : ui->root;
 }
 
