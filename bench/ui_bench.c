@@ -211,10 +211,10 @@ static double layout_ns_per_box(env_t *e, int rows, uint32_t reps)
     ZE_VERIFY(ze_ui_begin_frame(e->ui, W, H, 1.0f / 60.0f, &ev, 1) == ZE_OK);
     build_rows(e->ui, rows);
     uint32_t boxes = e->ui->box_count;
-    ze__ui_layout(e->ui, true); /* warm */
+    ze__ui_layout(e->ui, true, NULL); /* warm */
     uint64_t t0 = ze_bench_now_ns();
     for (uint32_t i = 0; i < reps; i++)
-        ze__ui_layout(e->ui, true);
+        ze__ui_layout(e->ui, true, NULL);
     double ns = (double)(ze_bench_now_ns() - t0) / reps / boxes;
     ZE_VERIFY(ze_ui_end_frame(e->ui) == ZE_OK);
     return ns;

@@ -217,8 +217,6 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
             parent->first = b;
         parent->last = b;
     }
-    b->prev_built = ui->last_built;
-    ui->last_built = b;
     ui->current = b;
     ze__ui_size_open(ui, b);
     return b;

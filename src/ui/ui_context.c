@@ -218,6 +218,7 @@ void ze_ui_destroy(ze_ui_t *ui)
     ze__ui_text_edit_free(ui);
     ze__ui_dnd_free(ui);
     ze__ui_dock_free(ui);
+    ze__ui_hits_free(ui);
     ze__ui_font_destroy(ui->font);
     for (uint32_t i = 0; i < ui->state_chunk_count; i++)
         ze_free(ui->alloc, ui->state_chunks[i], sizeof(ze__ui_state) * ZE__UI_STATE_CHUNK);
@@ -248,10 +249,9 @@ ze_result ze_ui_begin_frame(ze_ui_t *ui, uint32_t width, uint32_t height, float 
         return ZE_ERR_STATE;
     }
     ui->frame++;
-    /* The previous frame's boxes stay in the other arena until the frame
-     * after this one: interaction reads their rectangles. */
-    ui->prev_last_built = ui->last_built;
-    ui->prev_box_count = ui->box_count;
+    /* Two arenas alternate: the previous frame's boxes stay readable
+     * while this one builds (a pointer kept past its frame reads stale
+     * values, never freed memory). */
     ui->arena = &ui->arenas[ui->frame & 1];
     ze_arena_reset(ui->arena);
     ui->time += dt > 0.0f ? dt : 0.0f;
@@ -263,7 +263,6 @@ ze_result ze_ui_begin_frame(ze_ui_t *ui, uint32_t width, uint32_t height, float 
     ui->prev_error_count = ui->error_count;
     ui->error_count = 0;
     ui->box_count = 0;
-    ui->last_built = NULL;
     ui->last_keyed = NULL;
     ui->dock_cur = NULL;
     ui->overlays = ui->overlays_tail = NULL;
@@ -312,12 +311,16 @@ ze_result ze_ui_end_frame(ze_ui_t *ui)
     ui->table = NULL;
     ui->list = NULL;
     ze__ui_raise_overlays(ui);
-    ze__ui_layout(ui, ui->resize);
+    /* Nothing below changes what is drawn: evicted keys were not built,
+     * and popups and drags change the next frame. */
+    ze__ui_draw_ctx draw;
+    ze__ui_draw_begin(ui, &draw);
+    ze__ui_layout(ui, ui->resize, &draw);
     evict_unbuilt(ui);
     ze__ui_input_end(ui);
     ze__ui_popup_frame_end(ui);
     ze__ui_dnd_frame_end(ui);
-    ze_result r = ze__ui_draw(ui);
+    ze_result r = ze__ui_draw_end(ui, &draw);
     if (r != ZE_OK && ui->frame_result == ZE_OK)
         ui->frame_result = r;
     ui->last_frame_bytes = ui->arena->pos;

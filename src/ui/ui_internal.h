@@ -60,7 +60,7 @@ typedef struct ze__ui_state {
 /* Fields in the order the walks read them: the first two cache lines
  * hold what layout touches (a walk over 10k boxes is bound by the lines
  * it pulls in), the third what drawing adds, the rest is cold (keys,
- * labels, overlays). 256 bytes, 64-aligned in the frame arena. */
+ * labels, overlays). At most 256 bytes, 64-aligned in the frame arena. */
 struct ze_ui_box_t {
     /* layout */
     ze_ui_box_t *first, *next;
@@ -84,7 +84,6 @@ struct ze_ui_box_t {
     uint32_t background, text_color, border_color, texture;
     float radius, border; /* pixels */
     ze_ui_box_t *parent, *last;
-    ze_ui_box_t *prev_built; /* build order, backwards (topmost last) */
     /* cold */
     uint64_t seed;         /* what its children's keys are seeded with */
     ze_ui_box_t *seed_box; /* the keyed box whose key that is (NULL: the root) */
@@ -92,12 +91,12 @@ struct ze_ui_box_t {
     uint32_t label_len;
     uint32_t flow_count; /* children in the flow (not floating), counted as they close */
     float fixed[2];      /* FLOATING: offset from the parent's corner, pixels */
-    /* overlays (ZE__UI_BOX_OVERLAY): the box current before it, the last
-       box built inside it, the next overlay of the frame */
-    ze_ui_box_t *overlay_return, *overlay_last, *overlay_next;
+    /* overlays (ZE__UI_BOX_OVERLAY): the box current before it, the next
+       overlay of the frame */
+    ze_ui_box_t *overlay_return, *overlay_next;
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(ze_ui_box_t) == 256,
-               "ze_ui_box_t: four cache lines, the hot ones first");
+_Static_assert(sizeof(void *) != 8 || sizeof(ze_ui_box_t) <= 256,
+               "ze_ui_box_t: at most four cache lines, the hot ones first");
 
 /* --------------------------------------------------------------- input */
 
@@ -112,6 +111,15 @@ typedef struct ze__ui_input {
     int steps;         /* Right/NAV_RIGHT minus Left/NAV_LEFT presses (sliders) */
     float wheel_taken; /* notches for ui->wheel_key (a ZE__UI_BOX_WHEEL box) */
 } ze__ui_input;
+
+/* A box input can hit, as the last frame laid it out, in drawing order
+ * (the topmost last): recorded by the placement walk, so the next frame's
+ * events are tested against these alone, not every box. */
+typedef struct ze__ui_hit {
+    uint64_t key;
+    uint32_t flags, depth;
+    ze_ui_rect_t rect, clip;
+} ze__ui_hit;
 
 /* The virtual list being built (frame arena; lists nest through prev). */
 typedef struct ze__ui_list {
@@ -150,9 +158,8 @@ typedef struct ze__ui_dock {
     uint64_t drop_panel; /* a move to apply when the space is next built */
     int32_t drop_node;
     int drop_where;
-    uint64_t frame;          /* built in this frame: */
-    ze_ui_box_t **content;   /* per node: its leaf's content box (frame arena) */
-    ze_ui_box_t *chain_tail; /* build order: panels are moved in after this box */
+    uint64_t frame;        /* built in this frame: */
+    ze_ui_box_t **content; /* per node: its leaf's content box (frame arena) */
     uint32_t content_count;
 } ze__ui_dock;
 
@@ -270,9 +277,8 @@ struct ze_ui_t {
     double time;
 
     /* the tree being built */
-    ze_ui_box_t *root, *current, *last_built;
-    ze_ui_box_t *prev_last_built; /* the previous frame's (its arena is intact) */
-    uint32_t box_count, prev_box_count;
+    ze_ui_box_t *root, *current;
+    uint32_t box_count;
     bool resize;            /* the tree changed after boxes closed: size it again at layout */
     uint32_t standin_depth; /* pushes absorbed by the stand-in */
     ze_ui_box_t standin;
@@ -327,6 +333,11 @@ struct ze_ui_t {
     void *dnd_data;
     size_t dnd_size, dnd_cap;
 
+    /* hit list: boxes of the last laid-out frame (heap, kept) */
+    ze__ui_hit *hits;
+    uint32_t hit_count, hit_cap;
+    bool hits_failed;
+
     /* draw list */
     ze_ui_instance_t *instances;
     uint32_t instance_count, instance_cap;
@@ -346,6 +357,12 @@ char *ze__ui_strdup(ze_ui_t *ui, const char *s, size_t len);
 /* ui_input.c */
 void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count);
 void ze__ui_input_end(ze_ui_t *ui); /* forget keys whose state was evicted */
+/* The hit list: emptied before the placement walk, which adds each box
+ * that can take input (keyed and clickable, focusable or scrolling, or
+ * solid) once it is placed. */
+void ze__ui_hits_begin(ze_ui_t *ui);
+void ze__ui_hit_add(ze_ui_t *ui, const ze_ui_box_t *b);
+void ze__ui_hits_free(ze_ui_t *ui);
 /* The signal of a key about to be built this frame (widgets that need it
  * before they build their box). */
 ze_ui_signal_t ze__ui_signal_key(ze_ui_t *ui, uint64_t key);
@@ -407,9 +424,24 @@ void ze__ui_dock_free(ze_ui_t *ui);
  * layout then sizes the whole tree again. */
 void ze__ui_size_open(ze_ui_t *ui, ze_ui_box_t *b);
 void ze__ui_size_close(ze_ui_t *ui, ze_ui_box_t *b);
-void ze__ui_layout(ze_ui_t *ui, bool resize);
-/* ui_draw.c */
-ze_result ze__ui_draw(ze_ui_t *ui);
+/* The draw list being written (ui_draw.c). */
+typedef struct ze__ui_draw_ctx {
+    ze_ui_t *ui;
+    uint32_t count;
+    bool failed;
+    uint32_t atlas_height; /* at begin: a taller atlas at the end redoes the list */
+    float inv_w, inv_h;    /* atlas texels -> 0..1 */
+} ze__ui_draw_ctx;
+/* Solves the layout (sizing the whole tree again first when `resize`).
+ * With `draw`, the placement walk also writes the draw list and the hit
+ * list: each box once its rectangle is known. */
+void ze__ui_layout(ze_ui_t *ui, bool resize, ze__ui_draw_ctx *draw);
+/* ui_draw.c: begin, a box before its children, after them, end (the
+ * frame's result: ZE_ERR_BUDGET when the list could not grow). */
+void ze__ui_draw_begin(ze_ui_t *ui, ze__ui_draw_ctx *d);
+void ze__ui_draw_open(ze__ui_draw_ctx *d, const ze_ui_box_t *b);
+void ze__ui_draw_close(ze__ui_draw_ctx *d, const ze_ui_box_t *b);
+ze_result ze__ui_draw_end(ze_ui_t *ui, ze__ui_draw_ctx *d);
 
 /* Pixel value of logical pixels. */
 static inline float ze__ui_px(const ze_ui_t *ui, float logical)

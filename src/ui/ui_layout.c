@@ -147,11 +147,17 @@ static float lead_of(uint8_t align, float room)
 
 /* Passes 3 and 4 in one walk, both axes at once: a box's children get
  * their final sizes (the conflicts at the box), then their positions, and
- * the recursion does the same inside each. Two loops over the children
+ * the recursion does the same inside each. A frame's walk also writes
+ * each box's draw instances and hit record as soon as its rectangle is
+ * known: the boxes are read once after they are built. Two loops over the children
  * (a third only when they conflict along the layout axis): a box with
  * thousands of children is visited by as few loops as its work needs. */
-static void place(ze_ui_box_t *b)
+static void place(ze_ui_t *ui, ze_ui_box_t *b, ze__ui_draw_ctx *draw)
 {
+    if (draw) {
+        ze__ui_draw_open(draw, b);
+        ze__ui_hit_add(ui, b);
+    }
     if (!b->first && !b->state)
         return; /* an anonymous leaf: nothing to solve or place inside */
     const int along = b->axis, across = 1 - along;
@@ -248,16 +254,18 @@ static void place(ze_ui_box_t *b)
         }
         c->rect = (ze_ui_rect_t){pos[0], pos[1], pos[0] + c->sz[0], pos[1] + c->sz[1]};
         c->clip = child_clip;
-        place(c);
+        place(ui, c, draw);
     }
     if (b->state) {
         b->state->rect = b->rect;
         b->state->clip = b->clip;
         b->state->flags |= ZE__UI_STATE_HAS_RECT;
     }
+    if (draw)
+        ze__ui_draw_close(draw, b);
 }
 
-void ze__ui_layout(ze_ui_t *ui, bool resize)
+void ze__ui_layout(ze_ui_t *ui, bool resize, ze__ui_draw_ctx *draw)
 {
     ze_ui_box_t *root = ui->root;
     if (resize)
@@ -266,5 +274,7 @@ void ze__ui_layout(ze_ui_t *ui, bool resize)
         ze__ui_size_close(ui, root); /* the root is never popped */
     root->rect = (ze_ui_rect_t){0.0f, 0.0f, root->sz[0], root->sz[1]};
     root->clip = root->rect;
-    place(root);
+    if (draw)
+        ze__ui_hits_begin(ui);
+    place(ui, root, draw);
 }

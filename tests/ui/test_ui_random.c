@@ -212,7 +212,7 @@ static void test_sizes_as_built_equal_a_whole_solve(void **state)
         assert_int_equal(ut_frame(&t), ZE_OK);
         for (int i = 0; i < tree.n; i++)
             rects[i] = ze_ui_box_rect(tree.nodes[i].box);
-        ze__ui_layout(t.ui, true);
+        ze__ui_layout(t.ui, true, NULL);
         for (int i = 0; i < tree.n; i++) {
             ze_ui_rect_t r = ze_ui_box_rect(tree.nodes[i].box);
             if (memcmp(&r, &rects[i], sizeof r) != 0)
