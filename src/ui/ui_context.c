@@ -184,6 +184,12 @@ ze_result ze_ui_create(const ze_ui_desc_t *desc, ze_ui_t **out)
         .last_click_time = -1e9,
     };
     ui->drag_threshold = ze__ui_px(ui, desc->drag_threshold > 0.0f ? desc->drag_threshold : 3.0f);
+    ui->row_desc = (ze_ui_box_desc_t){.layout = ZE_UI_LAYOUT_ROW,
+                                      .align_y = ZE_UI_ALIGN_CENTER,
+                                      .width = ze_ui_children(1),
+                                      .height = ze_ui_children(1)};
+    ui->column_desc =
+        (ze_ui_box_desc_t){.width = ze_ui_children(1), .height = ze_ui_children(1)};
     ze_hashmap_init(&ui->state_map, alloc, sizeof(uint64_t), sizeof(uint32_t));
     size_t frame_mem = desc->frame_memory ? desc->frame_memory : ZE__UI_DEFAULT_FRAME_MEMORY;
     ze_result r = ze_arena_init(&ui->arenas[0], ui->mm, owner, frame_mem);

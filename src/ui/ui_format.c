@@ -58,33 +58,43 @@ static bool put(char *out, size_t cap, size_t *pos, const spec *s, const char *p
 }
 
 static bool put_int(char *out, size_t cap, size_t *pos, const spec *s, bool neg, uintmax_t v,
-                    unsigned base, bool upper, bool is_signed)
+                    unsigned base, bool upper, bool is_signed) /* base 10 or 16 */
 {
     static const char lo[] = "0123456789abcdef", up[] = "0123456789ABCDEF";
     const char *digits = upper ? up : lo;
     char buf[sizeof(uintmax_t) * 8];
-    size_t n = 0;
+    char *e = buf + sizeof buf, *d = e;
     if (v || s->prec != 0) { /* "%.0d" of 0 writes no digit */
-        char *e = buf + sizeof buf;
-        do {
-            *--e = digits[v % base];
-            v /= base;
-        } while (v);
-        n = (size_t)(buf + sizeof buf - e);
-        memmove(buf, e, n);
+        if (base == 10) {    /* a constant divisor: a multiply, not a divide */
+            do {
+                *--d = (char)('0' + v % 10);
+                v /= 10;
+            } while (v);
+        } else {
+            do {
+                *--d = digits[v & 15];
+                v >>= 4;
+            } while (v);
+        }
     }
-    char sign[1];
-    size_t sign_len = 0;
-    if (is_signed) {
-        if (neg)
-            sign[sign_len++] = '-';
-        else if (s->plus)
-            sign[sign_len++] = '+';
-        else if (s->space)
-            sign[sign_len++] = ' ';
-    }
+    size_t n = (size_t)(e - d);
+    char sign = 0;
+    if (is_signed)
+        sign = neg ? '-' : s->plus ? '+' : s->space ? ' ' : 0;
     size_t zeros = s->prec > 0 && (size_t)s->prec > n ? (size_t)s->prec - n : 0;
-    return put(out, cap, pos, s, sign, sign_len, zeros, n ? buf : "", n);
+    if (!s->width && !zeros) { /* the usual "%d": no padding */
+        size_t total = n + (sign != 0);
+        if (total >= cap - *pos)
+            return false;
+        char *p = out + *pos;
+        if (sign)
+            *p++ = sign;
+        for (size_t i = 0; i < n; i++)
+            p[i] = d[i];
+        *pos += total;
+        return true;
+    }
+    return put(out, cap, pos, s, &sign, sign != 0, zeros, d, n);
 }
 
 size_t ze__ui_format(char *out, size_t cap, const char *fmt, va_list *ap)
