@@ -188,8 +188,7 @@ ze_result ze_ui_create(const ze_ui_desc_t *desc, ze_ui_t **out)
                                       .align_y = ZE_UI_ALIGN_CENTER,
                                       .width = ze_ui_children(1),
                                       .height = ze_ui_children(1)};
-    ui->column_desc =
-        (ze_ui_box_desc_t){.width = ze_ui_children(1), .height = ze_ui_children(1)};
+    ui->column_desc = (ze_ui_box_desc_t){.width = ze_ui_children(1), .height = ze_ui_children(1)};
     ze_hashmap_init(&ui->state_map, alloc, sizeof(uint64_t), sizeof(uint32_t));
     size_t frame_mem = desc->frame_memory ? desc->frame_memory : ZE__UI_DEFAULT_FRAME_MEMORY;
     ze_result r = ze_arena_init(&ui->arenas[0], ui->mm, owner, frame_mem);
@@ -213,6 +212,8 @@ ze_result ze_ui_create(const ze_ui_desc_t *desc, ze_ui_t **out)
         ze_free(alloc, ui, sizeof *ui);
         return r;
     }
+    ui->line_h = ze__ui_font_line_height(ui->font);
+    ui->ascent = ze__ui_font_ascent(ui->font);
     *out = ui;
     return ZE_OK;
 }

@@ -52,7 +52,7 @@ static void draw_text(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
     ze_ui_t *ui = d->ui;
     float pad_x = ZE_MIN(b->pad[0], b->sz[0] * 0.5f), pad_y = ZE_MIN(b->pad[1], b->sz[1] * 0.5f);
     float inner_w = b->sz[0] - 2.0f * pad_x, inner_h = b->sz[1] - 2.0f * pad_y;
-    float line_h = ze__ui_font_line_height(ui->font);
+    float line_h = ui->line_h;
     float pen = b->rect.x0 + pad_x + lead(b->align[0], inner_w - b->text_w);
     float top = b->rect.y0 + pad_y + lead(b->align[1], inner_h - line_h);
     /* A run wholly outside its clip draws nothing: skip it without
@@ -63,7 +63,7 @@ static void draw_text(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
                         top + line_h + margin};
     if (!visible(run, b->clip))
         return;
-    float baseline = roundf(top) + ze__ui_font_ascent(ui->font);
+    float baseline = roundf(top) + ui->ascent;
     uint32_t prev = 0;
     for (size_t i = 0; i < b->text_len;) {
         uint32_t cp;

@@ -311,6 +311,7 @@ struct ze_ui_t {
 
     ze__ui_text_edit edit;
     ze__ui_font *font;
+    float line_h, ascent;                   /* the font's, pixels (fixed at create) */
     ze_ui_box_desc_t row_desc, column_desc; /* ze_ui_row_begin's, _column_begin's */
 
     ze_ui_box_t *last_keyed; /* the last keyed box built (tooltips, drag and drop) */

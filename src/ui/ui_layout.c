@@ -40,7 +40,7 @@ static float content_of(const ze_ui_box_t *b, int a)
 }
 
 /* Pass 1, one axis of one box. */
-static void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
+static inline void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
 {
     if (b->depth > 0) {
         ze_ui_size_t s = b->size[a];
@@ -50,7 +50,7 @@ static void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
             b->sz[a] = ZE_MAX(0.0f, ze__ui_px(ui, s.value));
             break;
         case ZE_UI_SIZE_TEXT:
-            b->sz[a] = (a == 0 ? b->text_w : ze__ui_font_line_height(ui->font)) + pad;
+            b->sz[a] = (a == 0 ? b->text_w : ui->line_h) + pad;
             break;
         case ZE_UI_SIZE_PERCENT: {
             const ze_ui_box_t *p = b->parent;
