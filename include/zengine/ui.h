@@ -326,7 +326,7 @@ typedef struct ze_ui_box_desc_t {
     const char *text;             /* drawn in the box (copied); NULL = none */
     uint32_t background, text_color, border_color; /* 0xRRGGBBAA; text 0 = style text */
     float corner_radius, border_width;             /* logical pixels */
-    uint32_t texture; /* an image drawn over the box (a gfx texture id); 0 = none */
+    uint32_t texture; /* an image drawn over the box: a ze_render_texture_t's id; 0 = none */
 } ze_ui_box_desc_t;
 
 /* Push a box as the last child of the current one; it becomes current
@@ -443,8 +443,11 @@ bool ze_ui_drag_float(ze_ui_t *ui, const char *label, float *value, float speed,
  * (keyed "label/##popup/item"), choosing one sets *index. True when it
  * changed. */
 bool ze_ui_combo(ze_ui_t *ui, const char *label, int *index, const char *const *items, int count);
-/* An image: the gfx texture id drawn over width x height logical pixels
- * (ZE_UI_INSTANCE_IMAGE). A label keys it (clickable); NULL: anonymous. */
+/* An image: a gfx texture drawn over width x height logical pixels
+ * (ZE_UI_INSTANCE_IMAGE). texture: a ze_render_texture_t's id, from
+ * ze_render_backend_ui_texture(backend, the texture asset's uuid); the
+ * Vulkan backend's ui pass samples it (the fallback texture while it is
+ * not resident). A label keys it (clickable); NULL: anonymous. */
 ze_ui_box_t *ze_ui_image(ze_ui_t *ui, const char *label, uint32_t texture, float width,
                          float height);
 
@@ -557,7 +560,7 @@ typedef struct ze_ui_instance_t {
     uint32_t border_color;
     float corner_radius, border_width; /* pixels */
     uint32_t kind;                     /* ze_ui_instance_kind */
-    uint32_t texture;                  /* IMAGE: the texture id */
+    uint32_t texture;                  /* IMAGE: a ze_render_texture_t's id */
     uint32_t codepoint;                /* GLYPH: what it draws (U+FFFD for invalid bytes) */
     uint32_t _pad;
 } ze_ui_instance_t;

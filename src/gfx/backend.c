@@ -30,18 +30,27 @@ ze_result ze__render_backend_create_with(const char *name, const ze_render_backe
                      (unsigned)PENDING_CAPACITY_MAX);
         return ZE_ERR_LIMIT;
     }
+    const ze__render_backend_vtable_t *vt = NULL;
     if (strcmp(name, ze__null_render_backend.name) == 0)
-        return ze__null_render_backend.create(desc, faults, out);
-    if (strcmp(name, ze__vulkan_render_backend.name) == 0)
-        return ze__vulkan_render_backend.create(desc, faults, out);
-    ZE_LOG_ERROR(LOG_CH, "unknown render backend '%s' (known: null, vulkan)", name);
-    return ZE_ERR_NOT_FOUND;
+        vt = &ze__null_render_backend;
+    else if (strcmp(name, ze__vulkan_render_backend.name) == 0)
+        vt = &ze__vulkan_render_backend;
+    if (!vt) {
+        ZE_LOG_ERROR(LOG_CH, "unknown render backend '%s' (known: null, vulkan)", name);
+        return ZE_ERR_NOT_FOUND;
+    }
+    ze_result r = vt->create(desc, faults, out);
+    if (r == ZE_OK)
+        ze__render_textures_init(*out, desc->mem);
+    return r;
 }
 
 void ze_render_backend_destroy(ze_render_backend_t *b)
 {
-    if (b)
-        b->vt->destroy(b);
+    if (!b)
+        return;
+    ze__render_textures_fini(b);
+    b->vt->destroy(b);
 }
 
 const char *ze_render_backend_name(const ze_render_backend_t *b)
