@@ -128,7 +128,7 @@ typedef enum ze_ui_event_type {
     ZE_UI_EVENT_MOUSE_MOVE,   /* x, y: pixels from the target's top-left */
     ZE_UI_EVENT_MOUSE_BUTTON, /* button, down; at the last moved-to position */
     ZE_UI_EVENT_MOUSE_WHEEL,  /* x, y: notches; y > 0 scrolls up (GLFW) */
-    ZE_UI_EVENT_KEY,          /* key, down (a repeat is another down), mods */
+    ZE_UI_EVENT_KEY,          /* key, down, mods: edges (ZUI repeats a held key itself) */
     ZE_UI_EVENT_TEXT,         /* codepoint: one character of text input */
     ZE_UI_EVENT_NAV,          /* nav */
 } ze_ui_event_type;
@@ -213,10 +213,16 @@ typedef struct ze_ui_desc_t {
     ze_ui_clipboard_get_fn clipboard_get;
     ze_ui_clipboard_set_fn clipboard_set;
     void *clipboard_user;
-    uint32_t max_depth;         /* boxes below the root; 0 = 64, at most 1024 */
-    size_t frame_memory;        /* bytes per frame arena (two of them); 0 = 8 MiB */
-    float double_click_time;    /* seconds; 0 = 0.3 */
-    float drag_threshold;       /* logical pixels before a press drags; 0 = 3 */
+    uint32_t max_depth;      /* boxes below the root; 0 = 64, at most 1024 */
+    size_t frame_memory;     /* bytes per frame arena (two of them); 0 = 8 MiB */
+    float double_click_time; /* seconds; 0 = 0.3 */
+    float drag_threshold;    /* logical pixels before a press drags; 0 = 3 */
+    /* Key repeat: the last key pressed (not a modifier), held, sends
+       another KEY down after key_repeat_delay seconds, then every
+       key_repeat_interval (Backspace, arrows, Tab...; typed text repeats
+       by the system's own TEXT events). 0 = 0.4 s and 0.05 s; a negative
+       delay turns it off. */
+    float key_repeat_delay, key_repeat_interval;
     const ze_ui_style_t *style; /* NULL = ze_ui_style_default() */
 } ze_ui_desc_t;
 

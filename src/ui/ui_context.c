@@ -182,6 +182,8 @@ ze_result ze_ui_create(const ze_ui_desc_t *desc, ze_ui_t **out)
         .clip_set = desc->clipboard_set,
         .clip_user = desc->clipboard_user,
         .last_click_time = -1e9,
+        .repeat_delay = desc->key_repeat_delay != 0.0f ? desc->key_repeat_delay : 0.4f,
+        .repeat_interval = desc->key_repeat_interval > 0.0f ? desc->key_repeat_interval : 0.05f,
     };
     ui->drag_threshold = ze__ui_px(ui, desc->drag_threshold > 0.0f ? desc->drag_threshold : 3.0f);
     ui->row_desc = (ze_ui_box_desc_t){.layout = ZE_UI_LAYOUT_ROW,

@@ -254,6 +254,47 @@ static void apply_wheel(ze_ui_t *ui)
     }
 }
 
+/* GLFW's modifier keys (left/right shift, control, alt, super): held,
+ * they do not repeat. */
+static bool is_modifier(uint32_t key)
+{
+    return key >= 340 && key <= 347;
+}
+
+/* Key repeat, ZUI's own (the engine sends edges of the polled state, and
+ * scripted runs must repeat the same way): the last key pressed, held,
+ * repeats after ui->repeat_delay, then every ui->repeat_interval, as more
+ * KEY down events at the end of the frame's events (at most
+ * ZE__UI_REPEAT_MAX a frame; a longer frame drops the rest). Returns the
+ * repeats due this frame. */
+static uint32_t key_repeats(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count)
+{
+    bool pressed_now = false;
+    for (uint32_t i = 0; i < count; i++) {
+        const ze_ui_event_t *e = &events[i];
+        if (e->type != ZE_UI_EVENT_KEY || is_modifier(e->key))
+            continue;
+        if (e->down) {
+            ui->repeat_key = e->key;
+            ui->repeat_next = ui->time + ui->repeat_delay;
+            pressed_now = true;
+        } else if (e->key == ui->repeat_key) {
+            ui->repeat_key = 0;
+            pressed_now = false;
+        }
+    }
+    if (!ui->repeat_key || pressed_now || ui->repeat_delay < 0.0f)
+        return 0;
+    uint32_t n = 0;
+    while (ui->time >= ui->repeat_next && n < ZE__UI_REPEAT_MAX) {
+        n++;
+        ui->repeat_next += ui->repeat_interval;
+    }
+    if (ui->time >= ui->repeat_next)
+        ui->repeat_next = ui->time + ui->repeat_interval; /* a long frame: no backlog */
+    return n;
+}
+
 void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count)
 {
     ze__ui_input *in = &ui->in;
@@ -267,10 +308,22 @@ void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count
     in->events = NULL;
     in->event_count = 0;
     ui->pressed_key = ui->released_key = ui->clicked_key = ui->dclick_key = 0;
-    if (count) {
-        ze_ui_event_t *copy = ZE_ARENA_NEW_ARRAY(ui->arena, ze_ui_event_t, count);
+    uint32_t repeats = key_repeats(ui, events, count);
+    if (count + repeats) {
+        ze_ui_event_t *copy = ZE_ARENA_NEW_ARRAY(ui->arena, ze_ui_event_t, count + repeats);
         if (copy) {
-            memcpy(copy, events, sizeof *copy * count);
+            if (count)
+                memcpy(copy, events, sizeof *copy * count);
+            /* with the modifiers held now (the last key event's) */
+            uint32_t mods = in->mods;
+            for (uint32_t i = 0; i < count; i++)
+                if (events[i].type == ZE_UI_EVENT_KEY)
+                    mods = events[i].mods;
+            for (uint32_t i = 0; i < repeats; i++)
+                copy[count + i] = (ze_ui_event_t){
+                    .type = ZE_UI_EVENT_KEY, .key = ui->repeat_key, .mods = mods, .down = true};
+            events = copy;
+            count += repeats;
             in->events = copy;
             in->event_count = count;
         } else {

@@ -22,7 +22,8 @@ enum {
     ZE__UI_UNDO_MAX = 100, /* undo (and redo) steps kept per text field */
     ZE__UI_STATE_CHUNK = 256,
     ZE__UI_LOGGED_PER_FRAME = 8,
-    ZE__UI_POPUP_MAX = 8, /* nested open popups (menu, submenu...): deeper ones do not open */
+    ZE__UI_POPUP_MAX = 8,  /* nested open popups (menu, submenu...): deeper ones do not open */
+    ZE__UI_REPEAT_MAX = 8, /* key repeats a frame (a long frame drops the rest) */
 };
 
 /* Internal box flags, above the public ze_ui_box_flags. */
@@ -308,6 +309,11 @@ struct ze_ui_t {
     double last_click_time;
     float last_click_pos[2];
     bool hover_any;
+
+    /* key repeat (ui_input.c): the held key, when it next repeats */
+    uint32_t repeat_key;
+    double repeat_next;
+    float repeat_delay, repeat_interval; /* seconds; delay < 0: off */
 
     ze__ui_text_edit edit;
     ze__ui_font *font;
