@@ -417,8 +417,11 @@ typedef struct ze_ui_window_desc_t {
     float x, y, width, height; /* initial, logical pixels; 0 x 0 = 300 x 200 */
 } ze_ui_window_desc_t;
 /* A floating window at the root: a title bar that moves it when dragged
- * and a content column that scrolls vertically. Always pair with
- * ze_ui_window_end. Returns true (content visible). */
+ * (a double click collapses it to the title, another expands it), a
+ * content column that scrolls vertically, and a grip in the bottom-right
+ * corner ("Title/##grip") that resizes it when dragged. True: build the
+ * content, then ze_ui_window_end. False: collapsed, the window is closed
+ * already (a ze_ui_window_end right after is accepted and does nothing). */
 bool ze_ui_window_begin(ze_ui_t *ui, const char *title, const ze_ui_window_desc_t *desc);
 void ze_ui_window_end(ze_ui_t *ui);
 /* A panel in the flow: background, border, padding, a column. */

@@ -40,6 +40,8 @@ enum {
     ZE__UI_STATE_OPEN = 1u << 0,    /* tree node */
     ZE__UI_STATE_POS_SET = 1u << 1, /* pos[] holds a widget-chosen position */
     ZE__UI_STATE_HAS_RECT = 1u << 2,
+    ZE__UI_STATE_COLLAPSED = 1u << 3, /* window */
+    ZE__UI_STATE_SIZE_SET = 1u << 4,  /* window: size[] holds a grip-chosen size */
 };
 
 typedef struct ze__ui_state {
@@ -51,6 +53,7 @@ typedef struct ze__ui_state {
     float scroll[2];         /* pixels */
     float max_scroll[2];     /* at the last layout */
     float pos[2];            /* windows: position from the parent's corner, pixels */
+    float size[2];           /* windows: the size a grip drag left, pixels (SIZE_SET) */
     float value;             /* a widget's own number (table column width, logical pixels) */
     uint32_t hover_frames;   /* consecutive frames hovered (tooltips) */
     double offset;           /* virtual list: scroll offset, pixels (double: 10^6 rows) */
@@ -319,6 +322,7 @@ struct ze_ui_t {
     ze__ui_font *font;
     float line_h, ascent;                   /* the font's, pixels (fixed at create) */
     ze_ui_box_desc_t row_desc, column_desc; /* ze_ui_row_begin's, _column_begin's */
+    bool window_closed; /* the last window_begin closed its (collapsed) window */
 
     ze_ui_box_t *last_keyed; /* the last keyed box built (tooltips, drag and drop) */
     uint64_t rpressed_key;   /* the right button went down on it this frame */
