@@ -12,8 +12,8 @@
  * 10k and 1k and their ratio, a 10^6-row virtual list against a 10^3-row
  * one (the same view), heap allocations per frame after two warm-up frames
  * (ze_mem_allocation_count), draw calls at 10k boxes (the ui pass draws
- * the instance stream in one instanced draw per texture run; ImGui's
- * ImDrawCmd count as the baseline). The font is DejaVu Sans (the engine's).
+ * the instance stream in one instanced draw, images included: bindless
+ * textures; ImGui's ImDrawCmd count as the baseline). The font is DejaVu Sans (the engine's).
  */
 #include "bench.h"
 
@@ -316,16 +316,10 @@ static void bench_counts(ze_bench_t *b, env_t *e)
     double per = (double)(ze_mem_allocation_count(e->mm) - a0) / n;
     ze_bench_add(b, "per_frame_allocations", (uint64_t)e->rows * 2, "count", ZE_BENCH_LOWER, per,
                  ZE_BENCH_NONE, 0.0);
-    /* draw calls: one instanced draw per run of one texture (the atlas
-       for rects and glyphs, each image's own) */
+    /* draw calls: the ui pass draws the whole list in one instanced draw
+       (rects, glyphs from the atlas, images from the bindless textures) */
     ze_ui_draw_list_t dl = ze_ui_draw_list(e->ui);
-    uint32_t calls = dl.count ? 1 : 0, tex = 0;
-    for (uint32_t i = 0; i < dl.count; i++) {
-        uint32_t t = dl.instances[i].kind == ZE_UI_INSTANCE_IMAGE ? dl.instances[i].texture : 0;
-        if (i && t != tex)
-            calls++;
-        tex = t;
-    }
+    uint32_t calls = dl.count ? 1 : 0;
     double base = ZE_BENCH_NONE;
 #ifdef ZE_BENCH_HAVE_IMGUI
     ze_bench_imgui_stats_t st;

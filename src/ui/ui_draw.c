@@ -20,7 +20,7 @@ static bool visible(ze_ui_rect_t r, ze_ui_rect_t clip)
            r.y1 > r.y0;
 }
 
-static ze_ui_instance_t *emit(ze__ui_draw_ctx *d)
+static inline ze_ui_instance_t *emit(ze__ui_draw_ctx *d)
 {
     ze_ui_t *ui = d->ui;
     uint32_t i = d->count++;
@@ -47,6 +47,19 @@ static float lead(uint8_t align, float room)
     return align == ZE_UI_ALIGN_CENTER ? room * 0.5f : align == ZE_UI_ALIGN_END ? room : 0.0f;
 }
 
+/* roundf (half away from zero), without the libc call x86-64's baseline
+ * needs: below 2^23 a float minus its truncation is exact; above, every
+ * float is an integer already (and NaN stays NaN). */
+static inline float round_half_away(float x)
+{
+    if (!(fabsf(x) < 8388608.0f))
+        return x;
+    float t = (float)(int32_t)x;
+    if (fabsf(x - t) >= 0.5f)
+        t += x < 0.0f ? -1.0f : 1.0f;
+    return t;
+}
+
 static void draw_text(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
 {
     ze_ui_t *ui = d->ui;
@@ -63,16 +76,19 @@ static void draw_text(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
                         top + line_h + margin};
     if (!visible(run, b->clip))
         return;
-    float baseline = roundf(top) + ui->ascent;
+    float baseline = round_half_away(top) + ui->ascent;
     uint32_t prev = 0;
     for (size_t i = 0; i < b->text_len;) {
-        uint32_t cp;
-        i += ze_ui_utf8_decode(b->text + i, b->text_len - i, &cp);
+        uint32_t cp = (unsigned char)b->text[i];
+        if (cp < 0x80) /* ASCII: one byte, no decode */
+            i++;
+        else
+            i += ze_ui_utf8_decode(b->text + i, b->text_len - i, &cp);
         ze__ui_glyph g = ze__ui_font_glyph(ui->font, cp);
         if (prev)
             pen += ze__ui_font_kern(ui->font, prev, cp);
         prev = cp;
-        float x = roundf(pen + g.x0), y = baseline + g.y0;
+        float x = round_half_away(pen + g.x0), y = baseline + g.y0;
         pen += g.advance;
         if (!g.w || !g.h)
             continue;

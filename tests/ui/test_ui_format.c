@@ -59,7 +59,11 @@ static void test_integers(void **state)
 #pragma GCC diagnostic pop
         }
     assert_true(same(512, "row %d of %u", 12, 5000u));
+    /* ints past the length's range: both truncate them the same way */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
     assert_true(same(512, "%hhd %hhu %hd %hu", 300, 300, 70000, 70000));
+#pragma GCC diagnostic pop
     assert_true(same(512, "%ld %lu %lx", LONG_MIN, ULONG_MAX, 0xdeadbeefUL));
     assert_true(same(512, "%lld %llu %llX", LLONG_MIN, ULLONG_MAX, 0xabcdefULL));
     assert_true(same(512, "%zu %zd %zx", SIZE_MAX, (ptrdiff_t)-5, (size_t)255));
