@@ -20,9 +20,11 @@
  * fixed-metric font: every glyph W x H, for tests and tools). Widgets:
  * label, button, checkbox, radio, slider, drag number, text field (caret,
  * selection, clipboard, undo/redo), combo, panel, window (moved by its
+ * title, resized by its corner grip, collapsed by a double click on its
  * title), scroll region, virtual list, tree node, table (resizable
- * columns), image, tooltip, menu bar and menus, context menu, drag and
- * drop. Popups and tooltips are overlays: built where their widget is,
+ * columns), image (a gfx texture: ze_render_texture_t's id), tooltip,
+ * menu bar and menus, context menu, drag and drop. A held key repeats
+ * (desc.key_repeat_*). Popups and tooltips are overlays: built where their widget is,
  * drawn above everything and hit first.
  * Not: rendering (the overlay pass draws the draw list and uploads the
  * atlas), windows and devices (the engine turns GLFW and input events into

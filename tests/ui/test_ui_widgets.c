@@ -514,6 +514,38 @@ static void test_window_resize_and_collapse(void **state)
     ut_fini(&t);
 }
 
+/* Callers that pair every begin with an end, whatever it returned: the
+ * end after a collapsed begin does nothing, and the frame is balanced. */
+static void build_always_end(ze_ui_t *ui, void *user)
+{
+    app_t *app = user;
+    ze_ui_window_begin(ui, "Left",
+                       &(ze_ui_window_desc_t){.x = 10, .y = 10, .width = 200, .height = 150});
+    app->left_delete += ze_ui_button(ui, "Delete");
+    ze_ui_window_end(ui);
+}
+
+static void test_window_end_after_collapse(void **state)
+{
+    (void)state;
+    app_t app = {0};
+    ut_t t;
+    ut_init(&t, (ze_ui_desc_t){0}, build_always_end, &app);
+    ut_frames(&t, 1);
+    ze_ui_rect_t title = ut_rect(&t, "Left/##title");
+    ut_move(&t, title.x0 + 30, (title.y0 + title.y1) * 0.5f);
+    for (int i = 0; i < 2; i++) {
+        ut_button(&t, true);
+        ut_button(&t, false);
+        assert_int_equal(ut_frame(&t), ZE_OK);
+    }
+    assert_int_equal(ut_frame(&t), ZE_OK);
+    ze_ui_rect_t w = ut_rect(&t, "Left");
+    assert_true(ut_near(w.y1 - w.y0, title.y1 - title.y0));
+    assert_int_equal(g_ut_log.errors, 0);
+    ut_fini(&t);
+}
+
 /* ------------------------------------------------------ scroll region */
 
 static void build_list(ze_ui_t *ui, void *user)
@@ -566,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_widgets_at_2x),
         cmocka_unit_test(test_window_moves_by_title),
         cmocka_unit_test(test_window_resize_and_collapse),
+        cmocka_unit_test(test_window_end_after_collapse),
         cmocka_unit_test(test_scroll_region_wheel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
