@@ -128,7 +128,7 @@ typedef struct ze_render_sky_t {
 typedef enum ze_render_ui_kind {
     ZE_RENDER_UI_RECT = 0, /* a rounded rectangle with an optional border */
     ZE_RENDER_UI_GLYPH,    /* coverage from the overlay's glyph atlas, tinted by color */
-    ZE_RENDER_UI_IMAGE,    /* a texture, tinted by color (not drawn yet) */
+    ZE_RENDER_UI_IMAGE,    /* a texture (ze_render_texture_t id), tinted by color */
 } ze_render_ui_kind;
 
 /* One overlay instance: a quad drawn over the final image. The layout is
@@ -143,7 +143,7 @@ typedef struct ze_render_ui_instance_t {
     uint32_t border_color;
     float corner_radius, border_width; /* pixels */
     uint32_t kind;                     /* ze_render_ui_kind */
-    uint32_t texture;                  /* IMAGE: the texture id */
+    uint32_t texture;                  /* IMAGE: a ze_render_texture_t's id */
     uint32_t codepoint;                /* GLYPH: what it draws (not read by backends) */
     uint32_t _pad;
 } ze_render_ui_instance_t;
@@ -166,6 +166,12 @@ typedef struct ze_render_overlay_t {
     uint32_t atlas_width, atlas_height;
     const uint8_t *atlas_pixels;
 } ze_render_overlay_t;
+
+/* A texture the overlay can draw: ZUI's image widget takes its id
+ * (ze_ui_image). 0 = none. */
+typedef struct ze_render_texture_t {
+    uint32_t id;
+} ze_render_texture_t;
 
 /* One frame's immutable snapshot. Arrays live in the same mailbox slot
  * arena as the struct; valid until the render thread takes a newer one. */
@@ -356,6 +362,14 @@ ze_render_stats_t ze_render_backend_stats(const ze_render_backend_t *b);
 /* Is this resource resident in the backend (render thread's view, read
  * from any thread): the asset's generation, 0 when absent. */
 uint32_t ze_render_backend_resident(const ze_render_backend_t *b, ze_uuid_t uuid);
+
+/* Any thread (the main thread, building the UI): the handle of a cooked
+ * texture, by its asset uuid, for the overlay. The same uuid always gives
+ * the same handle, for the backend's lifetime. A frame draws it when the
+ * texture is resident then and the fallback texture (hot pink) when it is
+ * not (not loaded yet, failed, unloaded). {0} for a nil uuid, or when the
+ * table cannot grow (logged). */
+ze_render_texture_t ze_render_backend_ui_texture(ze_render_backend_t *b, ze_uuid_t texture);
 
 #ifdef __cplusplus
 }

@@ -20,9 +20,11 @@
  * fixed-metric font: every glyph W x H, for tests and tools). Widgets:
  * label, button, checkbox, radio, slider, drag number, text field (caret,
  * selection, clipboard, undo/redo), combo, panel, window (moved by its
+ * title, resized by its corner grip, collapsed by a double click on its
  * title), scroll region, virtual list, tree node, table (resizable
- * columns), image, tooltip, menu bar and menus, context menu, drag and
- * drop. Popups and tooltips are overlays: built where their widget is,
+ * columns), image (a gfx texture: ze_render_texture_t's id), tooltip,
+ * menu bar and menus, context menu, drag and drop. A held key repeats
+ * (desc.key_repeat_*). Popups and tooltips are overlays: built where their widget is,
  * drawn above everything and hit first.
  * Not: rendering (the overlay pass draws the draw list and uploads the
  * atlas), windows and devices (the engine turns GLFW and input events into
@@ -128,7 +130,7 @@ typedef enum ze_ui_event_type {
     ZE_UI_EVENT_MOUSE_MOVE,   /* x, y: pixels from the target's top-left */
     ZE_UI_EVENT_MOUSE_BUTTON, /* button, down; at the last moved-to position */
     ZE_UI_EVENT_MOUSE_WHEEL,  /* x, y: notches; y > 0 scrolls up (GLFW) */
-    ZE_UI_EVENT_KEY,          /* key, down (a repeat is another down), mods */
+    ZE_UI_EVENT_KEY,          /* key, down, mods: edges (ZUI repeats a held key itself) */
     ZE_UI_EVENT_TEXT,         /* codepoint: one character of text input */
     ZE_UI_EVENT_NAV,          /* nav */
 } ze_ui_event_type;
@@ -213,10 +215,16 @@ typedef struct ze_ui_desc_t {
     ze_ui_clipboard_get_fn clipboard_get;
     ze_ui_clipboard_set_fn clipboard_set;
     void *clipboard_user;
-    uint32_t max_depth;         /* boxes below the root; 0 = 64, at most 1024 */
-    size_t frame_memory;        /* bytes per frame arena (two of them); 0 = 8 MiB */
-    float double_click_time;    /* seconds; 0 = 0.3 */
-    float drag_threshold;       /* logical pixels before a press drags; 0 = 3 */
+    uint32_t max_depth;      /* boxes below the root; 0 = 64, at most 1024 */
+    size_t frame_memory;     /* bytes per frame arena (two of them); 0 = 8 MiB */
+    float double_click_time; /* seconds; 0 = 0.3 */
+    float drag_threshold;    /* logical pixels before a press drags; 0 = 3 */
+    /* Key repeat: the last key pressed (not a modifier), held, sends
+       another KEY down after key_repeat_delay seconds, then every
+       key_repeat_interval (Backspace, arrows, Tab...; typed text repeats
+       by the system's own TEXT events). 0 = 0.4 s and 0.05 s; a negative
+       delay turns it off. */
+    float key_repeat_delay, key_repeat_interval;
     const ze_ui_style_t *style; /* NULL = ze_ui_style_default() */
 } ze_ui_desc_t;
 
@@ -326,7 +334,7 @@ typedef struct ze_ui_box_desc_t {
     const char *text;             /* drawn in the box (copied); NULL = none */
     uint32_t background, text_color, border_color; /* 0xRRGGBBAA; text 0 = style text */
     float corner_radius, border_width;             /* logical pixels */
-    uint32_t texture; /* an image drawn over the box (a gfx texture id); 0 = none */
+    uint32_t texture; /* an image drawn over the box: a ze_render_texture_t's id; 0 = none */
 } ze_ui_box_desc_t;
 
 /* Push a box as the last child of the current one; it becomes current
@@ -411,8 +419,11 @@ typedef struct ze_ui_window_desc_t {
     float x, y, width, height; /* initial, logical pixels; 0 x 0 = 300 x 200 */
 } ze_ui_window_desc_t;
 /* A floating window at the root: a title bar that moves it when dragged
- * and a content column that scrolls vertically. Always pair with
- * ze_ui_window_end. Returns true (content visible). */
+ * (a double click collapses it to the title, another expands it), a
+ * content column that scrolls vertically, and a grip in the bottom-right
+ * corner ("Title/##grip") that resizes it when dragged. True: build the
+ * content, then ze_ui_window_end. False: collapsed, the window is closed
+ * already (a ze_ui_window_end right after is accepted and does nothing). */
 bool ze_ui_window_begin(ze_ui_t *ui, const char *title, const ze_ui_window_desc_t *desc);
 void ze_ui_window_end(ze_ui_t *ui);
 /* A panel in the flow: background, border, padding, a column. */
@@ -443,8 +454,11 @@ bool ze_ui_drag_float(ze_ui_t *ui, const char *label, float *value, float speed,
  * (keyed "label/##popup/item"), choosing one sets *index. True when it
  * changed. */
 bool ze_ui_combo(ze_ui_t *ui, const char *label, int *index, const char *const *items, int count);
-/* An image: the gfx texture id drawn over width x height logical pixels
- * (ZE_UI_INSTANCE_IMAGE). A label keys it (clickable); NULL: anonymous. */
+/* An image: a gfx texture drawn over width x height logical pixels
+ * (ZE_UI_INSTANCE_IMAGE). texture: a ze_render_texture_t's id, from
+ * ze_render_backend_ui_texture(backend, the texture asset's uuid); the
+ * Vulkan backend's ui pass samples it (the fallback texture while it is
+ * not resident). A label keys it (clickable); NULL: anonymous. */
 ze_ui_box_t *ze_ui_image(ze_ui_t *ui, const char *label, uint32_t texture, float width,
                          float height);
 
@@ -557,7 +571,7 @@ typedef struct ze_ui_instance_t {
     uint32_t border_color;
     float corner_radius, border_width; /* pixels */
     uint32_t kind;                     /* ze_ui_instance_kind */
-    uint32_t texture;                  /* IMAGE: the texture id */
+    uint32_t texture;                  /* IMAGE: a ze_render_texture_t's id */
     uint32_t codepoint;                /* GLYPH: what it draws (U+FFFD for invalid bytes) */
     uint32_t _pad;
 } ze_ui_instance_t;

@@ -168,6 +168,8 @@ struct ze_engine_t {
     bool iconified;                   /* from GLFW's iconify callback */
     int framebuffer_w, framebuffer_h; /* from GLFW's framebuffer-size callback */
     bool cursor_seen;                 /* mouse deltas start at the second position */
+    char *clipboard;                  /* NUL-terminated copy for glfwSetClipboardString */
+    size_t clipboard_cap;
 
     /* ---- subsystems, in stage order */
     ze_render_backend_t *backend;
@@ -275,6 +277,10 @@ ze_result ze__window_open(ze_engine_t *e);
 void ze__window_close(ze_engine_t *e);
 void ze__window_poll(ze_engine_t *e);
 bool ze__window_should_close(ze_engine_t *e);
+/* The system clipboard (GLFW's), ZUI's callback pair (ze_ui_desc_t):
+ * user is the engine; main thread; only while a window is open. */
+const char *ze__window_clipboard_get(void *user, size_t *len);
+void ze__window_clipboard_set(void *user, const char *text, size_t len);
 
 /* loop.c */
 ze_result ze__main_loop(ze_engine_t *e);

@@ -1,7 +1,8 @@
 /* The engine's UI: one ZUI context per run and the overlay channel to the
  * render thread (DESIGN.md §3: the second latest-state mailbox instance).
  *
- * Stage "ui" (after "input"): the packaged DejaVu read through the VFS
+ * Stage "ui" (after "input"; "window" is earlier: with a window open, the
+ * context's clipboard is the system's, window.c): the packaged DejaVu read through the VFS
  * (/ZodiacEngine/fonts/DejaVuSans.ttf; without it, or when it does not
  * load, the fixed font, with a warning), the context, and the overlay
  * mailbox (three slots of OVERLAY_SLOT bytes of address space, committed
@@ -94,6 +95,11 @@ ze_result ze__ui_init(ze_engine_t *e)
         return ZE_OK;
     }
     ze_ui_desc_t d = {.mem = e->mem, .owner = owner};
+    if (e->native_window) { /* the system clipboard; headless: ZUI's own */
+        d.clipboard_get = ze__window_clipboard_get;
+        d.clipboard_set = ze__window_clipboard_set;
+        d.clipboard_user = e;
+    }
     ze_result ve =
         ze_vfs_read_file(e->vfs, FONT_PATH, ze_mem_owner_allocator(e->mem, owner), &e->ui_font);
     if (ve == ZE_ERR_OUT_OF_MEMORY) {

@@ -20,6 +20,9 @@
  * becomes the window configuration's width/height, which the render state
  * carries (resized when it changed).
  * A close request (glfwWindowShouldClose) sets input.quit_requested.
+ * The clipboard: ZUI's get/set pair (ui_bridge.c passes it when a window
+ * is open) reads and writes GLFW's, the system's; setting copies the text
+ * to make it NUL-terminated (a buffer kept, from the UI owner).
  * Close (stage fini, after the render backend is destroyed): the window,
  * then glfwTerminate. */
 #include <stdlib.h>
@@ -200,8 +203,41 @@ ze_result ze__window_open(ze_engine_t *e)
     return ZE_OK;
 }
 
+const char *ze__window_clipboard_get(void *user, size_t *len)
+{
+    ze_engine_t *e = user;
+    const char *s = e->native_window ? glfwGetClipboardString(e->native_window) : NULL;
+    *len = s ? strlen(s) : 0;
+    return s; /* GLFW's: valid until the next clipboard call, ZUI copies it at once */
+}
+
+void ze__window_clipboard_set(void *user, const char *text, size_t len)
+{
+    ze_engine_t *e = user;
+    if (!e->native_window)
+        return;
+    if (len + 1 > e->clipboard_cap) {
+        ze_allocator_t a = ze_mem_owner_allocator(e->mem, ZE_MEM_OWNER_UI);
+        char *n = ze_realloc(a, e->clipboard, e->clipboard_cap, len + 1, 1);
+        if (!n) {
+            ZE_LOG_WARN(ZE__ENGINE_LOG, "window: no memory to copy %zu bytes to the clipboard",
+                        len);
+            return;
+        }
+        e->clipboard = n;
+        e->clipboard_cap = len + 1;
+    }
+    memcpy(e->clipboard, text, len);
+    e->clipboard[len] = 0; /* an embedded NUL ends the system's copy there */
+    glfwSetClipboardString(e->native_window, e->clipboard);
+}
+
 void ze__window_close(ze_engine_t *e)
 {
+    if (e->clipboard)
+        ze_free(ze_mem_owner_allocator(e->mem, ZE_MEM_OWNER_UI), e->clipboard, e->clipboard_cap);
+    e->clipboard = NULL;
+    e->clipboard_cap = 0;
     if (e->native_window)
         glfwDestroyWindow(e->native_window);
     e->native_window = NULL;

@@ -40,8 +40,10 @@ ze_result ze__render_backend_create_with(const char *name, const ze_render_backe
         return ZE_ERR_NOT_FOUND;
     }
     ze_result r = vt->create(desc, faults, out);
-    if (r == ZE_OK)
+    if (r == ZE_OK) {
         ze__instance_table_init(&(*out)->instances, desc->mem);
+        ze__render_textures_init(*out, desc->mem);
+    }
     return r;
 }
 
@@ -50,6 +52,7 @@ void ze_render_backend_destroy(ze_render_backend_t *b)
     if (!b)
         return;
     ze__instance_table_free(&b->instances);
+    ze__render_textures_fini(b);
     b->vt->destroy(b);
 }
 

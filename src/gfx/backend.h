@@ -16,6 +16,7 @@
 #ifndef ZE_GFX_BACKEND_H
 #define ZE_GFX_BACKEND_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "zengine/gfx.h"
@@ -91,10 +92,30 @@ bool ze__instance_table_drawable(const ze__instance_table_t *t, const ze_render_
 /* Fill the stats' instance fields. */
 void ze__instance_table_stats(const ze__instance_table_t *t, ze_render_stats_t *out);
 
+/* The overlay's texture handles (texture_handle.c): handle i + 1 names
+ * uuids[i]. The main thread adds (ze_render_backend_ui_texture), the render
+ * thread resolves; the lock guards both. Entries live as long as the
+ * backend: a handle never comes to name another texture. */
+typedef struct ze__render_textures_t {
+    pthread_mutex_t lock;
+    ze_allocator_t alloc;
+    ze_uuid_t *uuids;
+    uint32_t count, cap;
+    ze_hashmap_t ids; /* ze_uuid_t -> uint32_t handle id */
+} ze__render_textures_t;
+
 struct ze_render_backend_t {
     const ze__render_backend_vtable_t *vt;
-    ze__instance_table_t instances; /* set up by backend.c after create */
+    ze__render_textures_t ui_textures; /* set up by backend.c around create/destroy */
+    ze__instance_table_t instances;    /* set up by backend.c after create */
 };
+
+void ze__render_textures_init(ze_render_backend_t *b, ze_mem_t *mem);
+void ze__render_textures_fini(ze_render_backend_t *b);
+/* Render thread: the uuids of n handle ids, under one lock (nil for 0 or
+ * an id never handed out). */
+void ze__render_textures_resolve(ze_render_backend_t *b, const uint32_t *ids, ze_uuid_t *out,
+                                 uint32_t n);
 
 extern const ze__render_backend_vtable_t ze__null_render_backend;
 extern const ze__render_backend_vtable_t ze__vulkan_render_backend; /* vk_backend.c */

@@ -2,8 +2,15 @@
  * ze_render_overlay_t) alpha-blended over the tone-mapped LDR image in one
  * instanced draw: six vertices per instance (ui.vert clips the quad to the
  * instance's clip rectangle), ui.frag shades rounded rectangles with their
- * border, and glyphs from the 8-bit atlas. On every target, so screenshots
- * show it; nothing is drawn for a frame without an overlay.
+ * border, glyphs from the 8-bit atlas, and images from the backend's
+ * bindless textures (set 1, the geometry passes' set). On every target, so
+ * screenshots show it; nothing is drawn for a frame without an overlay.
+ * Images: an instance carries a ze_render_texture_t id (texture_handle.c);
+ * recording resolves each id to its texture's uuid, the uuid to the
+ * resident texture's bindless slot (the fallback's when it is not
+ * resident), and writes the slot, and whether the texture is sRGB (the
+ * shader then encodes what it samples back to sRGB, the space the overlay
+ * blends in), into the GPU's copy of the instance.
  * Graph: the imported "ldr" as a colour attachment (loaded and stored),
  * ordered after tone mapping (after_previous: both write it) and before
  * present, which reads it.
@@ -191,10 +198,11 @@ static ze_result ui_create(ze_vk_backend_t *b, void *state)
         u->slots[i].set = sets[i];
     VkPushConstantRange pc = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                               sizeof(ui_push_t)};
+    VkDescriptorSetLayout set_layouts[2] = {u->set_layout, b->bindless_layout};
     VkPipelineLayoutCreateInfo lci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 1,
-        .pSetLayouts = &u->set_layout,
+        .setLayoutCount = 2,
+        .pSetLayouts = set_layouts,
         .pushConstantRangeCount = 1,
         .pPushConstantRanges = &pc,
     };
@@ -328,6 +336,35 @@ static void bind_slot(ze_vk_backend_t *b, ui_pass_t *u, ui_slot_t *s)
     s->atlas_bound = u->atlas_gen;
 }
 
+/* The GPU copy's image instances: texture id -> bindless slot, and the
+ * sRGB flag in _pad. Ids are resolved in runs under one lock each. */
+static void resolve_images(ze_vk_backend_t *b, ze_render_ui_instance_t *gpu, uint32_t count)
+{
+    enum { RUN = 64 };
+    uint32_t at[RUN], ids[RUN];
+    ze_uuid_t uuids[RUN];
+    uint32_t i = 0;
+    while (i < count) {
+        uint32_t n = 0;
+        for (; i < count && n < RUN; i++) {
+            if (gpu[i].kind != ZE_RENDER_UI_IMAGE)
+                continue;
+            at[n] = i;
+            ids[n++] = gpu[i].texture;
+        }
+        if (!n)
+            break;
+        ze__render_textures_resolve(&b->base, ids, uuids, n);
+        for (uint32_t k = 0; k < n; k++) {
+            const ze_vk_texture_t *tex =
+                ze_uuid_is_nil(uuids[k]) ? NULL : ze_hashmap_get(&b->textures, &uuids[k]);
+            ze_render_ui_instance_t *in = &gpu[at[k]];
+            in->texture = tex ? tex->slot : ZE_VK_TEX_FALLBACK;
+            in->_pad = !tex || tex->image.format == VK_FORMAT_R8G8B8A8_SRGB; /* the pink is */
+        }
+    }
+}
+
 static ze_result ui_record(const ze_vk_pass_ctx_t *ctx)
 {
     ze_vk_backend_t *b = ctx->b;
@@ -349,8 +386,10 @@ static ze_result ui_record(const ze_vk_pass_ctx_t *ctx)
     ze_result r = slot_buffer(b, s, atlas_off + atlas_bytes);
     if (r != ZE_OK)
         return r;
-    if (count) /* host-coherent: visible to the submission that follows */
+    if (count) { /* host-coherent: visible to the submission that follows */
         memcpy(s->data.map, ov->instances, (size_t)inst_bytes);
+        resolve_images(b, (ze_render_ui_instance_t *)(void *)s->data.map, count);
+    }
     if (upload || stand_in) {
         if (upload)
             memcpy(s->data.map + atlas_off, ov->atlas_pixels, (size_t)atlas_bytes);
@@ -391,8 +430,8 @@ static ze_result ui_record(const ze_vk_pass_ctx_t *ctx)
     vkCmdSetViewport(cmd, 0, 1, &vp);
     vkCmdSetScissor(cmd, 0, 1, &sc);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, u->pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, u->layout, 0, 1, &s->set, 0,
-                            NULL);
+    VkDescriptorSet sets[2] = {s->set, b->bindless_set};
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, u->layout, 0, 2, sets, 0, NULL);
     ui_push_t pc = {{2.0f / uw, 2.0f / uh}, {uw / (float)w, uh / (float)h}};
     vkCmdPushConstants(cmd, u->layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                        sizeof pc, &pc);

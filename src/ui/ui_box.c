@@ -137,25 +137,42 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
                      path);
         return standin(ui);
     }
-    ze_ui_box_t *b = ZE_ARENA_NEW(ui->arena, ze_ui_box_t);
-    const char *label_copy = label_len ? ze__ui_strdup(ui, label, label_len) : "";
     if (!text && d->text) {
         text = d->text;
         text_len = strlen(text);
     }
-    const char *text_copy = text ? ze__ui_strdup(ui, text, text_len) : NULL;
-    if (!b || !label_copy || (text && !text_copy)) {
+    /* One push for the box and copies of its label and text behind it,
+     * zeroed as one run of a size known only here: libc's memset, where a
+     * constant 240 bytes compiles to rep stos, slow at this size. */
+    size_t label_bytes = label_len ? label_len + 1 : 0, text_bytes = text ? text_len + 1 : 0;
+    ze_ui_box_t *b = ze_arena_push_zero(ui->arena, sizeof *b + label_bytes + text_bytes, 64);
+    if (!b) {
         char path[512];
         ze__ui_box_path(parent, label, label_len, path, sizeof path);
         ze__ui_error(ui, ZE_ERR_BUDGET, "ui: frame arena exhausted (%zu bytes) at '%s'",
                      ui->arena->region.reserved, path);
         return standin(ui);
     }
+    char *tail = (char *)(b + 1);
+    const char *label_copy = "";
+    if (label_bytes) {
+        memcpy(tail, label, label_len);
+        tail[label_len] = 0;
+        label_copy = tail;
+        tail += label_bytes;
+    }
+    const char *text_copy = NULL;
+    if (text_bytes) {
+        if (text_len)
+            memcpy(tail, text, text_len);
+        tail[text_len] = 0;
+        text_copy = tail;
+    }
     b->parent = parent;
     b->depth = depth;
     b->label = label_copy;
     b->label_len = (uint32_t)label_len;
-    b->order = ui->box_count++;
+    uint32_t order = ui->box_count++;
     if (key) {
         ze__ui_state *s = ze__ui_state_get(ui, key);
         if (s && s->built == ui->frame) {
@@ -167,7 +184,7 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
                          path);
             /* Never merged: this box gets no state, and its children keys
              * unlike the first's so they do not collide in turn. */
-            b->seed = ze_hash_u64(key ^ ((uint64_t)b->order << 32 | 0x9e37u));
+            b->seed = ze_hash_u64(key ^ ((uint64_t)order << 32 | 0x9e37u));
             key = 0;
             s = NULL;
         }
@@ -216,11 +233,9 @@ ze_ui_box_t *ze__ui_push(ze_ui_t *ui, uint64_t key, const char *label, size_t la
         else
             parent->first = b;
         parent->last = b;
-        parent->child_count++;
     }
-    b->prev_built = ui->last_built;
-    ui->last_built = b;
     ui->current = b;
+    ze__ui_size_open(ui, b);
     return b;
 }
 
@@ -266,6 +281,7 @@ void ze_ui_pop_box(ze_ui_t *ui)
         ze__ui_error(ui, ZE_ERR_STATE, "ui: pop_box without a matching push");
         return;
     }
+    ze__ui_size_close(ui, ui->current);
     ui->current = ui->current->parent;
 }
 
@@ -293,14 +309,14 @@ ze_ui_rect_t ze_ui_box_clip(const ze_ui_box_t *box)
 
 /* -------------------------------------------------------- layout helpers */
 
+/* The rows and columns keep their descs in the context: a desc built per
+ * call is a 100-byte compound literal, which gcc zeroes with rep stos, a
+ * slow instruction at that size, in the loop of a long list. */
 void ze_ui_row_begin(ze_ui_t *ui)
 {
-    ze_ui_push_box(ui, NULL,
-                   &(ze_ui_box_desc_t){.layout = ZE_UI_LAYOUT_ROW,
-                                       .align_y = ZE_UI_ALIGN_CENTER,
-                                       .spacing = ui->style.spacing,
-                                       .width = ze_ui_children(1),
-                                       .height = ze_ui_children(1)});
+    ZE_CHECK(ui && ui->in_frame, );
+    ui->row_desc.spacing = ui->style.spacing;
+    ze__ui_push(ui, 0, NULL, 0, &ui->row_desc, NULL, 0);
 }
 
 void ze_ui_row_end(ze_ui_t *ui)
@@ -310,10 +326,9 @@ void ze_ui_row_end(ze_ui_t *ui)
 
 void ze_ui_column_begin(ze_ui_t *ui)
 {
-    ze_ui_push_box(ui, NULL,
-                   &(ze_ui_box_desc_t){.spacing = ui->style.spacing,
-                                       .width = ze_ui_children(1),
-                                       .height = ze_ui_children(1)});
+    ZE_CHECK(ui && ui->in_frame, );
+    ui->column_desc.spacing = ui->style.spacing;
+    ze__ui_push(ui, 0, NULL, 0, &ui->column_desc, NULL, 0);
 }
 
 void ze_ui_column_end(ze_ui_t *ui)

@@ -182,8 +182,15 @@ ze_result ze_ui_create(const ze_ui_desc_t *desc, ze_ui_t **out)
         .clip_set = desc->clipboard_set,
         .clip_user = desc->clipboard_user,
         .last_click_time = -1e9,
+        .repeat_delay = desc->key_repeat_delay != 0.0f ? desc->key_repeat_delay : 0.4f,
+        .repeat_interval = desc->key_repeat_interval > 0.0f ? desc->key_repeat_interval : 0.05f,
     };
     ui->drag_threshold = ze__ui_px(ui, desc->drag_threshold > 0.0f ? desc->drag_threshold : 3.0f);
+    ui->row_desc = (ze_ui_box_desc_t){.layout = ZE_UI_LAYOUT_ROW,
+                                      .align_y = ZE_UI_ALIGN_CENTER,
+                                      .width = ze_ui_children(1),
+                                      .height = ze_ui_children(1)};
+    ui->column_desc = (ze_ui_box_desc_t){.width = ze_ui_children(1), .height = ze_ui_children(1)};
     ze_hashmap_init(&ui->state_map, alloc, sizeof(uint64_t), sizeof(uint32_t));
     size_t frame_mem = desc->frame_memory ? desc->frame_memory : ZE__UI_DEFAULT_FRAME_MEMORY;
     ze_result r = ze_arena_init(&ui->arenas[0], ui->mm, owner, frame_mem);
@@ -207,6 +214,8 @@ ze_result ze_ui_create(const ze_ui_desc_t *desc, ze_ui_t **out)
         ze_free(alloc, ui, sizeof *ui);
         return r;
     }
+    ui->line_h = ze__ui_font_line_height(ui->font);
+    ui->ascent = ze__ui_font_ascent(ui->font);
     *out = ui;
     return ZE_OK;
 }
@@ -218,6 +227,7 @@ void ze_ui_destroy(ze_ui_t *ui)
     ze__ui_text_edit_free(ui);
     ze__ui_dnd_free(ui);
     ze__ui_dock_free(ui);
+    ze__ui_hits_free(ui);
     ze__ui_font_destroy(ui->font);
     for (uint32_t i = 0; i < ui->state_chunk_count; i++)
         ze_free(ui->alloc, ui->state_chunks[i], sizeof(ze__ui_state) * ZE__UI_STATE_CHUNK);
@@ -248,21 +258,20 @@ ze_result ze_ui_begin_frame(ze_ui_t *ui, uint32_t width, uint32_t height, float 
         return ZE_ERR_STATE;
     }
     ui->frame++;
-    /* The previous frame's boxes stay in the other arena until the frame
-     * after this one: interaction reads their rectangles. */
-    ui->prev_last_built = ui->last_built;
-    ui->prev_box_count = ui->box_count;
+    /* Two arenas alternate: the previous frame's boxes stay readable
+     * while this one builds (a pointer kept past its frame reads stale
+     * values, never freed memory). */
     ui->arena = &ui->arenas[ui->frame & 1];
     ze_arena_reset(ui->arena);
     ui->time += dt > 0.0f ? dt : 0.0f;
     ui->width = width;
     ui->height = height;
     ui->frame_result = ZE_OK;
+    ui->resize = false;
     memcpy(ui->prev_errors, ui->errors, sizeof ui->errors);
     ui->prev_error_count = ui->error_count;
     ui->error_count = 0;
     ui->box_count = 0;
-    ui->last_built = NULL;
     ui->last_keyed = NULL;
     ui->dock_cur = NULL;
     ui->overlays = ui->overlays_tail = NULL;
@@ -305,17 +314,22 @@ ze_result ze_ui_end_frame(ze_ui_t *ui)
         ze__ui_error(ui, ZE_ERR_STATE, "ui: frame ended with boxes still open at '%s'", path);
         ui->current = ui->root;
         ui->standin_depth = 0;
+        ui->resize = true; /* the open boxes never closed: no sizes from children */
     }
     ui->popup_level = 0;
     ui->table = NULL;
     ui->list = NULL;
     ze__ui_raise_overlays(ui);
-    ze__ui_layout(ui);
+    /* Nothing below changes what is drawn: evicted keys were not built,
+     * and popups and drags change the next frame. */
+    ze__ui_draw_ctx draw;
+    ze__ui_draw_begin(ui, &draw);
+    ze__ui_layout(ui, ui->resize, &draw);
     evict_unbuilt(ui);
     ze__ui_input_end(ui);
     ze__ui_popup_frame_end(ui);
     ze__ui_dnd_frame_end(ui);
-    ze_result r = ze__ui_draw(ui);
+    ze_result r = ze__ui_draw_end(ui, &draw);
     if (r != ZE_OK && ui->frame_result == ZE_OK)
         ui->frame_result = r;
     ui->last_frame_bytes = ui->arena->pos;

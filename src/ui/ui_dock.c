@@ -367,7 +367,6 @@ void ze_ui_dock_space(ze_ui_t *ui, const char *label, ze_ui_size_t width, ze_ui_
     if (!sb->standin)
         build_node(ui, d, d->root, ze_ui_pct(1, 0), ze_ui_pct(1, 0));
     ze_ui_pop_box(ui);
-    d->chain_tail = ui->last_built;
     ui->dock_cur = d;
 }
 
@@ -444,27 +443,9 @@ void ze_ui_dock_panel_end(ze_ui_t *ui)
     ze_ui_pop_box(ui);
     if (back)
         ui->current = back;
-    /* Hit testing follows build order, drawing the tree: the panel is drawn
-     * inside its space, so its boxes move in the build order to just after
-     * the space's (and the panels before it), under whatever was built in
-     * between (a window over the space takes the clicks it covers). The
-     * panel's boxes are the chain's tail right now. */
-    ze__ui_dock *d = ui->dock_cur;
-    if (!b || !back || !d || !d->chain_tail)
-        return;
-    ze_ui_box_t *seg_last = ui->last_built;
-    if (b->prev_built != d->chain_tail) {
-        ui->last_built = b->prev_built;
-        ze_ui_box_t *y = ui->last_built;
-        while (y && y->prev_built != d->chain_tail)
-            y = y->prev_built;
-        b->prev_built = d->chain_tail;
-        if (y)
-            y->prev_built = seg_last;
-        else
-            ui->last_built = seg_last;
-    }
-    d->chain_tail = seg_last;
+    /* Hit testing follows the drawing order (the hit list the layout
+     * writes), so the panel takes clicks where it is drawn: inside its
+     * space, under whatever was built over the space. */
 }
 
 ze_result ze_ui_dock_move(ze_ui_t *ui, ze_ui_key_t space, const char *panel, const char *target,

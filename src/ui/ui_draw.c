@@ -1,21 +1,18 @@
-/* The draw list: the laid-out tree walked in build order (painter's:
- * parents under children, later siblings on top), one instance per drawn
- * box (background and border in one rounded rectangle), per image and per
- * visible glyph, then each scrolling box's bar. Instances entirely outside
- * their clip rectangle are culled (nothing of them would show). The buffer
- * grows to what the frame needs and is kept; when it cannot grow the list
- * is left empty and the frame returns ZE_ERR_BUDGET: never a truncated
- * list. */
+/* The draw list: the laid-out tree in painter's order (parents under
+ * children, later siblings on top), one instance per drawn box
+ * (background and border in one rounded rectangle), per image and per
+ * visible glyph, then each scrolling box's bar. Layout's placement walk
+ * emits each box as soon as its rectangle is known (ze__ui_draw_open
+ * before its children, ze__ui_draw_close after them), so a frame reads
+ * its boxes once after building them; a walk of its own redoes the list
+ * when glyphs baked meanwhile grew the atlas. Instances entirely outside
+ * their clip rectangle are culled (nothing of them would show). The
+ * buffer grows to what the frame needs and is kept; when it cannot grow
+ * the list is left empty and the frame returns ZE_ERR_BUDGET: never a
+ * truncated list. */
 #include <math.h>
 
 #include "ui/ui_internal.h"
-
-typedef struct draw_ctx {
-    ze_ui_t *ui;
-    uint32_t count;
-    bool failed;
-    float inv_w, inv_h; /* atlas texels -> 0..1 */
-} draw_ctx;
 
 static bool visible(ze_ui_rect_t r, ze_ui_rect_t clip)
 {
@@ -23,7 +20,7 @@ static bool visible(ze_ui_rect_t r, ze_ui_rect_t clip)
            r.y1 > r.y0;
 }
 
-static ze_ui_instance_t *emit(draw_ctx *d)
+static inline ze_ui_instance_t *emit(ze__ui_draw_ctx *d)
 {
     ze_ui_t *ui = d->ui;
     uint32_t i = d->count++;
@@ -50,12 +47,25 @@ static float lead(uint8_t align, float room)
     return align == ZE_UI_ALIGN_CENTER ? room * 0.5f : align == ZE_UI_ALIGN_END ? room : 0.0f;
 }
 
-static void draw_text(draw_ctx *d, const ze_ui_box_t *b)
+/* roundf (half away from zero), without the libc call x86-64's baseline
+ * needs: below 2^23 a float minus its truncation is exact; above, every
+ * float is an integer already (and NaN stays NaN). */
+static inline float round_half_away(float x)
+{
+    if (!(fabsf(x) < 8388608.0f))
+        return x;
+    float t = (float)(int32_t)x;
+    if (fabsf(x - t) >= 0.5f)
+        t += x < 0.0f ? -1.0f : 1.0f;
+    return t;
+}
+
+static void draw_text(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
 {
     ze_ui_t *ui = d->ui;
     float pad_x = ZE_MIN(b->pad[0], b->sz[0] * 0.5f), pad_y = ZE_MIN(b->pad[1], b->sz[1] * 0.5f);
     float inner_w = b->sz[0] - 2.0f * pad_x, inner_h = b->sz[1] - 2.0f * pad_y;
-    float line_h = ze__ui_font_line_height(ui->font);
+    float line_h = ui->line_h;
     float pen = b->rect.x0 + pad_x + lead(b->align[0], inner_w - b->text_w);
     float top = b->rect.y0 + pad_y + lead(b->align[1], inner_h - line_h);
     /* A run wholly outside its clip draws nothing: skip it without
@@ -66,16 +76,19 @@ static void draw_text(draw_ctx *d, const ze_ui_box_t *b)
                         top + line_h + margin};
     if (!visible(run, b->clip))
         return;
-    float baseline = roundf(top) + ze__ui_font_ascent(ui->font);
+    float baseline = round_half_away(top) + ui->ascent;
     uint32_t prev = 0;
     for (size_t i = 0; i < b->text_len;) {
-        uint32_t cp;
-        i += ze_ui_utf8_decode(b->text + i, b->text_len - i, &cp);
+        uint32_t cp = (unsigned char)b->text[i];
+        if (cp < 0x80) /* ASCII: one byte, no decode */
+            i++;
+        else
+            i += ze_ui_utf8_decode(b->text + i, b->text_len - i, &cp);
         ze__ui_glyph g = ze__ui_font_glyph(ui->font, cp);
         if (prev)
             pen += ze__ui_font_kern(ui->font, prev, cp);
         prev = cp;
-        float x = roundf(pen + g.x0), y = baseline + g.y0;
+        float x = round_half_away(pen + g.x0), y = baseline + g.y0;
         pen += g.advance;
         if (!g.w || !g.h)
             continue;
@@ -97,7 +110,7 @@ static void draw_text(draw_ctx *d, const ze_ui_box_t *b)
     }
 }
 
-static void draw_scrollbar(draw_ctx *d, const ze_ui_box_t *b)
+static void draw_scrollbar(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
 {
     const ze__ui_state *s = b->state;
     if (!s || !(b->flags & ZE_UI_BOX_SCROLL_Y) || s->max_scroll[1] <= 0.0f)
@@ -120,7 +133,7 @@ static void draw_scrollbar(draw_ctx *d, const ze_ui_box_t *b)
                                  .kind = ZE_UI_INSTANCE_RECT};
 }
 
-static void draw_box(draw_ctx *d, const ze_ui_box_t *b)
+void ze__ui_draw_open(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
 {
     ze_ui_t *ui = d->ui;
     bool focused = b->key && b->key == ui->focus && (b->flags & ZE_UI_BOX_FOCUSABLE);
@@ -156,29 +169,43 @@ static void draw_box(draw_ctx *d, const ze_ui_box_t *b)
     }
     if (b->text_len)
         draw_text(d, b);
-    for (const ze_ui_box_t *c = b->first; c; c = c->next)
-        draw_box(d, c);
+}
+
+void ze__ui_draw_close(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
+{
     draw_scrollbar(d, b);
 }
 
-ze_result ze__ui_draw(ze_ui_t *ui)
+static void draw_box(ze__ui_draw_ctx *d, const ze_ui_box_t *b)
+{
+    ze__ui_draw_open(d, b);
+    for (const ze_ui_box_t *c = b->first; c; c = c->next)
+        draw_box(d, c);
+    ze__ui_draw_close(d, b);
+}
+
+void ze__ui_draw_begin(ze_ui_t *ui, ze__ui_draw_ctx *d)
 {
     ze_ui_atlas_t at = ze__ui_font_atlas(ui->font);
-    draw_ctx d = {.ui = ui, .inv_w = 1.0f / (float)at.width, .inv_h = 1.0f / (float)at.height};
-    draw_box(&d, ui->root);
+    *d = (ze__ui_draw_ctx){.ui = ui,
+                           .atlas_height = at.height,
+                           .inv_w = 1.0f / (float)at.width,
+                           .inv_h = 1.0f / (float)at.height};
+}
+
+ze_result ze__ui_draw_end(ze_ui_t *ui, ze__ui_draw_ctx *d)
+{
     /* Glyphs baked while drawing can grow the atlas: the coordinates of
      * the earlier ones used the old height. Redo the list once. */
-    ze_ui_atlas_t after = ze__ui_font_atlas(ui->font);
-    if (after.height != at.height) {
-        d = (draw_ctx){
-            .ui = ui, .inv_w = 1.0f / (float)after.width, .inv_h = 1.0f / (float)after.height};
-        draw_box(&d, ui->root);
+    if (ze__ui_font_atlas(ui->font).height != d->atlas_height) {
+        ze__ui_draw_begin(ui, d);
+        draw_box(d, ui->root);
     }
-    if (d.failed) {
+    if (d->failed) {
         ui->instance_count = 0;
-        ze__ui_error(ui, ZE_ERR_BUDGET, "ui: the draw list cannot grow to %u instances", d.count);
+        ze__ui_error(ui, ZE_ERR_BUDGET, "ui: the draw list cannot grow to %u instances", d->count);
         return ZE_ERR_BUDGET;
     }
-    ui->instance_count = d.count;
+    ui->instance_count = d->count;
     return ZE_OK;
 }

@@ -71,7 +71,8 @@ struct ze__ui_font {
     ze__ui_glyph replacement;
     ze__ui_glyph ascii[128];
     bool ascii_have[128];
-    ze_hashmap_t glyphs; /* codepoint -> ze__ui_glyph, beyond ASCII */
+    float ascii_advance[128]; /* ascii[c].advance, packed for ascii_run */
+    ze_hashmap_t glyphs;      /* codepoint -> ze__ui_glyph, beyond ASCII */
     uint32_t glyph_count;
     float kern_ascii[KERN_COUNT][KERN_COUNT]; /* NaN: not looked up yet */
     ze_hashmap_t kerns;                       /* (a << 32 | b) -> float, the other pairs */
@@ -366,6 +367,7 @@ ze__ui_glyph ze__ui_font_glyph(ze__ui_font *f, uint32_t cp)
         return g;
     if (cp < 128) {
         f->ascii[cp] = g;
+        f->ascii_advance[cp] = g.advance;
         f->ascii_have[cp] = true;
     } else if (ze_hashmap_put(&f->glyphs, &cp, &g) != ZE_OK) {
         return g; /* baked again next time; the atlas keeps both copies */
@@ -388,15 +390,15 @@ float ze__ui_font_ascii_run(ze__ui_font *f, const char *s, size_t len, size_t *u
         if (c >= 128 || !f->ascii_have[c])
             break;
         if (p && kern) {
-            if (p < KERN_FIRST || p >= KERN_FIRST + KERN_COUNT || c < KERN_FIRST ||
-                c >= KERN_FIRST + KERN_COUNT)
+            uint32_t pi = p - KERN_FIRST, ci = c - KERN_FIRST; /* below FIRST wraps: too big */
+            if (pi >= KERN_COUNT || ci >= KERN_COUNT)
                 break;
-            float k = f->kern_ascii[p - KERN_FIRST][c - KERN_FIRST];
+            float k = f->kern_ascii[pi][ci];
             if (isnan(k))
                 break; /* not looked up yet: the slow path does it */
             w += k;
         }
-        w += f->ascii[c].advance;
+        w += f->ascii_advance[c];
         p = c;
     }
     *used = i;

@@ -1,5 +1,5 @@
 /* Interaction: the frame's events against the previous frame's boxes
- * (their arena is still intact): hover (the topmost clickable box under the
+ * (the hit list their layout left): hover (the topmost clickable box under the
  * mouse), press/release/click/double click, drag, the wheel (the topmost
  * scrolling box under the mouse), keyboard focus (Tab/Shift+Tab, Up/Down,
  * gamepad navigation in build order), activation (Enter, Space, NAV
@@ -9,10 +9,54 @@
 
 #include "ui/ui_internal.h"
 
-/* Topmost box of the previous frame under (x, y) having any of `flags`. */
-static const ze_ui_box_t *box_at(const ze_ui_t *ui, float x, float y, uint32_t flags)
+void ze__ui_hits_begin(ze_ui_t *ui)
 {
-    for (const ze_ui_box_t *b = ui->prev_last_built; b; b = b->prev_built) {
+    ui->hit_count = 0;
+    ui->hits_failed = false;
+}
+
+void ze__ui_hit_add(ze_ui_t *ui, const ze_ui_box_t *b)
+{
+    enum {
+        TAKES = ZE_UI_BOX_CLICKABLE | ZE_UI_BOX_FOCUSABLE | ZE_UI_BOX_SCROLL_X |
+                ZE_UI_BOX_SCROLL_Y | ZE__UI_BOX_WHEEL
+    };
+    bool keyed = b->key && (b->flags & TAKES);
+    bool solid = b->depth > 0 && (b->flags & ZE_UI_BOX_BACKGROUND);
+    if (!keyed && !solid)
+        return;
+    if (ui->hit_count == ui->hit_cap) {
+        uint32_t cap = ui->hit_cap ? ui->hit_cap * 2 : 256;
+        ze__ui_hit *n =
+            ze_realloc(ui->alloc, ui->hits, sizeof *n * ui->hit_cap, sizeof *n * cap, 16);
+        if (!n) {
+            if (!ui->hits_failed)
+                ze__ui_error(ui, ZE_ERR_BUDGET,
+                             "ui: the hit list cannot grow past %u boxes (the rest take no input)",
+                             ui->hit_cap);
+            ui->hits_failed = true;
+            return;
+        }
+        ui->hits = n;
+        ui->hit_cap = cap;
+    }
+    ui->hits[ui->hit_count++] = (ze__ui_hit){
+        .key = b->key, .flags = b->flags, .depth = b->depth, .rect = b->rect, .clip = b->clip};
+}
+
+void ze__ui_hits_free(ze_ui_t *ui)
+{
+    ze_free(ui->alloc, ui->hits, sizeof *ui->hits * ui->hit_cap);
+    ui->hits = NULL;
+    ui->hit_count = ui->hit_cap = 0;
+}
+
+/* Topmost keyed box of the previous frame under (x, y) having any of
+ * `flags`. */
+static const ze__ui_hit *box_at(const ze_ui_t *ui, float x, float y, uint32_t flags)
+{
+    for (uint32_t i = ui->hit_count; i-- > 0;) {
+        const ze__ui_hit *b = &ui->hits[i];
         if (!b->key || !(b->flags & flags))
             continue;
         if (ze__ui_rect_contains(b->rect, x, y) && ze__ui_rect_contains(b->clip, x, y))
@@ -21,14 +65,15 @@ static const ze_ui_box_t *box_at(const ze_ui_t *ui, float x, float y, uint32_t f
     return NULL;
 }
 
-/* One walk for the hot box (the topmost clickable one under the mouse)
+/* One pass for the hot box (the topmost clickable one under the mouse)
  * and whether any solid box (a background, or a clickable one) is under
  * it: the game is told the UI wants the mouse. */
 static void hover_scan(ze_ui_t *ui, float x, float y)
 {
     ui->hot = 0;
     ui->hover_any = false;
-    for (const ze_ui_box_t *b = ui->prev_last_built; b; b = b->prev_built) {
+    for (uint32_t i = ui->hit_count; i-- > 0;) {
+        const ze__ui_hit *b = &ui->hits[i];
         bool clickable = b->key && (b->flags & ZE_UI_BOX_CLICKABLE);
         bool solid = clickable || (b->depth > 0 && (b->flags & ZE_UI_BOX_BACKGROUND));
         if (!solid || !ze__ui_rect_contains(b->rect, x, y) || !ze__ui_rect_contains(b->clip, x, y))
@@ -42,13 +87,14 @@ static void hover_scan(ze_ui_t *ui, float x, float y)
 }
 
 /* Moves the focus to the next (dir > 0) or previous focusable box of the
- * previous frame, in build order, wrapping around. */
+ * previous frame, in drawing order, wrapping around. */
 static void focus_step(ze_ui_t *ui, int dir)
 {
-    const ze_ui_box_t *first = NULL, *last = NULL, *before = NULL, *after = NULL;
-    const ze_ui_box_t *seen = NULL; /* the last focusable box visited (forward: the next) */
+    const ze__ui_hit *first = NULL, *last = NULL, *before = NULL, *after = NULL;
+    const ze__ui_hit *seen = NULL; /* the last focusable box visited (forward: the next) */
     bool found = false;
-    for (const ze_ui_box_t *b = ui->prev_last_built; b; b = b->prev_built) {
+    for (uint32_t i = ui->hit_count; i-- > 0;) {
+        const ze__ui_hit *b = &ui->hits[i];
         if (!b->key || !(b->flags & ZE_UI_BOX_FOCUSABLE))
             continue;
         if (!last)
@@ -62,7 +108,7 @@ static void focus_step(ze_ui_t *ui, int dir)
         seen = b;
         first = b;
     }
-    const ze_ui_box_t *to;
+    const ze__ui_hit *to;
     if (dir > 0)
         to = found && after ? after : first;
     else
@@ -75,7 +121,7 @@ static void on_press(ze_ui_t *ui)
 {
     ze__ui_input *in = &ui->in;
     ze__ui_popup_press(ui, in->mouse[0], in->mouse[1]);
-    const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
+    const ze__ui_hit *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
     ui->active = hit ? hit->key : 0;
     ui->pressed_key = ui->active;
     ui->press_pos[0] = ui->hold_anchor[0] = in->mouse[0];
@@ -91,7 +137,7 @@ static void on_release(ze_ui_t *ui)
         return;
     uint64_t k = ui->active;
     ui->released_key = k;
-    const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
+    const ze__ui_hit *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
     if (hit && hit->key == k) {
         ui->clicked_key = k;
         float dx = in->mouse[0] - ui->last_click_pos[0];
@@ -115,7 +161,7 @@ static void on_right_press(ze_ui_t *ui)
 {
     ze__ui_input *in = &ui->in;
     ze__ui_popup_press(ui, in->mouse[0], in->mouse[1]);
-    const ze_ui_box_t *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
+    const ze__ui_hit *hit = box_at(ui, in->mouse[0], in->mouse[1], ZE_UI_BOX_CLICKABLE);
     ui->rpressed_key = hit ? hit->key : 0;
 }
 
@@ -196,7 +242,7 @@ static void apply_wheel(ze_ui_t *ui)
         if (in->wheel[a] == 0.0f)
             continue;
         uint32_t flag = a ? ZE_UI_BOX_SCROLL_Y | ZE__UI_BOX_WHEEL : ZE_UI_BOX_SCROLL_X;
-        const ze_ui_box_t *b = box_at(ui, in->mouse[0], in->mouse[1], flag);
+        const ze__ui_hit *b = box_at(ui, in->mouse[0], in->mouse[1], flag);
         if (b && a && (b->flags & ZE__UI_BOX_WHEEL)) {
             ui->wheel_key = b->key; /* the box scrolls itself (virtual list) */
             in->wheel_taken = in->wheel[a];
@@ -206,6 +252,47 @@ static void apply_wheel(ze_ui_t *ui)
         if (s)
             s->scroll[a] -= in->wheel[a] * step; /* clamped at layout */
     }
+}
+
+/* GLFW's modifier keys (left/right shift, control, alt, super): held,
+ * they do not repeat. */
+static bool is_modifier(uint32_t key)
+{
+    return key >= 340 && key <= 347;
+}
+
+/* Key repeat, ZUI's own (the engine sends edges of the polled state, and
+ * scripted runs must repeat the same way): the last key pressed, held,
+ * repeats after ui->repeat_delay, then every ui->repeat_interval, as more
+ * KEY down events at the end of the frame's events (at most
+ * ZE__UI_REPEAT_MAX a frame; a longer frame drops the rest). Returns the
+ * repeats due this frame. */
+static uint32_t key_repeats(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count)
+{
+    bool pressed_now = false;
+    for (uint32_t i = 0; i < count; i++) {
+        const ze_ui_event_t *e = &events[i];
+        if (e->type != ZE_UI_EVENT_KEY || is_modifier(e->key))
+            continue;
+        if (e->down) {
+            ui->repeat_key = e->key;
+            ui->repeat_next = ui->time + ui->repeat_delay;
+            pressed_now = true;
+        } else if (e->key == ui->repeat_key) {
+            ui->repeat_key = 0;
+            pressed_now = false;
+        }
+    }
+    if (!ui->repeat_key || pressed_now || ui->repeat_delay < 0.0f)
+        return 0;
+    uint32_t n = 0;
+    while (ui->time >= ui->repeat_next && n < ZE__UI_REPEAT_MAX) {
+        n++;
+        ui->repeat_next += ui->repeat_interval;
+    }
+    if (ui->time >= ui->repeat_next)
+        ui->repeat_next = ui->time + ui->repeat_interval; /* a long frame: no backlog */
+    return n;
 }
 
 void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count)
@@ -221,10 +308,22 @@ void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count
     in->events = NULL;
     in->event_count = 0;
     ui->pressed_key = ui->released_key = ui->clicked_key = ui->dclick_key = 0;
-    if (count) {
-        ze_ui_event_t *copy = ZE_ARENA_NEW_ARRAY(ui->arena, ze_ui_event_t, count);
+    uint32_t repeats = key_repeats(ui, events, count);
+    if (count + repeats) {
+        ze_ui_event_t *copy = ZE_ARENA_NEW_ARRAY(ui->arena, ze_ui_event_t, count + repeats);
         if (copy) {
-            memcpy(copy, events, sizeof *copy * count);
+            if (count)
+                memcpy(copy, events, sizeof *copy * count);
+            /* with the modifiers held now (the last key event's) */
+            uint32_t mods = in->mods;
+            for (uint32_t i = 0; i < count; i++)
+                if (events[i].type == ZE_UI_EVENT_KEY)
+                    mods = events[i].mods;
+            for (uint32_t i = 0; i < repeats; i++)
+                copy[count + i] = (ze_ui_event_t){
+                    .type = ZE_UI_EVENT_KEY, .key = ui->repeat_key, .mods = mods, .down = true};
+            events = copy;
+            count += repeats;
             in->events = copy;
             in->event_count = count;
         } else {

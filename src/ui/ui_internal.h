@@ -22,13 +22,16 @@ enum {
     ZE__UI_UNDO_MAX = 100, /* undo (and redo) steps kept per text field */
     ZE__UI_STATE_CHUNK = 256,
     ZE__UI_LOGGED_PER_FRAME = 8,
-    ZE__UI_POPUP_MAX = 8, /* nested open popups (menu, submenu...): deeper ones do not open */
+    ZE__UI_POPUP_MAX = 8,  /* nested open popups (menu, submenu...): deeper ones do not open */
+    ZE__UI_REPEAT_MAX = 8, /* key repeats a frame (a long frame drops the rest) */
 };
 
 /* Internal box flags, above the public ze_ui_box_flags. */
 enum {
-    ZE__UI_BOX_WHEEL = 1u << 29,   /* takes the wheel itself (virtual list): ui->wheel_key */
-    ZE__UI_BOX_OVERLAY = 1u << 30, /* a popup or tooltip: raised above the tree at end_frame */
+    ZE__UI_BOX_CLOSED = 1u << 27,    /* popped: its sizes are final (ze__ui_size_close) */
+    ZE__UI_BOX_PCT_CHILD = 1u << 28, /* a child's percent size is re-evaluated at layout */
+    ZE__UI_BOX_WHEEL = 1u << 29,     /* takes the wheel itself (virtual list): ui->wheel_key */
+    ZE__UI_BOX_OVERLAY = 1u << 30,   /* a popup or tooltip: raised above the tree at end_frame */
 };
 
 /* ---------------------------------------------------------- per-key state */
@@ -37,6 +40,8 @@ enum {
     ZE__UI_STATE_OPEN = 1u << 0,    /* tree node */
     ZE__UI_STATE_POS_SET = 1u << 1, /* pos[] holds a widget-chosen position */
     ZE__UI_STATE_HAS_RECT = 1u << 2,
+    ZE__UI_STATE_COLLAPSED = 1u << 3, /* window */
+    ZE__UI_STATE_SIZE_SET = 1u << 4,  /* window: size[] holds a grip-chosen size */
 };
 
 typedef struct ze__ui_state {
@@ -48,6 +53,7 @@ typedef struct ze__ui_state {
     float scroll[2];         /* pixels */
     float max_scroll[2];     /* at the last layout */
     float pos[2];            /* windows: position from the parent's corner, pixels */
+    float size[2];           /* windows: the size a grip drag left, pixels (SIZE_SET) */
     float value;             /* a widget's own number (table column width, logical pixels) */
     uint32_t hover_frames;   /* consecutive frames hovered (tooltips) */
     double offset;           /* virtual list: scroll offset, pixels (double: 10^6 rows) */
@@ -55,37 +61,46 @@ typedef struct ze__ui_state {
 
 /* ---------------------------------------------------------------- boxes */
 
+/* Fields in the order the walks read them: the first two cache lines
+ * hold what layout touches (a walk over 10k boxes is bound by the lines
+ * it pulls in), the third what drawing adds, the rest is cold (keys,
+ * labels, overlays). At most 256 bytes, 64-aligned in the frame arena. */
 struct ze_ui_box_t {
-    ze_ui_box_t *parent, *first, *last, *next;
-    ze_ui_box_t *prev_built; /* build order, backwards (topmost last) */
-    uint64_t key;            /* 0 = anonymous or stand-in */
-    uint64_t seed;           /* what its children's keys are seeded with */
-    ze_ui_box_t *seed_box;   /* the keyed box whose key that is (NULL: the root) */
-    ze__ui_state *state;     /* keyed boxes */
-    const char *label;       /* key path segment (arena copy) */
-    uint32_t label_len;
-    const char *text; /* drawn text (arena copy) */
-    uint32_t text_len;
-    float text_w; /* pixels */
+    /* layout */
+    ze_ui_box_t *first, *next;
+    ze__ui_state *state; /* keyed boxes */
     uint32_t flags;
     uint32_t depth; /* root = 0 */
-    uint32_t order; /* build index */
-    uint32_t child_count;
     ze_ui_size_t size[2];
     uint8_t axis; /* children's axis: 0 = x, 1 = y */
     uint8_t align[2];
-    bool standin;                    /* not part of the tree */
-    float pad[2], spacing, fixed[2]; /* pixels */
-    uint32_t background, text_color, border_color, texture;
-    float radius, border; /* pixels */
-    /* layout output */
+    bool standin; /* not part of the tree */
+    float spacing;
+    float pad[2];     /* pixels */
     float sz[2];      /* pixels */
     float content[2]; /* extent of the children, pixels */
+    float text_w;     /* pixels */
+    uint32_t text_len;
     ze_ui_rect_t rect, clip;
-    /* overlays (ZE__UI_BOX_OVERLAY): the box current before it, the last
-       box built inside it, the next overlay of the frame */
-    ze_ui_box_t *overlay_return, *overlay_last, *overlay_next;
+    /* drawing */
+    uint64_t key;     /* 0 = anonymous or stand-in */
+    const char *text; /* drawn text (arena copy) */
+    uint32_t background, text_color, border_color, texture;
+    float radius, border; /* pixels */
+    ze_ui_box_t *parent, *last;
+    /* cold */
+    uint64_t seed;         /* what its children's keys are seeded with */
+    ze_ui_box_t *seed_box; /* the keyed box whose key that is (NULL: the root) */
+    const char *label;     /* key path segment (arena copy) */
+    uint32_t label_len;
+    uint32_t flow_count; /* children in the flow (not floating), counted as they close */
+    float fixed[2];      /* FLOATING: offset from the parent's corner, pixels */
+    /* overlays (ZE__UI_BOX_OVERLAY): the box current before it, the next
+       overlay of the frame */
+    ze_ui_box_t *overlay_return, *overlay_next;
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(ze_ui_box_t) <= 256,
+               "ze_ui_box_t: at most four cache lines, the hot ones first");
 
 /* --------------------------------------------------------------- input */
 
@@ -100,6 +115,15 @@ typedef struct ze__ui_input {
     int steps;         /* Right/NAV_RIGHT minus Left/NAV_LEFT presses (sliders) */
     float wheel_taken; /* notches for ui->wheel_key (a ZE__UI_BOX_WHEEL box) */
 } ze__ui_input;
+
+/* A box input can hit, as the last frame laid it out, in drawing order
+ * (the topmost last): recorded by the placement walk, so the next frame's
+ * events are tested against these alone, not every box. */
+typedef struct ze__ui_hit {
+    uint64_t key;
+    uint32_t flags, depth;
+    ze_ui_rect_t rect, clip;
+} ze__ui_hit;
 
 /* The virtual list being built (frame arena; lists nest through prev). */
 typedef struct ze__ui_list {
@@ -138,9 +162,8 @@ typedef struct ze__ui_dock {
     uint64_t drop_panel; /* a move to apply when the space is next built */
     int32_t drop_node;
     int drop_where;
-    uint64_t frame;          /* built in this frame: */
-    ze_ui_box_t **content;   /* per node: its leaf's content box (frame arena) */
-    ze_ui_box_t *chain_tail; /* build order: panels are moved in after this box */
+    uint64_t frame;        /* built in this frame: */
+    ze_ui_box_t **content; /* per node: its leaf's content box (frame arena) */
     uint32_t content_count;
 } ze__ui_dock;
 
@@ -199,6 +222,11 @@ size_t ze__ui_text_hit(ze_ui_t *ui, const char *text, size_t len, float x);
 /* Boundaries: the start of the character before `at`, after `at`. */
 size_t ze__ui_utf8_prev(const char *s, size_t len, size_t at);
 size_t ze__ui_utf8_next(const char *s, size_t len, size_t at);
+/* ui_format.c: printf's integer and string conversions into out[cap]
+ * (NUL-terminated), as vsnprintf writes them; SIZE_MAX when the format
+ * has anything else or the output does not fit (*ap is then spent: the
+ * caller formats from a va_copy). */
+size_t ze__ui_format(char *out, size_t cap, const char *fmt, va_list *ap);
 /* Visible part of a widget label: up to "##". */
 size_t ze__ui_label_visible(const char *label);
 
@@ -253,9 +281,9 @@ struct ze_ui_t {
     double time;
 
     /* the tree being built */
-    ze_ui_box_t *root, *current, *last_built;
-    ze_ui_box_t *prev_last_built; /* the previous frame's (its arena is intact) */
-    uint32_t box_count, prev_box_count;
+    ze_ui_box_t *root, *current;
+    uint32_t box_count;
+    bool resize;            /* the tree changed after boxes closed: size it again at layout */
     uint32_t standin_depth; /* pushes absorbed by the stand-in */
     ze_ui_box_t standin;
     ze_result frame_result;
@@ -285,8 +313,16 @@ struct ze_ui_t {
     float last_click_pos[2];
     bool hover_any;
 
+    /* key repeat (ui_input.c): the held key, when it next repeats */
+    uint32_t repeat_key;
+    double repeat_next;
+    float repeat_delay, repeat_interval; /* seconds; delay < 0: off */
+
     ze__ui_text_edit edit;
     ze__ui_font *font;
+    float line_h, ascent;                   /* the font's, pixels (fixed at create) */
+    ze_ui_box_desc_t row_desc, column_desc; /* ze_ui_row_begin's, _column_begin's */
+    bool window_closed; /* the last window_begin closed its (collapsed) window */
 
     ze_ui_box_t *last_keyed; /* the last keyed box built (tooltips, drag and drop) */
     uint64_t rpressed_key;   /* the right button went down on it this frame */
@@ -309,6 +345,11 @@ struct ze_ui_t {
     void *dnd_data;
     size_t dnd_size, dnd_cap;
 
+    /* hit list: boxes of the last laid-out frame (heap, kept) */
+    ze__ui_hit *hits;
+    uint32_t hit_count, hit_cap;
+    bool hits_failed;
+
     /* draw list */
     ze_ui_instance_t *instances;
     uint32_t instance_count, instance_cap;
@@ -328,6 +369,12 @@ char *ze__ui_strdup(ze_ui_t *ui, const char *s, size_t len);
 /* ui_input.c */
 void ze__ui_input_frame(ze_ui_t *ui, const ze_ui_event_t *events, uint32_t count);
 void ze__ui_input_end(ze_ui_t *ui); /* forget keys whose state was evicted */
+/* The hit list: emptied before the placement walk, which adds each box
+ * that can take input (keyed and clickable, focusable or scrolling, or
+ * solid) once it is placed. */
+void ze__ui_hits_begin(ze_ui_t *ui);
+void ze__ui_hit_add(ze_ui_t *ui, const ze_ui_box_t *b);
+void ze__ui_hits_free(ze_ui_t *ui);
 /* The signal of a key about to be built this frame (widgets that need it
  * before they build their box). */
 ze_ui_signal_t ze__ui_signal_key(ze_ui_t *ui, uint64_t key);
@@ -382,9 +429,31 @@ void ze__ui_dnd_free(ze_ui_t *ui);
 /* ui_dock.c */
 void ze__ui_dock_free(ze_ui_t *ui);
 
-/* ui_layout.c, ui_draw.c */
-void ze__ui_layout(ze_ui_t *ui);
-ze_result ze__ui_draw(ze_ui_t *ui);
+/* ui_layout.c. Boxes are sized as they are built: open (push) gives the
+ * sizes that need only the ancestors, close (pop) the sizes from the
+ * children, summed into the parent. A tree changed after a box closed
+ * (a dock panel built into its leaf, boxes left open) sets ui->resize:
+ * layout then sizes the whole tree again. */
+void ze__ui_size_open(ze_ui_t *ui, ze_ui_box_t *b);
+void ze__ui_size_close(ze_ui_t *ui, ze_ui_box_t *b);
+/* The draw list being written (ui_draw.c). */
+typedef struct ze__ui_draw_ctx {
+    ze_ui_t *ui;
+    uint32_t count;
+    bool failed;
+    uint32_t atlas_height; /* at begin: a taller atlas at the end redoes the list */
+    float inv_w, inv_h;    /* atlas texels -> 0..1 */
+} ze__ui_draw_ctx;
+/* Solves the layout (sizing the whole tree again first when `resize`).
+ * With `draw`, the placement walk also writes the draw list and the hit
+ * list: each box once its rectangle is known. */
+void ze__ui_layout(ze_ui_t *ui, bool resize, ze__ui_draw_ctx *draw);
+/* ui_draw.c: begin, a box before its children, after them, end (the
+ * frame's result: ZE_ERR_BUDGET when the list could not grow). */
+void ze__ui_draw_begin(ze_ui_t *ui, ze__ui_draw_ctx *d);
+void ze__ui_draw_open(ze__ui_draw_ctx *d, const ze_ui_box_t *b);
+void ze__ui_draw_close(ze__ui_draw_ctx *d, const ze_ui_box_t *b);
+ze_result ze__ui_draw_end(ze_ui_t *ui, ze__ui_draw_ctx *d);
 
 /* Pixel value of logical pixels. */
 static inline float ze__ui_px(const ze_ui_t *ui, float logical)

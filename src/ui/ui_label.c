@@ -8,9 +8,11 @@
 
 static void label_box(ze_ui_t *ui, const char *text, size_t len)
 {
-    ze__ui_push(ui, 0, NULL, 0,
-                &(ze_ui_box_desc_t){.width = ze_ui_text_size(1), .height = ze_ui_text_size(1)},
-                text, len);
+    static const ze_ui_box_desc_t desc = {
+        .width = {ZE_UI_SIZE_TEXT, 0.0f, 1.0f},
+        .height = {ZE_UI_SIZE_TEXT, 0.0f, 1.0f},
+    };
+    ze__ui_push(ui, 0, NULL, 0, &desc, text, len);
     ze_ui_pop_box(ui);
 }
 
@@ -24,12 +26,21 @@ void ze_ui_label(ze_ui_t *ui, const char *text)
 void ze_ui_labelf(ze_ui_t *ui, const char *fmt, ...)
 {
     ZE_CHECK(ui && ui->in_frame && fmt, );
-    /* the usual short label is formatted on the stack: the box copies it */
+    /* the usual short label is formatted on the stack (integers and
+       strings without vsnprintf): the box copies it */
     char small[256];
-    va_list ap;
+    va_list ap, copy;
     va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_copy(copy, ap);
+    size_t fast = ze__ui_format(small, sizeof small, fmt, &ap);
     va_end(ap);
+    if (fast != SIZE_MAX) {
+        va_end(copy);
+        label_box(ui, small, fast);
+        return;
+    }
+    int n = vsnprintf(small, sizeof small, fmt, copy);
+    va_end(copy);
     if (n >= 0 && (size_t)n < sizeof small) {
         label_box(ui, small, (size_t)n);
         return;

@@ -1,5 +1,5 @@
-/* Layout, solved per axis in four passes over the tree, each walk doing
- * both axes (after Ryan Fleury's UI series):
+/* Layout, solved per axis in four passes over the tree (after Ryan
+ * Fleury's UI series), fused into two walks that do both axes:
  *   1. pre-order: sizes that need nothing else (pixels, text) and percent
  *      of the nearest ancestor whose size does not come from its children;
  *   2. post-order: sizes from the children (sum along the layout axis, max
@@ -40,7 +40,7 @@ static float content_of(const ze_ui_box_t *b, int a)
 }
 
 /* Pass 1, one axis of one box. */
-static void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
+static inline void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
 {
     if (b->depth > 0) {
         ze_ui_size_t s = b->size[a];
@@ -50,7 +50,7 @@ static void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
             b->sz[a] = ZE_MAX(0.0f, ze__ui_px(ui, s.value));
             break;
         case ZE_UI_SIZE_TEXT:
-            b->sz[a] = (a == 0 ? b->text_w : ze__ui_font_line_height(ui->font)) + pad;
+            b->sz[a] = (a == 0 ? b->text_w : ui->line_h) + pad;
             break;
         case ZE_UI_SIZE_PERCENT: {
             const ze_ui_box_t *p = b->parent;
@@ -67,24 +67,26 @@ static void size_standalone_axis(ze_ui_t *ui, ze_ui_box_t *b, int a)
     }
 }
 
-/* The passes run both axes in one walk: no size of one axis depends on
- * the other's (text has one line), and a walk over 10k boxes costs more
- * than the arithmetic at each. */
-static void size_standalone(ze_ui_t *ui, ze_ui_box_t *b)
+/* Passes 1 and 2 in one walk, both axes: pass 1 on the way down (a box's
+ * standalone size needs only its ancestors' pass-1 sizes), pass 2 on the
+ * way up (a box sized by its children needs them complete). No size of
+ * one axis depends on the other's (text has one line), and a walk over
+ * 10k boxes costs more than the arithmetic at each. */
+static void size_boxes(ze_ui_t *ui, ze_ui_box_t *b)
 {
     size_standalone_axis(ui, b, 0);
     size_standalone_axis(ui, b, 1);
-    for (ze_ui_box_t *c = b->first; c; c = c->next)
-        size_standalone(ui, c);
-}
-
-/* Pass 2, both axes. */
-static void size_children(ze_ui_box_t *b)
-{
+    if (!b->first) {
+        b->content[0] = b->content[1] = 0.0f;
+        for (int a = 0; a < 2; a++)
+            if (b->depth > 0 && b->size[a].kind == ZE_UI_SIZE_CHILDREN)
+                b->sz[a] = 2.0f * b->pad[a];
+        return;
+    }
     float sum[2] = {0.0f, 0.0f}, most[2] = {0.0f, 0.0f};
     uint32_t n = 0;
     for (ze_ui_box_t *c = b->first; c; c = c->next) {
-        size_children(c);
+        size_boxes(ui, c);
         if (floating(c))
             continue;
         for (int a = 0; a < 2; a++) {
@@ -101,50 +103,39 @@ static void size_children(ze_ui_box_t *b)
     }
 }
 
-/* Pass 3, one axis of one box's children. */
-static void solve_conflicts_axis(ze_ui_box_t *b, int a)
+void ze__ui_size_open(ze_ui_t *ui, ze_ui_box_t *b)
 {
-    float avail = content_of(b, a);
-    if (b->depth == 0 || b->size[a].kind != ZE_UI_SIZE_CHILDREN) {
-        for (ze_ui_box_t *c = b->first; c; c = c->next)
-            if (c->size[a].kind == ZE_UI_SIZE_PERCENT)
-                c->sz[a] = ZE_MAX(0.0f, c->size[a].value * avail);
-    }
-    if (!scrolls(b, a) && b->first) {
-        if (a == b->axis) {
-            float total = 0.0f, flex = 0.0f;
-            uint32_t n = 0;
-            for (ze_ui_box_t *c = b->first; c; c = c->next) {
-                if (floating(c))
-                    continue;
-                total += c->sz[a];
-                flex += c->sz[a] * (1.0f - clamp01(c->size[a].strictness));
-                n++;
-            }
-            total += n > 1 ? b->spacing * (float)(n - 1) : 0.0f;
-            if (total > avail && flex > 0.0f) {
-                float k = ZE_MIN(1.0f, (total - avail) / flex);
-                for (ze_ui_box_t *c = b->first; c; c = c->next)
-                    if (!floating(c))
-                        c->sz[a] -= c->sz[a] * (1.0f - clamp01(c->size[a].strictness)) * k;
-            }
-        } else {
-            for (ze_ui_box_t *c = b->first; c; c = c->next) {
-                if (floating(c) || c->sz[a] <= avail)
-                    continue;
-                float flexible = c->sz[a] * (1.0f - clamp01(c->size[a].strictness));
-                c->sz[a] -= ZE_MIN(c->sz[a] - avail, flexible);
-            }
-        }
-    }
+    ze_ui_box_t *p = b->parent;
+    if (!p)
+        return;
+    if (p->flags & ZE__UI_BOX_CLOSED)
+        ui->resize = true; /* built into a closed box: its sizes are stale */
+    size_standalone_axis(ui, b, 0);
+    size_standalone_axis(ui, b, 1);
+    for (int a = 0; a < 2; a++)
+        if (b->size[a].kind == ZE_UI_SIZE_PERCENT &&
+            (p->depth == 0 || p->size[a].kind != ZE_UI_SIZE_CHILDREN))
+            p->flags |= ZE__UI_BOX_PCT_CHILD;
 }
 
-static void solve_conflicts(ze_ui_box_t *b)
+/* Pass 2 for one box, as size_boxes does it, the children's sums having
+ * been added as each closed (in the same order, so the same floats). */
+void ze__ui_size_close(ze_ui_t *ui, ze_ui_box_t *b)
 {
-    solve_conflicts_axis(b, 0);
-    solve_conflicts_axis(b, 1);
-    for (ze_ui_box_t *c = b->first; c; c = c->next)
-        solve_conflicts(c);
+    (void)ui;
+    b->flags |= ZE__UI_BOX_CLOSED;
+    if (b->flow_count > 1)
+        b->content[b->axis] += b->spacing * (float)(b->flow_count - 1);
+    for (int a = 0; a < 2; a++)
+        if (b->depth > 0 && b->size[a].kind == ZE_UI_SIZE_CHILDREN)
+            b->sz[a] = b->content[a] + 2.0f * b->pad[a];
+    ze_ui_box_t *p = b->parent;
+    if (!p || floating(b))
+        return;
+    int along = p->axis;
+    p->content[along] += b->sz[along];
+    p->content[1 - along] = ZE_MAX(p->content[1 - along], b->sz[1 - along]);
+    p->flow_count++;
 }
 
 static float lead_of(uint8_t align, float room)
@@ -154,83 +145,136 @@ static float lead_of(uint8_t align, float room)
     return align == ZE_UI_ALIGN_CENTER ? room * 0.5f : align == ZE_UI_ALIGN_END ? room : 0.0f;
 }
 
-static void set_range(ze_ui_box_t *c, int a, float pos)
+/* Passes 3 and 4 in one walk, both axes at once: a box's children get
+ * their final sizes (the conflicts at the box), then their positions, and
+ * the recursion does the same inside each. A frame's walk also writes
+ * each box's draw instances and hit record as soon as its rectangle is
+ * known: the boxes are read once after they are built. Two loops over the children
+ * (a third only when they conflict along the layout axis): a box with
+ * thousands of children is visited by as few loops as its work needs. */
+static void place(ze_ui_t *ui, ze_ui_box_t *b, ze__ui_draw_ctx *draw)
 {
-    if (a) {
-        c->rect.y0 = pos;
-        c->rect.y1 = pos + c->sz[1];
-    } else {
-        c->rect.x0 = pos;
-        c->rect.x1 = pos + c->sz[0];
+    if (draw) {
+        ze__ui_draw_open(draw, b);
+        ze__ui_hit_add(ui, b);
     }
-}
+    if (!b->first && !b->state)
+        return; /* an anonymous leaf: nothing to solve or place inside */
+    const int along = b->axis, across = 1 - along;
+    const float avail[2] = {content_of(b, 0), content_of(b, 1)};
+    /* percent children are re-evaluated once the box's size is final */
+    bool pct[2];
+    for (int a = 0; a < 2; a++)
+        pct[a] = b->depth == 0 || b->size[a].kind != ZE_UI_SIZE_CHILDREN;
+    const bool shrink_across = !scrolls(b, across), shrink_along = !scrolls(b, along);
 
-/* Pass 4 for one axis of b's children. */
-static void place_axis(ze_ui_box_t *b, int a)
-{
-    float start = a ? b->rect.y0 : b->rect.x0;
-    float avail = content_of(b, a);
-    float origin = start + pad_of(b, a);
-    float sum = 0.0f, most = 0.0f;
+    /* Pass 3. The sums pass 2 left (content) tell whether any child needs
+     * a change: without percent children to re-evaluate and with the
+     * children fitting on both axes, the sizes stand and the children are
+     * visited once, to be placed. */
+    float sum, most;
     uint32_t n = 0;
-    for (ze_ui_box_t *c = b->first; c; c = c->next) {
-        if (floating(c))
-            continue;
-        sum += c->sz[a];
-        most = ZE_MAX(most, c->sz[a]);
-        n++;
-    }
-    bool along = a == b->axis;
-    float spacing = b->spacing;
-    if (along && n > 1 && !scrolls(b, a) && sum + spacing * (float)(n - 1) > avail)
-        spacing = ZE_MAX(0.0f, (avail - sum) / (float)(n - 1));
-    float extent = along ? sum + (n > 1 ? spacing * (float)(n - 1) : 0.0f) : most;
-    b->content[a] = extent;
-    float scroll = 0.0f;
-    if (b->state) {
-        float max_scroll = scrolls(b, a) ? ZE_MAX(0.0f, extent - avail) : 0.0f;
-        scroll = b->state->scroll[a];
-        scroll = scroll < 0.0f ? 0.0f : scroll > max_scroll ? max_scroll : scroll;
-        b->state->scroll[a] = scroll;
-        b->state->max_scroll[a] = max_scroll;
-    }
-    float cursor = origin + lead_of(b->align[a], avail - extent) - scroll;
-    for (ze_ui_box_t *c = b->first; c; c = c->next) {
-        if (floating(c)) {
-            set_range(c, a, start + c->fixed[a]);
-        } else if (along) {
-            set_range(c, a, cursor);
-            cursor += c->sz[a] + spacing;
-        } else {
-            set_range(c, a, origin + lead_of(b->align[a], avail - c->sz[a]) - scroll);
+    bool fits = !(b->flags & ZE__UI_BOX_PCT_CHILD) &&
+                (!shrink_across || b->content[across] <= avail[across]) &&
+                (!shrink_along || b->content[along] <= avail[along]);
+    if (fits) {
+        sum = most = 0.0f; /* unused: the extents are the content */
+    } else {
+        /* percent sizes; across the layout axis each child gives up what
+         * does not fit of its flexible share; along it, the sums */
+        float flex = 0.0f;
+        sum = most = 0.0f;
+        for (ze_ui_box_t *c = b->first; c; c = c->next) {
+            for (int a = 0; a < 2; a++)
+                if (pct[a] && c->size[a].kind == ZE_UI_SIZE_PERCENT)
+                    c->sz[a] = ZE_MAX(0.0f, c->size[a].value * avail[a]);
+            if (floating(c))
+                continue;
+            if (shrink_across && c->sz[across] > avail[across]) {
+                float flexible = c->sz[across] * (1.0f - clamp01(c->size[across].strictness));
+                c->sz[across] -= ZE_MIN(c->sz[across] - avail[across], flexible);
+            }
+            most = ZE_MAX(most, c->sz[across]);
+            sum += c->sz[along];
+            flex += c->sz[along] * (1.0f - clamp01(c->size[along].strictness));
+            n++;
+        }
+        /* along: children that do not fit give up the flexible share of
+           their size, in proportion to it */
+        float total = sum + (n > 1 ? b->spacing * (float)(n - 1) : 0.0f);
+        if (shrink_along && total > avail[along] && flex > 0.0f) {
+            float k = ZE_MIN(1.0f, (total - avail[along]) / flex);
+            sum = 0.0f;
+            for (ze_ui_box_t *c = b->first; c; c = c->next) {
+                if (floating(c))
+                    continue;
+                c->sz[along] -= c->sz[along] * (1.0f - clamp01(c->size[along].strictness)) * k;
+                sum += c->sz[along];
+            }
         }
     }
-}
 
-static void place(ze_ui_box_t *b)
-{
-    place_axis(b, 0);
-    place_axis(b, 1);
+    /* Pass 4: positions. Spacing gives way when the children do not fit. */
+    float spacing = b->spacing;
+    float extent[2] = {b->content[0], b->content[1]};
+    if (!fits) {
+        if (n > 1 && shrink_along && sum + spacing * (float)(n - 1) > avail[along])
+            spacing = ZE_MAX(0.0f, (avail[along] - sum) / (float)(n - 1));
+        extent[along] = sum + (n > 1 ? spacing * (float)(n - 1) : 0.0f);
+        extent[across] = most;
+    }
+    const float start[2] = {b->rect.x0, b->rect.y0};
+    float origin[2], scroll[2] = {0.0f, 0.0f};
+    for (int a = 0; a < 2; a++) {
+        origin[a] = start[a] + pad_of(b, a);
+        b->content[a] = extent[a];
+        if (b->state) {
+            float max_scroll = scrolls(b, a) ? ZE_MAX(0.0f, extent[a] - avail[a]) : 0.0f;
+            float v = b->state->scroll[a];
+            v = v < 0.0f ? 0.0f : v > max_scroll ? max_scroll : v;
+            b->state->scroll[a] = v;
+            b->state->max_scroll[a] = max_scroll;
+            scroll[a] = v;
+        }
+    }
+    float cursor =
+        origin[along] + lead_of(b->align[along], avail[along] - extent[along]) - scroll[along];
     ze_ui_rect_t child_clip =
         (b->flags & ZE_UI_BOX_CLIP) ? ze__ui_rect_intersect(b->clip, b->rect) : b->clip;
     for (ze_ui_box_t *c = b->first; c; c = c->next) {
+        float pos[2];
+        if (floating(c)) {
+            pos[0] = start[0] + c->fixed[0];
+            pos[1] = start[1] + c->fixed[1];
+        } else {
+            pos[along] = cursor;
+            cursor += c->sz[along] + spacing;
+            pos[across] = origin[across] +
+                          lead_of(b->align[across], avail[across] - c->sz[across]) - scroll[across];
+        }
+        c->rect = (ze_ui_rect_t){pos[0], pos[1], pos[0] + c->sz[0], pos[1] + c->sz[1]};
         c->clip = child_clip;
-        place(c);
+        place(ui, c, draw);
     }
     if (b->state) {
         b->state->rect = b->rect;
         b->state->clip = b->clip;
         b->state->flags |= ZE__UI_STATE_HAS_RECT;
     }
+    if (draw)
+        ze__ui_draw_close(draw, b);
 }
 
-void ze__ui_layout(ze_ui_t *ui)
+void ze__ui_layout(ze_ui_t *ui, bool resize, ze__ui_draw_ctx *draw)
 {
     ze_ui_box_t *root = ui->root;
-    size_standalone(ui, root);
-    size_children(root);
-    solve_conflicts(root);
+    if (resize)
+        size_boxes(ui, root);
+    else if (!(root->flags & ZE__UI_BOX_CLOSED))
+        ze__ui_size_close(ui, root); /* the root is never popped */
     root->rect = (ze_ui_rect_t){0.0f, 0.0f, root->sz[0], root->sz[1]};
     root->clip = root->rect;
-    place(root);
+    if (draw)
+        ze__ui_hits_begin(ui);
+    place(ui, root, draw);
 }

@@ -3,9 +3,8 @@
  * An overlay (a popup, a tooltip) is a floating box pushed at the root
  * wherever the widget that shows it is being built, so it is positioned in
  * target coordinates and clipped only by the target. At end_frame the
- * overlays are raised: moved to the end of the root's children (drawn
- * last) and of the build order (hit first), each with the boxes built
- * inside it, which are contiguous in build order.
+ * overlays are raised: moved to the end of the root's children, so they
+ * are drawn last and hit first (the hit list follows the drawing).
  *
  * Popups (combo lists, menus, context menus) are a stack of open levels,
  * each owned by the widget that opened it: a level is open while its
@@ -54,7 +53,7 @@ void ze__ui_pop_overlay(ze_ui_t *ui)
         ze_ui_pop_box(ui);
         return;
     }
-    b->overlay_last = ui->last_built;
+    ze__ui_size_close(ui, b);
     ui->current = b->overlay_return ? b->overlay_return : ui->root;
 }
 
@@ -62,7 +61,7 @@ void ze__ui_raise_overlays(ze_ui_t *ui)
 {
     ze_ui_box_t *root = ui->root;
     for (ze_ui_box_t *o = ui->overlays; o; o = o->overlay_next) {
-        if (!o->overlay_last)
+        if (!(o->flags & ZE__UI_BOX_CLOSED))
             continue; /* never closed: reported by end_frame */
         /* the root's children: unlink o, append it */
         if (root->last != o) {
@@ -77,19 +76,6 @@ void ze__ui_raise_overlays(ze_ui_t *ui)
             root->last->next = o;
             root->last = o;
         }
-        /* build order (linked backwards): move the segment o..overlay_last
-         * to the end */
-        ze_ui_box_t *seg_last = o->overlay_last;
-        if (ui->last_built == seg_last)
-            continue;
-        ze_ui_box_t *after = ui->last_built;
-        while (after && after->prev_built != seg_last)
-            after = after->prev_built;
-        if (!after)
-            continue;
-        after->prev_built = o->prev_built;
-        o->prev_built = ui->last_built;
-        ui->last_built = seg_last;
     }
 }
 

@@ -7,7 +7,11 @@
  * corners leaving the sky in the corner, a glyph's coverage from the
  * atlas. A second frame without the atlas's pixels (its revision was
  * uploaded) draws the same; a new revision uploads again; a frame without
- * an overlay shows only the sky. ZE_TEST_WRITE_IMAGES=DIR keeps the PNG. */
+ * an overlay shows only the sky. Images: textures sent as assets, drawn
+ * through their ze_render_texture_t handles (an sRGB and a UNORM one show
+ * the same bytes; a tint halves one; a handle of a texture never sent and
+ * an id never handed out show the fallback). ZE_TEST_WRITE_IMAGES=DIR
+ * keeps the PNG. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -253,11 +257,107 @@ static void test_bad_overlay_refused(void **state)
     ze_render_backend_destroy(b);
 }
 
+/* A 4x4 texture whose left half is `left` and right half `right`. */
+static ze_asset_data_t texture_asset(uint32_t n, ze_tex_format format, const uint8_t left[4],
+                                     const uint8_t right[4], uint8_t texels[4 * 4 * 4])
+{
+    for (uint32_t y = 0; y < 4; y++)
+        for (uint32_t x = 0; x < 4; x++)
+            memcpy(texels + (y * 4 + x) * 4, x < 2 ? left : right, 4);
+    ze_asset_data_t a = {.type = ZE_ASSET_TYPE_TEXTURE, .generation = 1};
+    a.uuid.bytes[15] = (uint8_t)n;
+    a.uuid.bytes[0] = 0x7e;
+    a.as.texture = (ze_tex_view_t){.uuid = a.uuid,
+                                   .format = format,
+                                   .width = 4,
+                                   .height = 4,
+                                   .mip_count = 1,
+                                   .mips = {{4, 4, texels, 4 * 4 * 4}}};
+    return a;
+}
+
+static ze_render_ui_instance_t image(float x0, float y0, float x1, float y1, ze_render_texture_t t,
+                                     uint32_t tint)
+{
+    return (ze_render_ui_instance_t){.rect = {x0, y0, x1, y1},
+                                     .clip = {0, 0, W, H},
+                                     .uv = {0, 0, 1, 1},
+                                     .color = tint,
+                                     .kind = ZE_RENDER_UI_IMAGE,
+                                     .texture = t.id};
+}
+
+static void test_images_from_texture_handles(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b = NULL;
+    ze_render_backend_desc_t d = {.mem = f->mm, .headless = true, .width = W, .height = H};
+    assert_int_equal(ze_render_backend_create("vulkan", &d, &b), ZE_OK);
+    static const uint8_t warm[4] = {200, 100, 50, 255}, cool[4] = {30, 90, 210, 255};
+    static uint8_t tx_srgb[64], tx_unorm[64];
+    ze_asset_data_t srgb = texture_asset(1, ZE_TEX_FORMAT_RGBA8_SRGB, warm, cool, tx_srgb);
+    ze_asset_data_t unorm = texture_asset(2, ZE_TEX_FORMAT_RGBA8_UNORM, warm, cool, tx_unorm);
+    assert_int_equal(ze_render_backend_asset_ready(b, &srgb), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_ready(b, &unorm), ZE_OK);
+    ze_render_texture_t ts = ze_render_backend_ui_texture(b, srgb.uuid);
+    ze_render_texture_t tu = ze_render_backend_ui_texture(b, unorm.uuid);
+    ze_uuid_t never = srgb.uuid;
+    never.bytes[15] = 99;
+    ze_render_texture_t tn = ze_render_backend_ui_texture(b, never);
+    assert_true(ts.id && tu.id && tn.id && ts.id != tu.id && tu.id != tn.id);
+    assert_int_equal(ze_render_backend_ui_texture(b, srgb.uuid).id, ts.id); /* the same handle */
+    assert_int_equal(ze_render_backend_ui_texture(b, (ze_uuid_t){0}).id, 0);
+
+    ze_render_ui_instance_t in[5] = {
+        image(16, 16, 80, 80, ts, 0xFFFFFFFFu),
+        image(96, 16, 160, 80, tu, 0xFFFFFFFFu),
+        image(176, 16, 240, 80, ts, 0xFFFFFF80u), /* alpha 1/2 */
+        image(16, 96, 80, 160, tn, 0xFFFFFFFFu),
+        image(96, 96, 160, 160, (ze_render_texture_t){4242}, 0xFFFFFFFFu),
+    };
+    ze_render_overlay_t ov = {.frame = 1,
+                              .width = W,
+                              .height = H,
+                              .instance_count = 5,
+                              .instances = in,
+                              .atlas_revision = 1,
+                              .atlas_width = AW,
+                              .atlas_height = AH,
+                              .atlas_pixels = g_atlas};
+    uint8_t *px = ze_alloc(f->alloc, (size_t)W * H * 4, 16);
+    assert_non_null(px);
+    for (uint64_t fr = 1; fr <= 2; fr++) { /* resident from the first frame on */
+        ze_render_state_t s = scene_of(fr, &ov);
+        assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+        assert_int_equal(ze__vk_test_pixels(b, px, (size_t)W * H * 4), ZE_OK);
+        const uint8_t *sky = &px[((size_t)180 * W + 250) * 4];
+        uint8_t sk[3] = {sky[0], sky[1], sky[2]};
+        static const uint8_t pink[3] = {255, 0, 255};
+        expect(px, 30, 48, warm, 1, "sRGB texture, left half");
+        expect(px, 66, 48, cool, 1, "sRGB texture, right half");
+        expect(px, 110, 48, warm, 0, "UNORM texture, left half");
+        expect(px, 146, 48, cool, 0, "UNORM texture, right half");
+        expect(px, 8, 48, sk, 0, "left of the image");
+        uint8_t half[3];
+        for (int ch = 0; ch < 3; ch++)
+            half[ch] = (uint8_t)((warm[ch] * 128.0 + sk[ch] * 127.0) / 255.0 + 0.5);
+        expect(px, 190, 48, half, 2, "tinted to half alpha");
+        expect(px, 48, 128, pink, 0, "a texture never sent: the fallback");
+        expect(px, 128, 128, pink, 0, "an id never handed out: the fallback");
+    }
+    ze_render_stats_t st = ze_render_backend_stats(b);
+    assert_int_equal(st.validation_messages, 0);
+    assert_int_equal(st.ui_instances, 5);
+    ze_free(f->alloc, px, (size_t)W * H * 4);
+    ze_render_backend_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlay_in_screenshot),
         cmocka_unit_test(test_bad_overlay_refused),
+        cmocka_unit_test(test_images_from_texture_handles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

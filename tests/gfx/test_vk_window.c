@@ -18,6 +18,9 @@
  *    before), and rendering resumes after the restore.
  *  - window close: glfwSetWindowShouldClose at frame 10 ends the run with
  *    ZE_OK after about 10 frames.
+ *  - the clipboard: with a window, the engine's UI context reads and
+ *    writes the system clipboard (GLFW's) through its desc's callback
+ *    pair, both ways; without one (the null backend) it keeps its own.
  *  - the null backend opens no window, display or not. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,6 +34,7 @@
 #include <string.h>
 
 #include "engine/test_engine_fixture.h"
+#include "ui/ui_internal.h"
 
 #define HANG_NS (90ull * 1000000000ull)
 enum { MINIMIZED_ITERATIONS = 30 };
@@ -38,7 +42,7 @@ enum { MINIMIZED_ITERATIONS = 30 };
 static fx_project_t g_project;
 static bool g_display;
 
-typedef enum scenario { SC_RESIZE = 1, SC_MINIMIZE, SC_CLOSE } scenario;
+typedef enum scenario { SC_RESIZE = 1, SC_MINIMIZE, SC_CLOSE, SC_CLIPBOARD } scenario;
 
 typedef struct hooks_t {
     scenario sc;
@@ -54,7 +58,30 @@ typedef struct hooks_t {
     int resized_w, resized_h;
     ze_render_stats_t stats; /* at on_closing */
     uint64_t last_frame;
+    /* SC_CLIPBOARD: the context has the pair; what each side read */
+    bool clip_wired, clip_own;
+    char system_got[64], ui_got[64];
 } hooks_t;
+
+static void clipboard_update(hooks_t *h, ze_engine_t *e, GLFWwindow *w, uint64_t f)
+{
+    ze_ui_t *ui = ze_engine_ui(e);
+    if (f == 3 && ui) {
+        h->clip_wired = ui->clip_get && ui->clip_set && ui->clip_user == (void *)e;
+        if (h->clip_wired) {
+            const char out[] = "zui \xe2\x86\x92 system";
+            ui->clip_set(ui->clip_user, out, sizeof out - 1);
+            const char *got = glfwGetClipboardString(w);
+            snprintf(h->system_got, sizeof h->system_got, "%s", got ? got : "(none)");
+            glfwSetClipboardString(w, "system \xe2\x86\x92 zui");
+            size_t n = 0;
+            const char *in = ui->clip_get(ui->clip_user, &n);
+            snprintf(h->ui_got, sizeof h->ui_got, "%.*s", (int)n, in ? in : "");
+        }
+    }
+    if (f == 5)
+        glfwSetWindowShouldClose(w, GLFW_TRUE);
+}
 
 static void small_window(void *user, ze_window_config_t *c)
 {
@@ -157,8 +184,11 @@ static void on_update(ze_engine_t *e, double dt, void *user)
     GLFWwindow *w = ze_engine_native_window(e);
     uint64_t f = ze_engine_frame_index(e);
     h->last_frame = f;
-    if (!w)
+    if (!w) {
+        ze_ui_t *ui = ze_engine_ui(e);
+        h->clip_own = ui && !ui->clip_get && !ui->clip_set; /* headless: ZUI's own */
         return;
+    }
     h->windowed = true;
     if (ze_time_now_ns() - h->start_ns > HANG_NS) {
         h->timed_out = true;
@@ -171,6 +201,8 @@ static void on_update(ze_engine_t *e, double dt, void *user)
         minimize_update(h, e, w, f);
     else if (h->sc == SC_CLOSE && f == h->close_at)
         glfwSetWindowShouldClose(w, GLFW_TRUE);
+    else if (h->sc == SC_CLIPBOARD)
+        clipboard_update(h, e, w, f);
 }
 
 static void on_closing(ze_engine_t *e, void *user)
@@ -313,6 +345,21 @@ static void test_window_close_ends_run(void **state)
     assert_true(rep.shutdown_complete);
 }
 
+static void test_clipboard_is_the_systems(void **state)
+{
+    (void)state;
+    if (!g_display)
+        skip();
+    hooks_t h = {.sc = SC_CLIPBOARD};
+    ze_run_report_t rep;
+    assert_int_equal(run_windowed(&h, 0 /* until closed */, &rep), ZE_OK);
+    assert_false(h.timed_out);
+    assert_true(h.clip_wired);
+    assert_string_equal(h.system_got, "zui \xe2\x86\x92 system");
+    assert_string_equal(h.ui_got, "system \xe2\x86\x92 zui");
+    assert_int_equal(rep.validation_messages, 0);
+}
+
 /* The null backend draws nothing: even with a display and headless off it
  * opens no window, and the run still simulates its frames. */
 static void test_null_backend_opens_no_window(void **state)
@@ -330,6 +377,7 @@ static void test_null_backend_opens_no_window(void **state)
     ze_run_report_t rep;
     assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
     assert_false(h.windowed);
+    assert_true(h.clip_own);
     assert_int_equal(h.last_frame, 4);
     assert_int_equal(rep.frames, 5);
     assert_null(strstr(rep.device, "window"));
@@ -345,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_present_and_resize),
         cmocka_unit_test(test_minimized_simulates_without_rendering),
         cmocka_unit_test(test_window_close_ends_run),
+        cmocka_unit_test(test_clipboard_is_the_systems),
         cmocka_unit_test(test_null_backend_opens_no_window),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -85,8 +85,9 @@ static void test_duplicate_key_reported(void **state)
     assert_int_equal(ut_frame(&t), ZE_ERR_EXISTS);
     assert_int_equal(g_ut_log.errors, 1);
     assert_non_null(strstr(g_ut_log.last, "duplicate key 'W/Same'"));
-    /* Never merged: one state for "Same" (window, title, content, Same). */
-    assert_int_equal(ze_ui_stats(t.ui).states, 4);
+    /* Never merged: one state for "Same" (window, title, content, grip,
+       Same). */
+    assert_int_equal(ze_ui_stats(t.ui).states, 5);
     /* The same problem every frame is logged once. */
     assert_int_equal(ut_frame(&t), ZE_ERR_EXISTS);
     assert_int_equal(ut_frame(&t), ZE_ERR_EXISTS);

@@ -4,9 +4,12 @@
  * shrink always fit: strictness is random only under a scrolling axis);
  * siblings in the flow never overlap along their parent's axis, scrolled
  * or not; clip rectangles nest. Then random scroll offsets, and the same
- * tree in a second context gives a byte-identical draw list. */
+ * tree in a second context gives a byte-identical draw list, and the
+ * sizes the build computes as boxes close are those a whole solve of the
+ * finished tree computes. */
 #include <stdio.h>
 
+#include "ui/ui_internal.h"
 #include "ui_test_util.h"
 
 enum { MAX_NODES = 400, TREES = 300, MAX_DEPTH = 6 };
@@ -195,6 +198,30 @@ static void test_random_trees(void **state)
     ut_fini(&t);
 }
 
+/* Boxes are sized as they close; a tree changed after that is sized again
+ * as a whole (ze__ui_layout(ui, true)). Both give the same floats. */
+static void test_sizes_as_built_equal_a_whole_solve(void **state)
+{
+    (void)state;
+    static rtree tree;
+    static ze_ui_rect_t rects[MAX_NODES];
+    ut_t t;
+    ut_init(&t, (ze_ui_desc_t){0}, build_random, &tree);
+    for (int k = 0; k < TREES; k++) {
+        tree.seed = 0xb0170000u + (uint64_t)k;
+        assert_int_equal(ut_frame(&t), ZE_OK);
+        for (int i = 0; i < tree.n; i++)
+            rects[i] = ze_ui_box_rect(tree.nodes[i].box);
+        ze__ui_layout(t.ui, true, NULL);
+        for (int i = 0; i < tree.n; i++) {
+            ze_ui_rect_t r = ze_ui_box_rect(tree.nodes[i].box);
+            if (memcmp(&r, &rects[i], sizeof r) != 0)
+                fail_at(&tree, i, "a whole solve moves it");
+        }
+    }
+    ut_fini(&t);
+}
+
 static void test_draw_list_is_deterministic(void **state)
 {
     (void)state;
@@ -223,6 +250,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_trees),
+        cmocka_unit_test(test_sizes_as_built_equal_a_whole_solve),
         cmocka_unit_test(test_draw_list_is_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

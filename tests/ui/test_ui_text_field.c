@@ -4,8 +4,10 @@
  * characters and invalid bytes, input refused whole when the buffer is
  * full, the clipboard round trip through the desc's callbacks and through
  * the context's own, caret placement, drag selection and double click with
- * the mouse, Enter, Escape, and the text scrolled to keep the caret in
- * view. */
+ * the mouse, Enter, Escape, the text scrolled to keep the caret in view,
+ * and key repeat: a held Backspace deletes again after the delay, at the
+ * interval, until released; a held Down walks the focus; a negative delay
+ * turns repeat off. */
 #include <stdio.h>
 
 #include "ui_test_util.h"
@@ -339,9 +341,93 @@ static void test_scrolls_to_caret(void **state)
     ut_fini(&t);
 }
 
+static void key_edge(ut_t *t, uint32_t key, bool down)
+{
+    ut_push(t, (ze_ui_event_t){.type = ZE_UI_EVENT_KEY, .key = key, .down = down});
+}
+
+/* ut_frame's dt is 1/60 s: the default delay (0.4 s) is 24 frames, the
+ * interval (0.05 s) 3. */
+static void test_key_repeat(void **state)
+{
+    (void)state;
+    field_t f = {0};
+    ut_t t;
+    ut_init(&t, (ze_ui_desc_t){0}, build_field, &f);
+    focus_field(&t);
+    type_frame(&t, "abcdefghijklmnop"); /* 16 */
+    key_edge(&t, ZE_UI_KEY_BACKSPACE, true);
+    ut_frames(&t, 1);
+    assert_int_equal(strlen(f.buf), 15);
+    ut_frames(&t, 20); /* 0.33 s held: before the delay */
+    assert_int_equal(strlen(f.buf), 15);
+    ut_frames(&t, 19); /* 0.67 s: repeats at 0.40, 0.45 ... 0.65 */
+    assert_int_equal(strlen(f.buf), 9);
+    key_edge(&t, ZE_UI_KEY_BACKSPACE, false);
+    ut_frames(&t, 30);
+    assert_int_equal(strlen(f.buf), 9);
+    /* pressing another key while one is held moves the repeat to it */
+    key_frame(&t, ZE_UI_KEY_HOME, 0);
+    key_edge(&t, ZE_UI_KEY_RIGHT, true);
+    ut_frames(&t, 1); /* the caret after 'a', Right held */
+    key_edge(&t, ZE_UI_KEY_DELETE, true);
+    ut_frames(&t, 1);
+    assert_string_equal(f.buf, "acdefghi");
+    ut_frames(&t, 27); /* 0.47 s after Delete: two repeats, of Delete alone */
+    assert_string_equal(f.buf, "aefghi");
+    key_edge(&t, ZE_UI_KEY_DELETE, false);
+    key_edge(&t, ZE_UI_KEY_RIGHT, false);
+    ut_frames(&t, 1);
+    ut_fini(&t);
+}
+
+static void build_buttons(ze_ui_t *ui, void *user)
+{
+    (void)user;
+    char label[16];
+    for (int i = 0; i < 12; i++) {
+        snprintf(label, sizeof label, "B%d", i);
+        ze_ui_button(ui, label);
+    }
+}
+
+static int focused_button(ut_t *t)
+{
+    char label[16];
+    for (int i = 0; i < 12; i++) {
+        snprintf(label, sizeof label, "B%d", i);
+        if (ze_ui_focus(t->ui).id == ze_ui_key_path(label).id)
+            return i;
+    }
+    return -1;
+}
+
+static void test_key_repeat_navigates(void **state)
+{
+    (void)state;
+    for (int off = 0; off < 2; off++) {
+        ut_t t;
+        ut_init(&t, (ze_ui_desc_t){.key_repeat_delay = off ? -1.0f : 0.0f}, build_buttons, NULL);
+        ut_frames(&t, 1);
+        ut_click(&t, "B0");
+        assert_int_equal(focused_button(&t), 0);
+        key_edge(&t, ZE_UI_KEY_DOWN, true);
+        ut_frames(&t, 1);
+        assert_int_equal(focused_button(&t), 1);
+        ut_frames(&t, 30); /* 0.52 s held: repeats at 0.40, 0.45, 0.50 */
+        assert_int_equal(focused_button(&t), off ? 1 : 4);
+        key_edge(&t, ZE_UI_KEY_DOWN, false);
+        ut_frames(&t, 30);
+        assert_int_equal(focused_button(&t), off ? 1 : 4);
+        ut_fini(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_repeat),
+        cmocka_unit_test(test_key_repeat_navigates),
         cmocka_unit_test(test_utf8_selection_undo),
         cmocka_unit_test(test_typed_runs_undo_as_one_step),
         cmocka_unit_test(test_full_buffer_refuses_whole_input),

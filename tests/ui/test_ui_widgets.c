@@ -323,14 +323,16 @@ static void test_tree_open_state(void **state)
 static void build_two_windows(ze_ui_t *ui, void *user)
 {
     app_t *app = user;
-    ze_ui_window_begin(ui, "Left",
-                       &(ze_ui_window_desc_t){.x = 10, .y = 10, .width = 200, .height = 150});
-    app->left_delete += ze_ui_button(ui, "Delete");
-    ze_ui_window_end(ui);
-    ze_ui_window_begin(ui, "Right",
-                       &(ze_ui_window_desc_t){.x = 300, .y = 10, .width = 200, .height = 150});
-    app->right_delete += ze_ui_button(ui, "Delete");
-    ze_ui_window_end(ui);
+    if (ze_ui_window_begin(ui, "Left",
+                           &(ze_ui_window_desc_t){.x = 10, .y = 10, .width = 200, .height = 150})) {
+        app->left_delete += ze_ui_button(ui, "Delete");
+        ze_ui_window_end(ui);
+    }
+    if (ze_ui_window_begin(
+            ui, "Right", &(ze_ui_window_desc_t){.x = 300, .y = 10, .width = 200, .height = 150})) {
+        app->right_delete += ze_ui_button(ui, "Delete");
+        ze_ui_window_end(ui);
+    }
 }
 
 static void test_same_label_in_two_windows(void **state)
@@ -444,6 +446,106 @@ static void test_window_moves_by_title(void **state)
     ut_fini(&t);
 }
 
+/* A window resized by its grip, then collapsed and expanded by double
+ * clicks on its title; the other window is untouched. */
+static void test_window_resize_and_collapse(void **state)
+{
+    (void)state;
+    app_t app = {0};
+    ut_t t;
+    ut_init(&t, (ze_ui_desc_t){0}, build_two_windows, &app);
+    ut_frames(&t, 1);
+    ut_assert_rect(ut_rect(&t, "Left"), 10, 10, 210, 160);
+    ze_ui_rect_t grip = ut_rect(&t, "Left/##grip");
+    ut_assert_rect(grip, 198, 148, 210, 160);
+    float gx = grip.x0 + 6, gy = grip.y0 + 6;
+    ut_move(&t, gx, gy);
+    ut_button(&t, true);
+    ut_frames(&t, 1);
+    ut_move(&t, gx + 40, gy + 25);
+    ut_frames(&t, 1);
+    ut_move(&t, gx + 80, gy + 50);
+    ut_frames(&t, 1);
+    ut_button(&t, false);
+    ut_frames(&t, 2);
+    ut_assert_rect(ut_rect(&t, "Left"), 10, 10, 290, 210);
+    ut_assert_rect(ut_rect(&t, "Left/##grip"), 278, 198, 290, 210);
+    ut_assert_rect(ut_rect(&t, "Right"), 300, 10, 500, 160);
+    /* never smaller than a title and a grip */
+    grip = ut_rect(&t, "Left/##grip");
+    ut_move(&t, grip.x0 + 6, grip.y0 + 6);
+    ut_button(&t, true);
+    ut_frames(&t, 1);
+    ut_move(&t, -400, -400);
+    ut_frames(&t, 1);
+    ut_button(&t, false);
+    ut_frames(&t, 1);
+    ze_ui_rect_t small = ut_rect(&t, "Left");
+    ze_ui_rect_t title = ut_rect(&t, "Left/##title");
+    assert_true(small.x1 - small.x0 >= 60.0f);
+    assert_true(small.y1 - small.y0 >= title.y1 - title.y0 + 12.0f);
+    assert_true(ze_ui_key_alive(t.ui, ze_ui_key_path("Left/Delete")));
+    /* double click on the title: only the title is left, the content is
+       not built */
+    float tx = (title.x0 + title.x1) * 0.5f, ty = (title.y0 + title.y1) * 0.5f;
+    ut_move(&t, tx, ty);
+    for (int i = 0; i < 2; i++) {
+        ut_button(&t, true);
+        ut_button(&t, false);
+        ut_frames(&t, 1);
+    }
+    ut_frames(&t, 1);
+    ze_ui_rect_t folded = ut_rect(&t, "Left");
+    assert_true(ut_near(folded.y1 - folded.y0, title.y1 - title.y0));
+    assert_false(ze_ui_key_alive(t.ui, ze_ui_key_path("Left/Delete")));
+    assert_false(ze_ui_key_alive(t.ui, ze_ui_key_path("Left/##grip")));
+    assert_true(ze_ui_key_alive(t.ui, ze_ui_key_path("Right/Delete")));
+    /* and again: expanded, at the size the grip left */
+    for (int i = 0; i < 2; i++) {
+        ut_button(&t, true);
+        ut_button(&t, false);
+        ut_frames(&t, 1);
+    }
+    ut_frames(&t, 1);
+    ze_ui_rect_t back = ut_rect(&t, "Left");
+    assert_true(ut_near(back.y1 - back.y0, small.y1 - small.y0));
+    assert_true(ze_ui_key_alive(t.ui, ze_ui_key_path("Left/Delete")));
+    assert_int_equal(app.left_delete, 0);
+    ut_fini(&t);
+}
+
+/* Callers that pair every begin with an end, whatever it returned: the
+ * end after a collapsed begin does nothing, and the frame is balanced. */
+static void build_always_end(ze_ui_t *ui, void *user)
+{
+    app_t *app = user;
+    ze_ui_window_begin(ui, "Left",
+                       &(ze_ui_window_desc_t){.x = 10, .y = 10, .width = 200, .height = 150});
+    app->left_delete += ze_ui_button(ui, "Delete");
+    ze_ui_window_end(ui);
+}
+
+static void test_window_end_after_collapse(void **state)
+{
+    (void)state;
+    app_t app = {0};
+    ut_t t;
+    ut_init(&t, (ze_ui_desc_t){0}, build_always_end, &app);
+    ut_frames(&t, 1);
+    ze_ui_rect_t title = ut_rect(&t, "Left/##title");
+    ut_move(&t, title.x0 + 30, (title.y0 + title.y1) * 0.5f);
+    for (int i = 0; i < 2; i++) {
+        ut_button(&t, true);
+        ut_button(&t, false);
+        assert_int_equal(ut_frame(&t), ZE_OK);
+    }
+    assert_int_equal(ut_frame(&t), ZE_OK);
+    ze_ui_rect_t w = ut_rect(&t, "Left");
+    assert_true(ut_near(w.y1 - w.y0, title.y1 - title.y0));
+    assert_int_equal(g_ut_log.errors, 0);
+    ut_fini(&t);
+}
+
 /* ------------------------------------------------------ scroll region */
 
 static void build_list(ze_ui_t *ui, void *user)
@@ -495,6 +597,8 @@ int main(void)
         cmocka_unit_test(test_same_label_in_two_panels),
         cmocka_unit_test(test_widgets_at_2x),
         cmocka_unit_test(test_window_moves_by_title),
+        cmocka_unit_test(test_window_resize_and_collapse),
+        cmocka_unit_test(test_window_end_after_collapse),
         cmocka_unit_test(test_scroll_region_wheel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
