@@ -154,6 +154,8 @@ typedef struct run_t {
     bool moving;
     uint32_t warm, frames; /* iterations before measuring, measured */
     bool no_wait;          /* the probe: measure without waiting for the mesh */
+    const char *backend;   /* NULL: "null" */
+    bool windowed;         /* a window target instead of headless */
     /* measured */
     uint64_t start_frame, t_start, t_end, t_wait;
     bool measuring, done;
@@ -302,10 +304,10 @@ static bool run_once(run_t *r)
                          .on_update = on_update};
     ze_run_desc_t run = {
         .project = r->project->project,
-        .headless = true,
+        .headless = !r->windowed,
         .frames = FRAME_CAP,
         .fixed_dt = FIXED_DT,
-        .backend = "null",
+        .backend = r->backend ? r->backend : "null",
         .max_fps = 0.0,
         .import_mode = ZE_IMPORT_IN_PROCESS,
         .in_process_cook = ze_asset_cook,
@@ -367,6 +369,19 @@ static double round_subject(void *p)
         return NAN;
     }
     return run_ms(&c->subject);
+}
+
+/* The baseline run measured like a subject (checked too): the window
+ * rows compare two full scenes. */
+static double round_subject_of_baseline(void *p)
+{
+    pair_ctx_t *c = p;
+    if (!run_once(&c->baseline) || !run_check(&c->baseline)) {
+        if (!c->failures++)
+            snprintf(c->why, sizeof c->why, "headless: %s", c->baseline.why);
+        return NAN;
+    }
+    return run_ms(&c->baseline);
 }
 
 static double round_baseline(void *p)
@@ -446,6 +461,50 @@ static void bench_size(ze_bench_t *b, const project_t *p, uint32_t n, bool movin
     ze_bench_table_free(c);
 }
 
+/* The windowed main loop (issue 18: it never waits on the render
+ * thread): main-thread ms per iteration with the Vulkan backend drawing
+ * into a window, against the same run headless (offscreen) as the
+ * baseline; 1,000 static crates, no cap. Target: windowed <= 1.5 x
+ * headless + 0.1 ms, as window_main_ms_margin = value - (1.5 x baseline
+ * + 0.1) <= 0. Needs a display (run_all.sh starts Xvfb when there is
+ * none and xvfb-run exists); without one the rows are not written. */
+static void bench_window(ze_bench_t *b, const project_t *p)
+{
+    if (!ze_bench_enabled(b, "window_main_ms") && !ze_bench_enabled(b, "window_main_ms_margin"))
+        return;
+    const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+    if (!(x && x[0]) && !(wl && wl[0])) {
+        printf("  note: no display (DISPLAY/WAYLAND_DISPLAY unset): window_main_ms not measured "
+               "(make bench runs it under xvfb-run)\n");
+        return;
+    }
+    enum { N = 1000 };
+    pair_ctx_t *c = ze_bench_table_alloc(sizeof *c);
+    uint32_t warm = (uint32_t)ze_bench_size(b, 30, 5);
+    uint32_t frames = (uint32_t)ze_bench_size(b, 300, 20);
+    c->subject = (run_t){.project = p, .n = N, .warm = warm, .frames = frames,
+                         .backend = "vulkan", .windowed = true};
+    c->baseline = (run_t){.project = p, .n = N, .warm = warm, .frames = frames,
+                          .backend = "vulkan"};
+    ze_bench_pair_t r =
+        ze_bench_compare(ze_bench_rounds(b, 3), round_subject, c, round_subject_of_baseline, c);
+    if (c->failures) {
+        ze_bench_fail(b, "window_main_ms", "%u failed runs: %s", c->failures, c->why);
+        ze_bench_table_free(c);
+        return;
+    }
+    double margin = r.value - (1.5 * r.baseline + 0.1);
+    printf("  window n=%u: %.4f ms/iteration windowed, %.4f headless (vulkan, %s): margin %.4f "
+           "ms\n",
+           N, r.value, r.baseline, c->subject.report.device, margin);
+    fflush(stdout);
+    ze_bench_add(b, "window_main_ms", N, "ms/frame", ZE_BENCH_LOWER, r.value, r.baseline,
+                 ZE_BENCH_NONE);
+    ze_bench_add(b, "window_main_ms_margin", N, "ms/frame", ZE_BENCH_LOWER, margin, ZE_BENCH_NONE,
+                 ZE_BENCH_NONE);
+    ze_bench_table_free(c);
+}
+
 /* -------------------------------------------------------------------- main */
 
 void ze_bench_render_cull(ze_bench_t *b); /* render_cull.c */
@@ -469,6 +528,7 @@ int main(int argc, char **argv)
         for (uint32_t m = 0; m < 2; m++)
             for (uint32_t i = 0; i < count; i++)
                 bench_size(&b, p, sizes[i], m == 1);
+        bench_window(&b, p);
     }
     if (p->root[0])
         ze_bench_remove_tree(p->root);

@@ -47,6 +47,19 @@ done
 rows_args=()
 # rows that require "full" are written by full runs only
 [ $smoke -eq 1 ] && rows_args+=(--without full)
+# rows that require "display" (render's windowed main loop): under Xvfb
+# when there is no display and xvfb-run exists; not required otherwise
+display_wrap=()
+if [ $smoke -eq 1 ]; then
+  rows_args+=(--without display)
+elif [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  if command -v xvfb-run >/dev/null 2>&1; then
+    display_wrap=(xvfb-run -a -s "-screen 0 1280x720x24")
+  else
+    echo "run_all.sh: no display and no xvfb-run: rows that need one are not required"
+    rows_args+=(--without display)
+  fi
+fi
 if [ $smoke -eq 0 ]; then
   rows_args+=(--targets)
   [ "${BENCH_STRICT_TARGETS:-0}" = 1 ] && rows_args+=(--fail-on-miss)
@@ -95,7 +108,9 @@ for exe in "$BIN"/bench_*; do
   suite="${name#bench_}"
   echo "=== $name"
   rm -f "$OUT/$suite.json"
-  if ! "$exe" --out "$OUT" "${EXTRA[@]}"; then
+  wrap=()
+  [ "$suite" = render ] && wrap=("${display_wrap[@]}")
+  if ! "${wrap[@]}" "$exe" --out "$OUT" "${EXTRA[@]}"; then
     echo "run_all.sh: $name failed" >&2
     problems+=("$name failed")
     status=1
