@@ -163,7 +163,7 @@ typedef struct run_t {
     uint64_t steps; /* fixed steps of the mover system inside the window */
     uint64_t backend_frames0, backend_records0, backend_frames, backend_records;
     uint64_t records0, records; /* ze_engine_instance_records in the window */
-    char why[200]; /* a failure; "" when fine */
+    char why[200];              /* a failure; "" when fine */
     ze_run_report_t report;
 } run_t;
 
@@ -257,8 +257,8 @@ static void on_update(ze_engine_t *e, double dt, void *user)
         return;
     if (!r->measuring) {
         ze_render_stats_t rs = ze_render_backend_stats(ze_engine_backend(e));
-        bool ready = f >= r->warm && (r->n == 0 || r->no_wait ||
-                                      (rs.meshes > 0 && rs.instances_live == r->n));
+        bool ready = f >= r->warm &&
+                     (r->n == 0 || r->no_wait || (rs.meshes > 0 && rs.instances_live == r->n));
         if (!ready) {
             if (f >= r->warm && !r->t_wait)
                 r->t_wait = ze_bench_now_ns();
@@ -482,10 +482,14 @@ static void bench_window(ze_bench_t *b, const project_t *p)
     pair_ctx_t *c = ze_bench_table_alloc(sizeof *c);
     uint32_t warm = (uint32_t)ze_bench_size(b, 30, 5);
     uint32_t frames = (uint32_t)ze_bench_size(b, 300, 20);
-    c->subject = (run_t){.project = p, .n = N, .warm = warm, .frames = frames,
-                         .backend = "vulkan", .windowed = true};
-    c->baseline = (run_t){.project = p, .n = N, .warm = warm, .frames = frames,
-                          .backend = "vulkan"};
+    c->subject = (run_t){.project = p,
+                         .n = N,
+                         .warm = warm,
+                         .frames = frames,
+                         .backend = "vulkan",
+                         .windowed = true};
+    c->baseline =
+        (run_t){.project = p, .n = N, .warm = warm, .frames = frames, .backend = "vulkan"};
     ze_bench_pair_t r =
         ze_bench_compare(ze_bench_rounds(b, 3), round_subject, c, round_subject_of_baseline, c);
     if (c->failures) {

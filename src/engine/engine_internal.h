@@ -207,8 +207,8 @@ struct ze_engine_t {
        its slot + 1 (0: none): tables in regions of the Render owner (a
        million instances outgrow an owner's heap) */
     ze_mem_table_t proxy_table, slot_table;
-    uint32_t proxy_count;   /* slots handed out: the high-water mark */
-    ze_array_t free_ids;    /* uint32_t, Render owner */
+    uint32_t proxy_count; /* slots handed out: the high-water mark */
+    ze_array_t free_ids;  /* uint32_t, Render owner */
     ze__proxy_queue_t proxy_queue;
     uint32_t proxies_live;
     ze_binder_t mesh_binder, material_binder;

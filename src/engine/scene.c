@@ -457,7 +457,7 @@ static void proxy_unbind(ze_engine_t *e, ze_entity_t ent)
         return;
     ze__render_proxy_t *p = proxy_at(e, slot);
     if (!p->live || !ze_entity_eq(p->entity, ent))
-        return; /* gone already */
+        return;                                                       /* gone already */
     (void)slot_put(e, ze_entity_index(ent), ZE_RENDER_INSTANCE_NONE); /* in range: no grow */
     res_unref(e, p->mesh);
     res_unref(e, p->material);

@@ -143,7 +143,8 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
     ze__render_proxy_t *proxies = ze_mem_table_data(&e->proxy_table);
     uint32_t whole = 0, moves = 0, removes = 0, n = 0;
     uint32_t first = ZE_RENDER_INSTANCE_NONE; /* the head after the drops */
-    for (uint32_t k = e->proxy_queue.head; k != ZE_RENDER_INSTANCE_NONE && n < ZE__MAX_STATE_RECORDS;) {
+    for (uint32_t k = e->proxy_queue.head;
+         k != ZE_RENDER_INSTANCE_NONE && n < ZE__MAX_STATE_RECORDS;) {
         ze__render_proxy_t *p = &proxies[k];
         uint32_t next = p->q_next;
         if (delivered(p, consumed)) {

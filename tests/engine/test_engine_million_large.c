@@ -71,8 +71,8 @@ static void million_closing(ze_engine_t *e, void *user)
 {
     million_t *m = user;
     ze_world_t *w = ze_engine_world(e);
-    ze_query_t q = ze_query_create(
-        w, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t, ze_transform_t)});
+    ze_query_t q =
+        ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t, ze_transform_t)});
     ze_iter_t it = ze_query_iter(w, q);
     while (ze_query_next(&it)) {
         const ze_mesh_t *mesh = ze_field(&it, ze_mesh_t);
@@ -114,9 +114,9 @@ static void test_a_million_instances(void **state)
     assert_int_equal(ze_app_run(&app, &run, &rep), ZE_OK);
     printf("million: %u instances; the table full at iteration %llu after %llu records; "
            "%llu records in all, %llu frames drawn; %.1f s\n",
-           rep.instances, (unsigned long long)m.frame_full,
-           (unsigned long long)m.records_when_full, (unsigned long long)rep.instance_records,
-           (unsigned long long)m.drawn_frames, (double)(ze_time_now_ns() - t0) * 1e-9);
+           rep.instances, (unsigned long long)m.frame_full, (unsigned long long)m.records_when_full,
+           (unsigned long long)rep.instance_records, (unsigned long long)m.drawn_frames,
+           (double)(ze_time_now_ns() - t0) * 1e-9);
     assert_int_equal(rep.instances, N);
     assert_true(m.frame_full > 0);
     assert_int_equal(rep.frames, m.frame_full + AFTER_FULL + 1);

@@ -20,9 +20,9 @@
  * as the engine sends it. */
 static uint64_t world_instance_hash(ze_world_t *w, uint32_t *count)
 {
-    ze_query_t q = ze_query_create(
-        w, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t),
-                              .optional = ZE_MASK(ze_transform_t, ze_material_t)});
+    ze_query_t q =
+        ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t),
+                                              .optional = ZE_MASK(ze_transform_t, ze_material_t)});
     uint64_t h = 0;
     uint32_t n = 0;
     ze_mat4_t id = ze_mat4_identity();
@@ -124,8 +124,8 @@ static void test_lossless_through_a_slow_backend(void **state)
     random_game_t g;
     memset(&g, 0, sizeof g);
     ze_rng_seed(&g.rng, 0xC0FFEE);
-    ze_app_desc_t app = {.name = "proxies", .user = &g, .on_update = random_update,
-                         .on_closing = random_closing};
+    ze_app_desc_t app = {
+        .name = "proxies", .user = &g, .on_update = random_update, .on_closing = random_closing};
     ze_run_desc_t run = fx_run(&g_project);
     run.frames = STEPS;
     run.fixed_dt = 1.0 / 60.0; /* a virtual clock, one step per iteration... */
@@ -137,8 +137,7 @@ static void test_lossless_through_a_slow_backend(void **state)
            "%llu of %llu states rendered; %u instances\n",
            (unsigned long long)g.creates, (unsigned long long)g.moves,
            (unsigned long long)g.destroys, (unsigned long long)g.materials,
-           (unsigned long long)rep.frames_rendered, (unsigned long long)rep.frames,
-           g.world_count);
+           (unsigned long long)rep.frames_rendered, (unsigned long long)rep.frames, g.world_count);
     assert_true(rep.frames_rendered * 2 < rep.frames); /* most states were never seen */
     assert_true(g.destroys > 50 && g.moves > 300 && g.materials > 20);
     assert_int_equal(g.refused, 0);
@@ -168,8 +167,8 @@ static ze_result count_initialized(ze_engine_t *e, void *user)
     count_game_t *g = user;
     ze_world_t *w = ze_engine_world(e);
     for (uint32_t i = 0; i < STATIC_N; i++)
-        g->ents[i] = spawn_crate(w, g_project.mesh,
-                                 (ze_vec3_t){(float)(i % 300), 0, (float)(i / 300)});
+        g->ents[i] =
+            spawn_crate(w, g_project.mesh, (ze_vec3_t){(float)(i % 300), 0, (float)(i / 300)});
     return ZE_OK;
 }
 
@@ -326,9 +325,9 @@ static void contents_closing(ze_engine_t *e, void *user)
     const ze__instance_table_t *t = &ze_engine_backend(e)->instances;
     assert_true(c->seen);
     uint32_t rows = 0;
-    ze_query_t q = ze_query_create(
-        w, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t, ze_transform_t),
-                              .optional = ZE_MASK(ze_material_t, ze_parent_t)});
+    ze_query_t q =
+        ze_query_create(w, &(ze_query_desc_t){.with = ZE_MASK(ze_mesh_t, ze_transform_t),
+                                              .optional = ZE_MASK(ze_material_t, ze_parent_t)});
     ze_iter_t it = ze_query_iter(w, q);
     while (ze_query_next(&it)) {
         const ze_mesh_t *m = ze_field(&it, ze_mesh_t);
@@ -379,8 +378,7 @@ static void contents_closing(ze_engine_t *e, void *user)
     ze_quat_t rot = {-0.4794255f, 0, 0, 0.8775826f};
     ze_vec3_t dir = ze_quat_rotate(rot, (ze_vec3_t){0, 0, -1});
     assert_true(fabsf(sun->direction.x - dir.x) < 1e-4f &&
-                fabsf(sun->direction.y - dir.y) < 1e-4f &&
-                fabsf(sun->direction.z - dir.z) < 1e-4f);
+                fabsf(sun->direction.y - dir.y) < 1e-4f && fabsf(sun->direction.z - dir.z) < 1e-4f);
 }
 
 static void test_contents_the_backend_holds(void **state)
@@ -401,12 +399,102 @@ static void test_contents_the_backend_holds(void **state)
     assert_int_equal(rep.instances, FX_CRATES + 2);
 }
 
+/* ------------------------------------------------------ scene replace */
+
+enum { REPLACES = 20, SCENE_CRATES = 300 };
+
+typedef struct replace_t {
+    uint32_t loads, frames_seen, mixed, empty_seen;
+    int phase; /* 0: scene A (crates with the material override), 1: B (without) */
+    uint32_t frame;
+} replace_t;
+
+/* Render thread: every state drawn holds one scene's crates, never both. */
+static void observe_replace(ze_render_backend_t *b, const ze_render_state_t *s, void *user)
+{
+    (void)s;
+    replace_t *r = user;
+    const ze__instance_table_t *t = &b->instances;
+    uint32_t with = 0, without = 0;
+    for (uint32_t i = 0; i < t->slots; i++) {
+        if (!t->live[i])
+            continue;
+        if (ze_uuid_is_nil(t->rows[i].material))
+            without++;
+        else
+            with++;
+    }
+    r->frames_seen++;
+    if (with && without)
+        r->mixed++;
+    if (!with && !without)
+        r->empty_seen++;
+}
+
+static bool write_replace_scene(const char *name, bool material)
+{
+    char mesh[ZE_UUID_STRING_LEN + 1], mat[ZE_UUID_STRING_LEN + 1];
+    fx_uuid_str(g_project.mesh, mesh);
+    fx_uuid_str(g_project.material, mat);
+    static char scene[1 << 17];
+    size_t n = (size_t)snprintf(
+        scene, sizeof scene, "{\"format\": \"zengine.scene\", \"version\": 1, \"entities\": [\n");
+    for (int c = 1; c <= SCENE_CRATES; c++) {
+        char comp[400];
+        snprintf(comp, sizeof comp,
+                 "\"Transform\": {\"position\": [%d, 0, %d]}, \"Mesh\": {\"mesh\": \"%s\"}%s%s%s",
+                 c % 20, c / 20, mesh, material ? ", \"Material\": {\"material\": \"" : "",
+                 material ? mat : "", material ? "\"}" : "");
+        n += (size_t)fx_entity(scene + n, sizeof scene - n, c, comp);
+    }
+    n += (size_t)snprintf(scene + n, sizeof scene - n, "\n]}\n");
+    char path[400];
+    snprintf(path, sizeof path, "%s/scenes/%s", g_project.root, name);
+    return n < sizeof scene && fx_write(path, scene, n);
+}
+
+static void replace_update(ze_engine_t *e, double dt, void *user)
+{
+    (void)dt;
+    replace_t *r = user;
+    if (r->frame++ % 4 == 3 && r->loads < REPLACES) {
+        r->phase ^= 1;
+        ze_result res =
+            ze_engine_load_scene(e, r->phase ? "/scenes/b.scene.json" : "/scenes/a.scene.json");
+        assert_int_equal(res, ZE_OK);
+        r->loads++;
+    }
+}
+
+static void test_scene_replace_never_mixes(void **state)
+{
+    (void)state;
+    assert_true(write_replace_scene("a.scene.json", true));
+    assert_true(write_replace_scene("b.scene.json", false));
+    replace_t r;
+    memset(&r, 0, sizeof r);
+    ze_app_desc_t app = {.name = "proxies", .user = &r, .on_update = replace_update};
+    ze_run_desc_t run = fx_run(&g_project);
+    run.frames = REPLACES * 4 + 8;
+    run.fixed_dt = 1.0 / 60.0;
+    run.max_fps = 250; /* the render thread sees most states */
+    ze__run_ctx_t ctx = {.render_observer = observe_replace, .render_observer_user = &r};
+    ze_run_report_t rep;
+    assert_int_equal(ze__app_run_with(&app, &run, &rep, &ctx), ZE_OK);
+    printf("replace: %u loads, %u frames drawn, %u mixed\n", r.loads, r.frames_seen, r.mixed);
+    assert_int_equal(r.loads, REPLACES);
+    assert_true(r.frames_seen > REPLACES);
+    assert_int_equal(r.mixed, 0);
+    assert_int_equal(rep.instances, SCENE_CRATES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless_through_a_slow_backend),
         cmocka_unit_test(test_static_sends_nothing_moved_send_k),
         cmocka_unit_test(test_contents_the_backend_holds),
+        cmocka_unit_test(test_scene_replace_never_mixes),
     };
     return cmocka_run_group_tests(tests, fx_setup_quiet, fx_teardown);
 }
