@@ -708,6 +708,9 @@ static void bench_cook_corpus(ze_bench_t *b, ze_job_system_t *jobs, const char *
     ze_bench_table_free(c);
 }
 
+/* asset_startup.c */
+void ze_bench_asset_startup(ze_bench_t *b, ze_mem_t *mm, ze_job_system_t *jobs, const char *dir);
+
 int main(int argc, char **argv)
 {
     ze_bench_t b;
@@ -733,6 +736,8 @@ int main(int argc, char **argv)
         bench_texture_cook(&b);
     if (ze_bench_enabled(&b, "cook_corpus"))
         bench_cook_corpus(&b, jobs, dir);
+    if (ze_bench_enabled(&b, "startup_check_frame_worst"))
+        ze_bench_asset_startup(&b, mm, jobs, dir);
     ze_bench_env_close(dir, mm, jobs);
     return ze_bench_finish(&b);
 }
