@@ -703,6 +703,13 @@ ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_u
  * it ends (its data changed under it). `force` re-imports a current source. */
 ze_result ze_import_request(ze_import_coordinator_t *ic, const char *path,
                             ze_import_priority priority, bool force, ze_uuid_t *out);
+/* Offer a file that may be only another source's dependency (an image a
+ * glTF uses): once every check and import has ended it is requested
+ * (Background) unless a registered source depends on it. The folder walk
+ * offers images this way, so a model's textures are not also imported as
+ * standalone textures. ze_import_coordinator_idle is false while offers
+ * wait. ZE_ERR_UNSUPPORTED when no importer takes the file. */
+ze_result ze_import_offer(ze_import_coordinator_t *ic, const char *path);
 /* Main thread, once per frame: runs completions, polls children (kills the
  * ones past their timeout), starts queued imports up to max_running.
  * Returns the number of imports that ended during this tick. */
@@ -719,6 +726,7 @@ typedef struct ze_import_stats_t {
     uint64_t up_to_date;         /* registrations found current: no import */
     uint64_t outdated;           /* registrations whose check found a change */
     uint32_t checking;           /* registrations still being checked (pool jobs) */
+    uint64_t dependency_only;    /* offered files left out: a source depends on them */
     uint32_t queued, running;
 } ze_import_stats_t;
 ze_import_stats_t ze_import_coordinator_stats(const ze_import_coordinator_t *ic);

@@ -77,6 +77,9 @@ struct ze_import_coordinator_t {
     ze__check_batch_t *filling;
     ze_array_t checks;
     ze_hashmap_t checking;
+    /* ze_import_offer: files (of ze_path_t) waiting for every check and
+       import to end, to be imported only if no source depends on them */
+    ze_array_t offers;
 };
 
 enum { CHECK_NO_REQUEST = 0xff };
@@ -322,6 +325,7 @@ ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
     ze_hashmap_init(&ic->queued, a, sizeof(ze_uuid_t), sizeof(uint8_t));
     ZE_ARRAY_INIT(&ic->checks, a, ze__check_batch_t *);
     ze_hashmap_init(&ic->checking, a, sizeof(ze_uuid_t), sizeof(uint8_t));
+    ZE_ARRAY_INIT(&ic->offers, a, ze_path_t);
     ic->sequence = (uint64_t)time(NULL) * 1000u;
     ze_wait_group_init(&ic->jobs_wg);
     ze_result r = ZE_OK;
@@ -387,6 +391,7 @@ void ze_import_coordinator_destroy(ze_import_coordinator_t *ic)
     ze_array_free(&ic->checks);
     batch_free(ic, ic->filling);
     ze_hashmap_free(&ic->checking);
+    ze_array_free(&ic->offers);
     for (int p = 0; p < 2; p++)
         ze_array_free(&ic->queue[p]);
     ze_hashmap_free(&ic->queued);
@@ -664,6 +669,50 @@ ze_result ze_import_request(ze_import_coordinator_t *ic, const char *path,
     if (info.state == ZE_ASSET_STATE_LOADED && !force)
         return ZE_OK;
     return enqueue(ic, u, priority);
+}
+
+ze_result ze_import_offer(ze_import_coordinator_t *ic, const char *path)
+{
+    ZE_CHECK(ic && path, ZE_ERR_INVALID_ARG);
+    ze_path_t p;
+    ZE__TRY(ze_path_make(path, &p));
+    if (!ze_asset_importer_for(p.str))
+        return ZE_ERR_UNSUPPORTED;
+    return ze_array_push(&ic->offers, &p);
+}
+
+static bool busy_without_offers(const ze_import_coordinator_t *ic)
+{
+    return ic->running.count || ic->queue[0].count || ic->queue[1].count || ic->checks.count ||
+           (ic->filling && ic->filling->count);
+}
+
+/* Every check and import ended: the dependency graph is as complete as it
+ * gets, so an offered file some source reads is left to that source; the
+ * others are requested like any source (a file referenced directly is
+ * registered by that reference, not here). */
+static void resolve_offers(ze_import_coordinator_t *ic)
+{
+    if (!ic->offers.count || busy_without_offers(ic))
+        return;
+    ze_asset_registry_t *reg = ic->desc.registry;
+    ze_array_t todo = ic->offers;
+    ZE_ARRAY_INIT(&ic->offers, ic->alloc, ze_path_t);
+    for (uint32_t i = 0; i < todo.count; i++) {
+        const ze_path_t *p = ze_array_at(&todo, i);
+        ze_uuid_t u;
+        ze_asset_info_t info;
+        if (ze_asset_registry_find_path(reg, p->str, &u) && ze_asset_registry_get(reg, u, &info) &&
+            info.type == ZE_ASSET_TYPE_FILE && ze_asset_registry_dependents(reg, u, NULL, 0) > 0) {
+            ic->stats.dependency_only++;
+            continue;
+        }
+        ze_result r = ze_import_request(ic, p->str, ZE_IMPORT_BACKGROUND, false, NULL);
+        if (r != ZE_OK)
+            ze_diag(&ic->desc.diag, ZE_LOG_WARN, r, "asset", p->str, "not imported: %s",
+                    ze_result_str(r));
+    }
+    ze_array_free(&todo);
 }
 
 /* ------------------------------------------------------------- outcome */
@@ -1112,13 +1161,15 @@ uint32_t ze_import_coordinator_tick(ze_import_coordinator_t *ic)
         ze_hashmap_remove(&ic->queued, &u);
         (void)start_import(ic, u);
     }
+    resolve_offers(ic);
     return (uint32_t)(ic->stats.succeeded + ic->stats.failed - before);
 }
 
 bool ze_import_coordinator_idle(const ze_import_coordinator_t *ic)
 {
     return !ic || (ic->running.count == 0 && ic->queue[0].count == 0 && ic->queue[1].count == 0 &&
-                   ic->checks.count == 0 && (!ic->filling || ic->filling->count == 0));
+                   ic->checks.count == 0 && (!ic->filling || ic->filling->count == 0) &&
+                   ic->offers.count == 0);
 }
 
 ze_result ze_import_coordinator_wait(ze_import_coordinator_t *ic, uint32_t timeout_ms)

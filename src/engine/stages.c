@@ -384,7 +384,13 @@ static ze_result register_asset_folders(ze_engine_t *e)
     uint32_t queued = 0;
     for (uint32_t i = 0; i < w.files.count && !w.failed; i++) {
         const ze_path_t *p = ze_array_at(&w.files, i);
-        ze_result r = ze_import_request(e->imports, p->str, ZE_IMPORT_BACKGROUND, false, NULL);
+        /* an image may be only a model's texture: imported alone only
+           when no source depends on it */
+        const char *imp = ze_asset_importer_for(p->str);
+        ze_result r =
+            strcmp(imp, "image") == 0
+                ? ze_import_offer(e->imports, p->str)
+                : ze_import_request(e->imports, p->str, ZE_IMPORT_BACKGROUND, false, NULL);
         if (r != ZE_OK)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "%s: not imported: %s", p->str, ze_result_str(r));
         else

@@ -404,6 +404,43 @@ static void test_old_sidecar_still_reads(void **state)
     ze_vfs_meta_free(&m);
 }
 
+/* The folder walk offers images: a model's texture is left to the model,
+ * an image nothing uses is imported on its own; the same after a restart,
+ * when the model's dependencies come from its sidecar. */
+static void offer_images(fixture_t *f)
+{
+    ze_uuid_t box;
+    assert_int_equal(ze_import_offer(f->ic, "/models/CesiumLogoFlat.png"), ZE_OK);
+    assert_int_equal(ze_import_offer(f->ic, "/alone.png"), ZE_OK);
+    assert_int_equal(ze_import_request(f->ic, BOX, ZE_IMPORT_BACKGROUND, false, &box), ZE_OK);
+    assert_false(ze_import_coordinator_idle(f->ic));
+    assert_int_equal(ze_import_coordinator_wait(f->ic, 20000), ZE_OK);
+    ze_uuid_t u;
+    ze_asset_info_t info;
+    assert_true(ze_asset_registry_find_path(f->reg, "/models/CesiumLogoFlat.png", &u));
+    assert_true(ze_asset_registry_get(f->reg, u, &info));
+    assert_int_equal(info.type, ZE_ASSET_TYPE_FILE); /* the box's dependency only */
+    assert_true(ze_asset_registry_find_path(f->reg, "/alone.png", &u));
+    assert_true(ze_asset_registry_get(f->reg, u, &info));
+    assert_int_equal(info.type, ZE_ASSET_TYPE_SOURCE);
+    assert_int_equal(info.state, ZE_ASSET_STATE_LOADED);
+    assert_int_equal(ze_asset_registry_sub_assets(f->reg, u, NULL, 0), 1);
+    assert_int_equal(ze_import_coordinator_stats(f->ic).dependency_only, 1);
+    assert_int_equal(fix_state(f, box), ZE_ASSET_STATE_LOADED);
+}
+
+static void test_offered_images_only_when_nothing_depends_on_them(void **state)
+{
+    NEED_FIXTURE(f);
+    fix_copy(f, "gltf/TextureTransformTest/glTF/Arrow.png", "alone.png");
+    offer_images(f);
+    assert_int_equal(ze_import_coordinator_stats(f->ic).started, 2); /* box, alone.png */
+    restart(f);
+    offer_images(f);
+    assert_int_equal(ze_import_coordinator_stats(f->ic).started, 0);
+    assert_int_equal(ze_import_offer(f->ic, "/notes.txt"), ZE_ERR_UNSUPPORTED);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -416,6 +453,7 @@ int main(void)
         T(test_settings_change_reimports),
         T(test_bad_settings_name_the_key_and_keep_the_artifact),
         T(test_old_sidecar_still_reads),
+        T(test_offered_images_only_when_nothing_depends_on_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
