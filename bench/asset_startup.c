@@ -1,4 +1,7 @@
-/* asset suite, start-up rows (issue 17): a project of N sources already
+/* asset suite, issue 17's rows: start-up of a cooked project, and the
+ * meshopt decoder's rate (at the end of this file).
+ *
+ * Start-up: a project of N sources already
  * cooked (small glTFs, each with its own .bin), started again the way the
  * engine starts: every source registered (its .meta read) and requested,
  * then frames of vfs tick + coordinator tick until the coordinator is idle.
@@ -11,6 +14,7 @@
  * (sidecar reads on the main thread, before the first frame; no target).
  * Fails when the restart imports anything (an unchanged project imports
  * nothing). */
+#include <meshoptimizer.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -198,4 +202,74 @@ void ze_bench_asset_startup(ze_bench_t *b, ze_mem_t *mm, ze_job_system_t *jobs, 
     ze_bench_add(b, row, s.n, "ms/frame", ZE_BENCH_LOWER, worst, main_hash, 2.0);
     ze_bench_add(b, "startup_register", s.n, "s", ZE_BENCH_LOWER, reg_ms * 1e-3, ZE_BENCH_NONE,
                  ZE_BENCH_NONE);
+}
+
+/* ------------------------------------------------------- meshopt_decode */
+
+/* meshopt_decode (MB/s of decoded vertex bytes): what EXT_meshopt_
+ * compression costs the cooker per view, meshopt_decodeVertexBuffer over a
+ * 32-byte vertex stream (a grid's positions, normals, UVs) against the raw
+ * accessor copy (memcpy of the same bytes). No target. */
+typedef struct decode_ctx_t {
+    uint8_t *raw, *enc, *out;
+    size_t count, enc_n;
+    bool failed;
+} decode_ctx_t;
+
+static double decode_round(void *p)
+{
+    decode_ctx_t *c = p;
+    uint64_t t0 = ze_bench_now_ns();
+    c->failed |= meshopt_decodeVertexBuffer(c->out, c->count, 32, c->enc, c->enc_n) != 0;
+    uint64_t t1 = ze_bench_now_ns();
+    ze_bench_do_not_optimize(c->out);
+    return (double)(c->count * 32) / 1e6 / ((double)(t1 - t0) * 1e-9);
+}
+
+static double copy_round(void *p)
+{
+    decode_ctx_t *c = p;
+    uint64_t t0 = ze_bench_now_ns();
+    memcpy(c->out, c->raw, c->count * 32);
+    uint64_t t1 = ze_bench_now_ns();
+    ze_bench_do_not_optimize(c->out);
+    return (double)(c->count * 32) / 1e6 / ((double)(t1 - t0) * 1e-9);
+}
+
+void ze_bench_asset_meshopt(ze_bench_t *b);
+/* The meshopt_decode row. */
+void ze_bench_asset_meshopt(ze_bench_t *b)
+{
+    decode_ctx_t c = {.count = (size_t)ze_bench_size(b, 1u << 19, 1u << 12)};
+    c.raw = ze_bench_table_alloc(c.count * 32);
+    c.out = ze_bench_table_alloc(c.count * 32);
+    size_t bound = meshopt_encodeVertexBufferBound(c.count, 32);
+    c.enc = ze_bench_table_alloc(bound);
+    size_t side = 1;
+    while (side * side < c.count)
+        side++;
+    for (size_t i = 0; i < c.count; i++) {
+        float v[8] = {(float)(i % side),
+                      0.0f,
+                      (float)(i / side),
+                      0,
+                      1,
+                      0,
+                      (float)(i % side) / (float)side,
+                      (float)(i / side) / (float)side};
+        memcpy(c.raw + 32 * i, v, 32);
+    }
+    c.enc_n = meshopt_encodeVertexBuffer(c.enc, bound, c.raw, c.count, 32);
+    ze_bench_pair_t r = ze_bench_compare(ze_bench_rounds(b, 9), decode_round, &c, copy_round, &c);
+    if (c.failed || c.enc_n == 0 || memcmp(c.out, c.raw, c.count * 32) != 0)
+        ze_bench_fail(b, "meshopt_decode", "the decoded stream differs from the source");
+    else {
+        printf("  meshopt_decode: %zu vertices, %.1f MB -> %.1f MB compressed\n", c.count,
+               (double)(c.count * 32) / 1e6, (double)c.enc_n / 1e6);
+        ze_bench_add(b, "meshopt_decode", c.count, "MB/s", ZE_BENCH_HIGHER, r.value, r.baseline,
+                     ZE_BENCH_NONE);
+    }
+    ze_bench_table_free(c.raw);
+    ze_bench_table_free(c.out);
+    ze_bench_table_free(c.enc);
 }
