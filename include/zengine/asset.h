@@ -703,6 +703,16 @@ ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_u
  * it ends (its data changed under it). `force` re-imports a current source. */
 ze_result ze_import_request(ze_import_coordinator_t *ic, const char *path,
                             ze_import_priority priority, bool force, ze_uuid_t *out);
+/* Register and request a source without reading anything on this thread:
+ * a pool job reads its sidecar and checks it (as ze_import_register's
+ * check); a later tick registers it with the sidecar's uuid, LOADED when
+ * current, else queued (Background). A source without a usable sidecar is
+ * then registered by ze_import_request (which writes one). Until then the
+ * registry does not know the path (a ze_import_register or request made
+ * meanwhile registers it at once, and the discovery yields). The engine's
+ * folder walk uses it, so a project of many sources does not stall its
+ * start. ZE_ERR_UNSUPPORTED when no importer takes the file. */
+ze_result ze_import_discover(ze_import_coordinator_t *ic, const char *path);
 /* Offer a file that may be only another source's dependency (an image a
  * glTF uses): once every check and import has ended it is requested
  * (Background) unless a registered source depends on it. The folder walk

@@ -80,6 +80,8 @@ struct ze_import_coordinator_t {
     /* ze_import_offer: files (of ze_path_t) waiting for every check and
        import to end, to be imported only if no source depends on them */
     ze_array_t offers;
+    uint32_t discovering;     /* ze_import_discover items not applied yet */
+    uint64_t checks_reported; /* verdicts counted in the last "checks done" line */
 };
 
 enum { CHECK_NO_REQUEST = 0xff };
@@ -454,9 +456,12 @@ static void check_flush(ze_import_coordinator_t *ic)
     ic->filling = NULL;
     if (ze_array_push(&ic->checks, &b) != ZE_OK) {
         /* cannot track it: these sources are simply imported */
-        for (uint32_t i = 0; i < b->count; i++)
-            if (ze_hashmap_remove(&ic->checking, &b->items[i].source))
+        for (uint32_t i = 0; i < b->count; i++) {
+            if (b->items[i].discover)
+                ic->discovering--;
+            else if (ze_hashmap_remove(&ic->checking, &b->items[i].source))
                 ic->stats.checking--;
+        }
         batch_free(ic, b);
         return;
     }
@@ -470,20 +475,27 @@ static void check_flush(ze_import_coordinator_t *ic)
     }
 }
 
+/* A batch with room for one more item. */
+static ze_result batch_reserve(ze_import_coordinator_t *ic)
+{
+    if (ic->filling)
+        return ZE_OK;
+    ic->filling = ZE_NEW(ic->alloc, ze__check_batch_t);
+    if (!ic->filling)
+        return ZE_ERR_OUT_OF_MEMORY;
+    memset(ic->filling, 0, sizeof *ic->filling);
+    ic->filling->vfs = ic->desc.vfs;
+    ic->filling->alloc = ic->alloc;
+    ic->filling->owner = ic;
+    atomic_init(&ic->filling->done, false);
+    atomic_init(&ic->filling->post_failed, false);
+    return ZE_OK;
+}
+
 static ze_result check_add(ze_import_coordinator_t *ic, ze_uuid_t u, const ze_path_t *p,
                            const char *importer, ze_vfs_meta_t *m)
 {
-    if (!ic->filling) {
-        ic->filling = ZE_NEW(ic->alloc, ze__check_batch_t);
-        if (!ic->filling)
-            return ZE_ERR_OUT_OF_MEMORY;
-        memset(ic->filling, 0, sizeof *ic->filling);
-        ic->filling->vfs = ic->desc.vfs;
-        ic->filling->alloc = ic->alloc;
-        ic->filling->owner = ic;
-        atomic_init(&ic->filling->done, false);
-        atomic_init(&ic->filling->post_failed, false);
-    }
+    ZE__TRY(batch_reserve(ic));
     uint8_t none = CHECK_NO_REQUEST;
     ZE__TRY(ze_hashmap_put(&ic->checking, &u, &none));
     ze__check_item_t *it = &ic->filling->items[ic->filling->count++];
@@ -511,13 +523,57 @@ static void register_dependency(ze_import_coordinator_t *ic, ze_uuid_t source, c
     (void)ze_asset_registry_add_dependency(reg, source, du);
 }
 
+static void verdict_apply(ze_import_coordinator_t *ic, ze__check_item_t *it, uint8_t prio);
+
+/* A discovery's verdict: the source is registered now, with the uuid its
+ * sidecar holds, unless a call on this thread registered it meanwhile. */
+static void discover_apply(ze_import_coordinator_t *ic, ze__check_item_t *it)
+{
+    ze_asset_registry_t *reg = ic->desc.registry;
+    ic->discovering--;
+    ze_uuid_t u;
+    ze_asset_info_t info;
+    if (ze_asset_registry_find_path(reg, it->path.str, &u) &&
+        ze_asset_registry_get(reg, u, &info) && info.type == ZE_ASSET_TYPE_SOURCE)
+        return; /* registered (and checked) the usual way */
+    if (!it->meta_ok || ze_uuid_is_nil(it->meta.uuid) ||
+        (ze_asset_registry_get(reg, it->meta.uuid, &info) && info.type != ZE_ASSET_TYPE_SOURCE)) {
+        /* no sidecar, a damaged one, a uuid taken: the usual way, which
+           writes or repairs the sidecar */
+        ze_result r = ze_import_request(ic, it->path.str, ZE_IMPORT_BACKGROUND, false, NULL);
+        if (r != ZE_OK)
+            ze_diag(&ic->desc.diag, ZE_LOG_WARN, r, "asset", it->path.str, "not imported: %s",
+                    ze_result_str(r));
+        return;
+    }
+    it->source = it->meta.uuid;
+    if (ze_asset_registry_put(reg, it->source, ZE_ASSET_TYPE_SOURCE, it->source, it->path.str) !=
+        ZE_OK)
+        return;
+    if (!it->meta.artifacts.count || it->meta.artifacts.count != it->meta.sub_assets.count) {
+        (void)enqueue(ic, it->source, ZE_IMPORT_BACKGROUND); /* never cooked */
+        return;
+    }
+    ic->stats.checking++; /* verdict_apply counts it out */
+    verdict_apply(ic, it, ZE_IMPORT_BACKGROUND);
+}
+
 static void check_apply(ze_import_coordinator_t *ic, ze__check_item_t *it)
 {
+    if (it->discover) {
+        discover_apply(ic, it);
+        return;
+    }
     uint8_t *want = ze_hashmap_get(&ic->checking, &it->source);
     if (!want)
         return; /* a forced import overtook the check */
     uint8_t prio = *want;
     ze_hashmap_remove(&ic->checking, &it->source);
+    verdict_apply(ic, it, prio);
+}
+
+static void verdict_apply(ze_import_coordinator_t *ic, ze__check_item_t *it, uint8_t prio)
+{
     ic->stats.checking--;
     ze_asset_registry_t *reg = ic->desc.registry;
     ze_asset_info_t info;
@@ -562,6 +618,14 @@ static void check_tick(ze_import_coordinator_t *ic, uint64_t t0)
             return;
         ze_array_remove_ordered(&ic->checks, i);
         batch_free(ic, b);
+    }
+    uint64_t verdicts = ic->stats.up_to_date + ic->stats.outdated;
+    if (!ic->checks.count && (!ic->filling || !ic->filling->count) &&
+        verdicts != ic->checks_reported) {
+        ic->checks_reported = verdicts;
+        ZE_LOG_INFO("asset", "sidecar checks done: %llu source(s) current, %llu changed",
+                    (unsigned long long)ic->stats.up_to_date,
+                    (unsigned long long)ic->stats.outdated);
     }
 }
 
@@ -679,6 +743,32 @@ ze_result ze_import_offer(ze_import_coordinator_t *ic, const char *path)
     if (!ze_asset_importer_for(p.str))
         return ZE_ERR_UNSUPPORTED;
     return ze_array_push(&ic->offers, &p);
+}
+
+ze_result ze_import_discover(ze_import_coordinator_t *ic, const char *path)
+{
+    ZE_CHECK(ic && path, ZE_ERR_INVALID_ARG);
+    ze_path_t p;
+    ZE__TRY(ze_path_make(path, &p));
+    const char *importer = ze_asset_importer_for(p.str);
+    if (!importer)
+        return ZE_ERR_UNSUPPORTED;
+    ze_uuid_t u;
+    ze_asset_info_t info;
+    if (ze_asset_registry_find_path(ic->desc.registry, p.str, &u) &&
+        ze_asset_registry_get(ic->desc.registry, u, &info) && info.type == ZE_ASSET_TYPE_SOURCE)
+        return ze_import_request(ic, p.str, ZE_IMPORT_BACKGROUND, false, NULL);
+    ZE__TRY(batch_reserve(ic));
+    ze__check_item_t *it = &ic->filling->items[ic->filling->count++];
+    memset(it, 0, sizeof *it);
+    it->path = p;
+    it->discover = true;
+    snprintf(it->importer, sizeof it->importer, "%s", importer);
+    ze_vfs_meta_init(&it->meta, ic->alloc);
+    ic->discovering++;
+    if (ic->filling->count == ZE__CHECK_BATCH)
+        check_flush(ic);
+    return ZE_OK;
 }
 
 static bool busy_without_offers(const ze_import_coordinator_t *ic)
@@ -1169,7 +1259,7 @@ bool ze_import_coordinator_idle(const ze_import_coordinator_t *ic)
 {
     return !ic || (ic->running.count == 0 && ic->queue[0].count == 0 && ic->queue[1].count == 0 &&
                    ic->checks.count == 0 && (!ic->filling || ic->filling->count == 0) &&
-                   ic->offers.count == 0);
+                   ic->offers.count == 0 && ic->discovering == 0);
 }
 
 ze_result ze_import_coordinator_wait(ze_import_coordinator_t *ic, uint32_t timeout_ms)

@@ -49,6 +49,17 @@ static void check_one(ze_vfs_t *vfs, ze__check_item_t *it, uint8_t *buf)
 {
     const ze_vfs_meta_t *m = &it->meta;
     it->current = false;
+    if (it->discover) {
+        it->meta_ok = ze_vfs_meta_read(vfs, it->path.str, &it->meta) == ZE_OK;
+        if (!it->meta_ok) {
+            snprintf(it->why, sizeof it->why, "no usable sidecar");
+            return;
+        }
+        if (!m->source_hash || !m->artifacts.count || m->artifacts.count != m->sub_assets.count) {
+            snprintf(it->why, sizeof it->why, "not cooked yet");
+            return;
+        }
+    }
     for (uint32_t i = 0; i < m->artifacts.count; i++) {
         const ze_path_t *p = ze_array_at(&m->artifacts, i);
         if (!ze_vfs_exists(vfs, p->str)) {

@@ -18,10 +18,13 @@ enum {
 };
 
 typedef struct ze__check_item_t {
-    ze_uuid_t source;
+    ze_uuid_t source; /* nil for a discovery until the sidecar is read */
     ze_path_t path;
     char importer[16];
-    ze_vfs_meta_t meta; /* as read at registration; owned by the item */
+    /* ze_import_discover: the job reads the sidecar too (meta_ok: it read
+       and names a uuid; else the main thread registers the usual way) */
+    bool discover, meta_ok;
+    ze_vfs_meta_t meta; /* as read at registration (or by the job); owned by the item */
     /* the verdict (the job's) */
     bool current;
     char why[ZE__CHECK_WHY_MAX]; /* when not current: what changed */

@@ -441,6 +441,40 @@ static void test_offered_images_only_when_nothing_depends_on_them(void **state)
     assert_int_equal(ze_import_offer(f->ic, "/notes.txt"), ZE_ERR_UNSUPPORTED);
 }
 
+/* The folder walk's registration: nothing read on the calling thread; the
+ * pool reads the sidecar and checks it, a tick registers the source. */
+static void test_discover_reads_sidecars_on_the_pool(void **state)
+{
+    NEED_FIXTURE(f);
+    ze_uuid_t u = start(f), found;
+    restart(f);
+    fix_copy(f, "gltf/Box/glTF-Embedded/Box.gltf", "fresh.gltf"); /* no sidecar yet */
+    drop_watch_events(f);
+    assert_int_equal(ze_import_discover(f->ic, BOX), ZE_OK);
+    assert_int_equal(ze_import_discover(f->ic, "/fresh.gltf"), ZE_OK);
+    assert_int_equal(ze_import_discover(f->ic, "/notes.txt"), ZE_ERR_UNSUPPORTED);
+    assert_false(ze_asset_registry_find_path(f->reg, BOX, &found)); /* not yet */
+    assert_false(ze_import_coordinator_idle(f->ic));
+    assert_int_equal(ze_import_coordinator_wait(f->ic, 20000), ZE_OK);
+    assert_true(ze_asset_registry_find_path(f->reg, BOX, &found));
+    assert_true(ze_uuid_eq(found, u)); /* the sidecar's uuid */
+    assert_int_equal(fix_state(f, u), ZE_ASSET_STATE_LOADED);
+    assert_int_equal(ze_asset_registry_sub_assets(f->reg, u, NULL, 0), 4);
+    assert_true(ze_asset_registry_find_path(f->reg, "/fresh.gltf", &found));
+    assert_int_equal(fix_state(f, found), ZE_ASSET_STATE_LOADED);
+    ze_import_stats_t s = ze_import_coordinator_stats(f->ic);
+    assert_int_equal(s.up_to_date, 1);
+    assert_int_equal(s.started, 1); /* fresh.gltf only */
+    /* a request made meanwhile registers at once; the discovery yields */
+    restart(f);
+    assert_int_equal(ze_import_discover(f->ic, BOX), ZE_OK);
+    assert_int_equal(ze_import_register(f->ic, BOX, &found), ZE_OK);
+    assert_true(ze_uuid_eq(found, u));
+    assert_int_equal(ze_import_coordinator_wait(f->ic, 20000), ZE_OK);
+    assert_int_equal(fix_state(f, u), ZE_ASSET_STATE_LOADED);
+    assert_int_equal(ze_import_coordinator_stats(f->ic).started, 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -454,6 +488,7 @@ int main(void)
         T(test_bad_settings_name_the_key_and_keep_the_artifact),
         T(test_old_sidecar_still_reads),
         T(test_offered_images_only_when_nothing_depends_on_them),
+        T(test_discover_reads_sidecars_on_the_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
