@@ -708,6 +708,10 @@ static void bench_cook_corpus(ze_bench_t *b, ze_job_system_t *jobs, const char *
     ze_bench_table_free(c);
 }
 
+/* asset_startup.c */
+void ze_bench_asset_startup(ze_bench_t *b, ze_mem_t *mm, ze_job_system_t *jobs, const char *dir);
+void ze_bench_asset_meshopt(ze_bench_t *b);
+
 int main(int argc, char **argv)
 {
     ze_bench_t b;
@@ -733,6 +737,10 @@ int main(int argc, char **argv)
         bench_texture_cook(&b);
     if (ze_bench_enabled(&b, "cook_corpus"))
         bench_cook_corpus(&b, jobs, dir);
+    if (ze_bench_enabled(&b, "startup_check_frame_worst"))
+        ze_bench_asset_startup(&b, mm, jobs, dir);
+    if (ze_bench_enabled(&b, "meshopt_decode"))
+        ze_bench_asset_meshopt(&b);
     ze_bench_env_close(dir, mm, jobs);
     return ze_bench_finish(&b);
 }

@@ -1,11 +1,14 @@
 /* zengine cook SOURCE --out DIR [--json] [--uuid UUID] [--importer NAME]
+ *               [--settings JSON]
  *
  * Imports one source file and writes its artifacts into DIR (created if
  * missing). With --json, prints one JSON object on stdout: the importer,
  * the counts found in the source (before any processing), the cooked
  * counts, the artifacts (paths relative to DIR, sorted), their sub-assets
  * (uuid, type, artifact; same order) and the dependencies (external files
- * read, relative to the source's folder). On invalid input: exit status 1,
+ * read, relative to the source's folder, with their content hashes). The
+ * settings are a `.meta` "settings" object (the coordinator passes the
+ * sidecar's). On invalid input: exit status 1,
  * one error line on stderr, no artifact written. */
 #include <jansson.h>
 #include <stdio.h>
@@ -19,12 +22,15 @@
 void ze_cli_cook_usage(FILE *out)
 {
     fputs("usage: zengine cook SOURCE --out DIR [--json] [--uuid UUID] [--importer NAME]\n"
+          "                    [--settings JSON]\n"
           "  SOURCE       a .gltf, .glb, .obj, .fbx, .png, .jpg, .tga or .hdr file\n"
           "  --out DIR    folder for the artifacts (created if missing)\n"
           "  --json       print the import's counts, artifacts, sub-assets and\n"
           "               dependencies as JSON\n"
           "  --uuid UUID  the source's identity (default: derived from its file name)\n"
-          "  --importer NAME  gltf, assimp, image or hdr instead of the extension's\n",
+          "  --importer NAME  gltf, assimp, image or hdr instead of the extension's\n"
+          "  --settings JSON  importer settings, e.g. '{\"scale\": 0.01, \"up_axis\": \"z\"}'\n"
+          "               (keys: scale, up_axis, flip_uvs, mips, compression, lod_count)\n",
           out);
 }
 
@@ -50,32 +56,40 @@ static json_t *cook_json(const ze_cook_result_t *r)
                                               ze_asset_type_name(r->sub_asset_types[i]), "artifact",
                                               r->artifacts[i]));
     }
-    json_t *deps = json_array();
+    json_t *deps = json_array(), *dep_hashes = json_array();
     for (uint32_t i = 0; deps && i < r->dependency_count; i++)
         json_array_append_new(deps, json_string(r->dependencies[i]));
-    char hash[17];
+    for (uint32_t i = 0; dep_hashes && r->dependency_hashes && i < r->dependency_count; i++) {
+        char dh[17];
+        snprintf(dh, sizeof dh, "%016llx", (unsigned long long)r->dependency_hashes[i]);
+        json_array_append_new(dep_hashes, json_string(dh));
+    }
+    char hash[17], shash[17];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->source_hash);
+    snprintf(shash, sizeof shash, "%016llx", (unsigned long long)r->settings_hash);
     return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
-                     "s:o, s:o}",
+                     "s:o, s:o, s:o, s:s}",
                      "importer", r->importer, "uuid", uuid, "source_hash", hash, "meshes",
                      (json_int_t)s->meshes, "primitives", (json_int_t)s->primitives, "vertices",
                      (json_int_t)s->vertices, "indices", (json_int_t)s->indices, "materials",
                      (json_int_t)s->materials, "textures", (json_int_t)s->textures, "images",
                      (json_int_t)s->images, "nodes", (json_int_t)s->nodes, "scenes",
                      (json_int_t)s->scenes, "cameras", (json_int_t)s->cameras, "cooked", cooked,
-                     "artifacts", arts, "sub_assets", subs, "dependencies", deps);
+                     "artifacts", arts, "sub_assets", subs, "dependencies", deps,
+                     "dependency_hashes", dep_hashes, "settings_hash", shash);
 }
 
 int ze_cli_cook(int argc, char **argv)
 {
     const char *source = NULL, *out_dir = NULL, *uuid_text = NULL, *importer = NULL;
+    const char *settings = NULL;
     bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0) {
             json = true;
         } else if (strcmp(a, "--out") == 0 || strcmp(a, "--uuid") == 0 ||
-                   strcmp(a, "--importer") == 0) {
+                   strcmp(a, "--importer") == 0 || strcmp(a, "--settings") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "zengine cook: %s needs a value\n", a);
                 return ZE_CLI_USAGE;
@@ -84,6 +98,8 @@ int ze_cli_cook(int argc, char **argv)
                 out_dir = argv[++i];
             else if (strcmp(a, "--uuid") == 0)
                 uuid_text = argv[++i];
+            else if (strcmp(a, "--settings") == 0)
+                settings = argv[++i];
             else
                 importer = argv[++i];
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -110,6 +126,7 @@ int ze_cli_cook(int argc, char **argv)
     ze_cook_desc_t desc = {.source = source,
                            .out_dir = out_dir,
                            .importer = importer,
+                           .settings = settings,
                            .diag = ze_diag_capture_sink(&diag)};
     if (uuid_text && ze_uuid_parse(uuid_text, strlen(uuid_text), &desc.source_uuid) != ZE_OK) {
         fprintf(stderr, "zengine cook: '%s' is not a uuid\n", uuid_text);

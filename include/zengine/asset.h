@@ -323,6 +323,7 @@ typedef struct ze_image_desc_t {
                                RGBA8_UNORM and a plain box filter */
     uint32_t max_dimension; /* per side; 0 (or more) = ZE_IMAGE_MAX_DIMENSION */
     uint64_t max_bytes;     /* decoded pixels, mips and decoder memory; 0 = 1 GiB */
+    bool no_mips;           /* level 0 only (settings "mips": false) */
 } ze_image_desc_t;
 
 typedef enum ze_tex_format {
@@ -402,6 +403,10 @@ typedef struct ze_cook_desc_t {
     /* Force an importer ("gltf", "assimp", "image", "hdr") instead of the
        one the extension picks; NULL = by extension. */
     const char *importer;
+    /* The source's importer settings (the `.meta` "settings" object as JSON
+       text, see ze_import_settings_parse); NULL = the defaults. Invalid
+       settings fail the cook, naming the key. */
+    const char *settings;
     /* A failure is reported here once (subject: the source path), at
        ERROR; {0}: the log. */
     ze_diag_sink_t diag;
@@ -432,9 +437,59 @@ typedef struct ze_cook_result_t {
        sorted and unique (glTF buffers and images, OBJ .mtl and textures). */
     uint32_t dependency_count;
     const char *const *dependencies;
+    /* One per dependency: ze_hash64 of its bytes | 1, as the cook saw them. */
+    const uint64_t *dependency_hashes;
+    /* ze_import_settings_hash of the settings it was cooked with. */
+    uint64_t settings_hash;
     ze_allocator_t alloc_;
     void *storage_;
 } ze_cook_result_t;
+
+/* ------------------------------------------------------ importer settings
+ *
+ * The "settings" object of a source's `.meta`, validated. Keys (all
+ * optional; {} gives the defaults):
+ *   "scale": number in (0, 10000], default 1 — model units to metres
+ *   "up_axis": "y" (default) or "z" — a Z-up source is turned to Y-up
+ *   "flip_uvs": bool, default false — v becomes 1 - v
+ *   "mips": bool, default true — the texture mip chain
+ *   "compression": "none" (default) — texture block compression
+ *   "lod_count": integer in [1, 1], default 1 — mesh levels of detail
+ * scale, up_axis, flip_uvs and lod_count apply to models (gltf, assimp);
+ * mips and compression to images and to the textures of models; hdr takes
+ * mips only. An unknown key, a key the importer does not take, a wrong
+ * type or a value out of range is an error naming the key. The settings
+ * are part of an artifact's identity: ze_import_settings_hash is 0 for the
+ * defaults and changes with any value. */
+typedef enum ze_up_axis {
+    ZE_UP_AXIS_Y = 0,
+    ZE_UP_AXIS_Z,
+} ze_up_axis;
+
+typedef enum ze_tex_compression {
+    ZE_TEX_COMPRESSION_NONE = 0,
+} ze_tex_compression;
+
+typedef struct ze_import_settings_t {
+    double scale; /* 1 */
+    ze_up_axis up_axis;
+    bool flip_uvs;
+    bool no_mips; /* "mips": false */
+    ze_tex_compression compression;
+    uint32_t lod_count; /* 1 */
+} ze_import_settings_t;
+
+/* The defaults. */
+ze_import_settings_t ze_import_settings_default(void);
+/* Parse and validate a settings object (NULL or "" = {}) for `importer`
+ * ("gltf", "assimp", "image", "hdr"). On failure *out holds the defaults,
+ * and one line "settings.<key>: <problem>" goes to `diag` at ERROR with
+ * `subject` (the source's path). ZE_ERR_PARSE. */
+ze_result ze_import_settings_parse(const char *json, size_t len, const char *importer,
+                                   ze_import_settings_t *out, const char *subject,
+                                   const ze_diag_sink_t *diag);
+/* The settings' part of an artifact's identity: 0 for the defaults. */
+uint64_t ze_import_settings_hash(const ze_import_settings_t *s);
 
 /* The importer for a source file name, by its extension: "gltf" (.gltf,
  * .glb), "assimp" (.obj, .fbx), "image" (.png, .jpg, .jpeg, .tga), "hdr"
@@ -633,16 +688,38 @@ ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
 void ze_import_coordinator_destroy(ze_import_coordinator_t *ic);
 
 /* Register the source at VFS `path`: reads its .meta (or creates one with a
- * fresh uuid v4 and writes it), puts the source and the sub-assets the meta
- * lists in the registry. A source whose meta says it is cooked, with the
- * same content hash, and whose artifacts all exist is LOADED without an
- * import. ZE_ERR_UNSUPPORTED when no importer takes the file. */
+ * fresh uuid v4 and writes it) and puts the source in the registry. A
+ * source whose meta says it is cooked is then checked on the pool (never
+ * on the calling thread): its content hash, the hashes of the files it
+ * depends on, its settings' identity and its artifacts' existence. When all
+ * match, a later tick makes it LOADED with the meta's sub-assets, without
+ * an import; otherwise it stays UNKNOWN (its sub-assets registered when
+ * their artifacts exist: the last good ones) and a request made meanwhile
+ * queues its import. ze_import_coordinator_idle is false while checks are
+ * pending. ZE_ERR_UNSUPPORTED when no importer takes the file. */
 ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_uuid_t *out);
 /* Register (if needed) and queue an import. A source already queued moves
  * up to Immediate if asked; one importing is re-queued to run again when
  * it ends (its data changed under it). `force` re-imports a current source. */
 ze_result ze_import_request(ze_import_coordinator_t *ic, const char *path,
                             ze_import_priority priority, bool force, ze_uuid_t *out);
+/* Register and request a source without reading anything on this thread:
+ * a pool job reads its sidecar and checks it (as ze_import_register's
+ * check); a later tick registers it with the sidecar's uuid, LOADED when
+ * current, else queued (Background). A source without a usable sidecar is
+ * then registered by ze_import_request (which writes one). Until then the
+ * registry does not know the path (a ze_import_register or request made
+ * meanwhile registers it at once, and the discovery yields). The engine's
+ * folder walk uses it, so a project of many sources does not stall its
+ * start. ZE_ERR_UNSUPPORTED when no importer takes the file. */
+ze_result ze_import_discover(ze_import_coordinator_t *ic, const char *path);
+/* Offer a file that may be only another source's dependency (an image a
+ * glTF uses): once every check and import has ended it is requested
+ * (Background) unless a registered source depends on it. The folder walk
+ * offers images this way, so a model's textures are not also imported as
+ * standalone textures. ze_import_coordinator_idle is false while offers
+ * wait. ZE_ERR_UNSUPPORTED when no importer takes the file. */
+ze_result ze_import_offer(ze_import_coordinator_t *ic, const char *path);
 /* Main thread, once per frame: runs completions, polls children (kills the
  * ones past their timeout), starts queued imports up to max_running.
  * Returns the number of imports that ended during this tick. */
@@ -656,7 +733,10 @@ bool ze_import_coordinator_idle(const ze_import_coordinator_t *ic);
 typedef struct ze_import_stats_t {
     uint64_t requested, started, succeeded, failed;
     uint64_t crashed, timed_out; /* of failed: killed by a signal / by the timeout */
-    uint64_t up_to_date;         /* registrations that needed no import */
+    uint64_t up_to_date;         /* registrations found current: no import */
+    uint64_t outdated;           /* registrations whose check found a change */
+    uint32_t checking;           /* registrations still being checked (pool jobs) */
+    uint64_t dependency_only;    /* offered files left out: a source depends on them */
     uint32_t queued, running;
 } ze_import_stats_t;
 ze_import_stats_t ze_import_coordinator_stats(const ze_import_coordinator_t *ic);

@@ -356,10 +356,18 @@ enum {
     ZE_VFS_META_VERSION = 1,       /* the format version written */
     ZE_VFS_META_IMPORTER_MAX = 64, /* importer name, including the NUL */
     ZE_VFS_META_MAX_ARTIFACTS = 64,
+    ZE_VFS_META_MAX_DEPENDENCIES = 4096,
     ZE_VFS_META_MAX_SUB_ASSETS = 65536,
     ZE_VFS_META_MAX_SETTINGS = 1 << 20, /* bytes of the settings object's JSON */
     ZE_VFS_META_MAX_FILE = 4 << 20,     /* bytes of a sidecar file */
 };
+
+/* A file an artifact was cooked from besides its source (a glTF's .bin,
+ * its images), with the content hash it had then. */
+typedef struct ze_vfs_meta_dep_t {
+    ze_path_t path; /* VFS path */
+    uint64_t hash;  /* as source_hash; 0 = unknown (never compared) */
+} ze_vfs_meta_dep_t;
 
 /* The content of "<file>.meta". The VFS stores it; the asset module fills
  * it in. Arrays and the settings text come from `alloc`. */
@@ -371,8 +379,16 @@ typedef struct ze_vfs_meta_t {
     int64_t import_time;   /* seconds since the Unix epoch, 0 = never */
     ze_array_t artifacts;  /* of ze_path_t: cooked outputs */
     ze_array_t sub_assets; /* of ze_uuid_t */
-    char *settings;        /* importer settings, a JSON object kept as compact text
-                              (NUL-terminated); NULL = {} */
+    /* of ze_vfs_meta_dep_t, sorted by path as added. A sidecar written
+       before dependencies were recorded has none and dependencies_known
+       false: its artifacts cannot be trusted to be current. */
+    ze_array_t dependencies;
+    bool dependencies_known;
+    /* Identity of the importer settings the artifacts were cooked with
+       (the asset module's hash of the validated settings), 0 = none. */
+    uint64_t settings_hash;
+    char *settings; /* importer settings, a JSON object kept as compact text
+                       (NUL-terminated); NULL = {} */
     size_t settings_len;
     ze_allocator_t alloc;
     bool uuid_recovered; /* set by a rejected parse: `uuid` is the file's */
@@ -383,6 +399,8 @@ void ze_vfs_meta_init(ze_vfs_meta_t *m, ze_allocator_t alloc);
 void ze_vfs_meta_free(ze_vfs_meta_t *m); /* back to an empty, initialised meta */
 ze_result ze_vfs_meta_add_artifact(ze_vfs_meta_t *m, const char *path);
 ze_result ze_vfs_meta_add_sub_asset(ze_vfs_meta_t *m, ze_uuid_t uuid);
+/* Also sets dependencies_known. */
+ze_result ze_vfs_meta_add_dependency(ze_vfs_meta_t *m, const char *path, uint64_t hash);
 /* Must be a JSON object; stored compact. NULL clears. */
 ze_result ze_vfs_meta_set_settings(ze_vfs_meta_t *m, const char *json, size_t len);
 

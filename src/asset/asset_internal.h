@@ -102,8 +102,8 @@ ze_result ze__assimp_import(const char *path, ze_allocator_t alloc, uint64_t max
 /* ------------------------------------------------------------ glTF context */
 
 typedef struct ze__gl_buffer_t {
-    const uint8_t *data;
-    size_t size; /* byteLength */
+    const uint8_t *data; /* NULL: an EXT_meshopt_compression fallback without data */
+    size_t size;         /* byteLength */
 } ze__gl_buffer_t;
 
 typedef struct ze__gl_view_t {
@@ -113,6 +113,7 @@ typedef struct ze__gl_view_t {
     uint32_t target;   /* 0 = undefined */
     int64_t attr_user; /* first vertex-attribute accessor using it, -1 */
     bool index_use;
+    const uint8_t *data; /* EXT_meshopt_compression: the decoded bytes, else NULL */
 } ze__gl_view_t;
 
 typedef struct ze__gl_accessor_t {
@@ -154,7 +155,7 @@ typedef struct ze__gl_ctx_t {
     bool glb;
     const uint8_t *glb_bin; /* NULL: no BIN chunk */
     size_t glb_bin_size;
-    bool ext_quantization, ext_texture_transform, ext_emissive_strength;
+    bool ext_quantization, ext_texture_transform, ext_emissive_strength, ext_meshopt;
     bool ext_other_images; /* an extension may supply other image formats */
     json_t *j_buffers, *j_views, *j_accessors, *j_meshes, *j_materials, *j_textures;
     json_t *j_images, *j_samplers, *j_nodes, *j_scenes, *j_cameras, *j_skins;
@@ -216,6 +217,15 @@ ze_result ze__gl_extension(ze__gl_ctx_t *c, json_t *obj, const char *name, json_
 /* Load an external file or a data: URI; `image` selects the media types. */
 ze_result ze__gl_load_uri(ze__gl_ctx_t *c, const char *uri, bool image, const uint8_t **data,
                           size_t *size, const char **rel_path, const char **mime);
+
+/* A bufferView's EXT_meshopt_compression object: checked and decoded into
+ * gv->data (gltf_meshopt.c; cooker only). */
+ze_result ze__gl_meshopt_view(ze__gl_ctx_t *c, json_t *ext, uint32_t index, ze__gl_view_t *gv);
+/* The bytes of a bufferView (decoded when it was compressed). */
+static inline const uint8_t *ze__gl_view_data(const ze__gl_ctx_t *c, const ze__gl_view_t *v)
+{
+    return v->data ? v->data : c->buffers[v->buffer].data + v->offset;
+}
 
 /* Parts of the importer, in the order they run. */
 ze_result ze__gl_parse_buffers(ze__gl_ctx_t *c);

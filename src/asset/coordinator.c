@@ -19,6 +19,7 @@
 
 #include "asset/asset_internal.h"
 #include "asset/child.h"
+#include "asset/import_check.h"
 #include "asset/runtime_internal.h"
 
 typedef struct import_t {
@@ -31,6 +32,9 @@ typedef struct import_t {
     ze_cook_result_t cook;
     ze_result cook_rc;
     ze_diag_capture_t cook_diag; /* an in-process cook's failure */
+    char *settings;              /* the meta's settings text at the start (NULL = {}) */
+    size_t settings_len;
+    uint64_t settings_hash; /* their identity, recorded with the artifacts */
     char host_source[PATH_MAX];
     char host_out[PATH_MAX];
     ze_import_coordinator_t *owner;
@@ -48,6 +52,7 @@ typedef struct outcome_t {
     uint32_t dep_count;
     const char **deps;
     uint64_t source_hash; /* of the bytes the cooker read; 0 = unknown */
+    uint64_t *dep_hashes; /* one per dependency; 0 = unknown (an older cooker) */
     ze__astore_t store;
 } outcome_t;
 
@@ -63,9 +68,26 @@ struct ze_import_coordinator_t {
     uint64_t sequence;
     ze_vfs_subscription_t sub;
     bool subscribed;
-    ze_wait_group_t jobs_wg; /* in-process cooks in flight */
+    ze_wait_group_t jobs_wg; /* in-process cooks and start-up checks in flight */
     ze_import_stats_t stats;
+    /* Start-up checks: the batch being filled, the batches in flight (of
+       ze__check_batch_t *), and uuid -> the priority asked meanwhile
+       (CHECK_NO_REQUEST: only registered). A verdict is applied only while
+       its source is still in `checking`. */
+    ze__check_batch_t *filling;
+    ze_array_t checks;
+    ze_hashmap_t checking;
+    /* ze_import_offer: files (of ze_path_t) waiting for every check and
+       import to end, to be imported only if no source depends on them */
+    ze_array_t offers;
+    uint32_t discovering;     /* ze_import_discover items not applied yet */
+    uint64_t checks_reported; /* verdicts counted in the last "checks done" line */
 };
+
+enum { CHECK_NO_REQUEST = 0xff };
+/* Main-thread time a tick spends applying verdicts (they cost registry
+   updates, not I/O): the rest waits for the next frame. */
+#define CHECK_APPLY_BUDGET_NS 500000u
 
 /* ------------------------------------------------------------ helpers */
 
@@ -74,17 +96,6 @@ static ze_uuid_t file_uuid(const char *vfs_path)
     char label[ZE_PATH_CAPACITY + 8];
     int n = snprintf(label, sizeof label, "file:%s", vfs_path);
     return ze_uuid_v5(ZE_UUID_NAMESPACE_ZENGINE, label, ZE_MIN((size_t)n, sizeof label - 1));
-}
-
-static ze_result hash_file(ze_vfs_t *vfs, const char *path, ze_allocator_t a, uint64_t *out)
-{
-    ze_vfs_buffer_t b;
-    ze_result e = ze_vfs_read_file(vfs, path, a, &b);
-    if (e != ZE_OK)
-        return e;
-    *out = ze_hash64(b.data, b.size, 0) | 1u; /* 0 means "none" in a meta */
-    ze_vfs_buffer_free(&b);
-    return ZE_OK;
 }
 
 static bool is_queued(const ze_import_coordinator_t *ic, ze_uuid_t u)
@@ -162,6 +173,40 @@ static void on_state(void *user, const ze_asset_info_t *info, ze_asset_state old
 
 /* ------------------------------------------------------ watcher events */
 
+/* "X.meta" of a registered source changed (an edited setting): cooked again
+ * when its settings' identity is not the one its artifacts were cooked with
+ * (the coordinator's own sidecar writes keep it equal). true: it was a
+ * sidecar. */
+static bool meta_event(ze_import_coordinator_t *ic, const ze_path_t *p)
+{
+    static const char suffix[] = ".meta";
+    size_t n = sizeof suffix - 1;
+    if (p->len <= n || memcmp(p->str + p->len - n, suffix, n) != 0)
+        return false;
+    ze_path_t src;
+    ze_uuid_t u;
+    ze_asset_info_t info;
+    if (ze_path_from(p->str, p->len - n, &src) != ZE_OK ||
+        !ze_asset_registry_find_path(ic->desc.registry, src.str, &u) ||
+        !ze_asset_registry_get(ic->desc.registry, u, &info) || info.type != ZE_ASSET_TYPE_SOURCE)
+        return true;
+    ze_vfs_meta_t m;
+    ze_vfs_meta_init(&m, ic->alloc);
+    if (ze_vfs_meta_read(ic->desc.vfs, src.str, &m) == ZE_OK) {
+        ze_import_settings_t st;
+        ze_diag_capture_t quiet = {0};
+        ze_diag_sink_t sink = ze_diag_capture_sink(&quiet);
+        const char *imp = ze_asset_importer_for(src.str);
+        bool valid =
+            ze_import_settings_parse(m.settings, m.settings_len, imp, &st, src.str, &sink) == ZE_OK;
+        /* invalid: the import reports it, naming the key, and fails */
+        if ((!valid || ze_import_settings_hash(&st) != m.settings_hash) && !find_running(ic, u))
+            ze_asset_registry_mark_stale(ic->desc.registry, u);
+    }
+    ze_vfs_meta_free(&m);
+    return true;
+}
+
 static void on_vfs_event(void *user, const ze_vfs_event_t *ev)
 {
     ze_import_coordinator_t *ic = user;
@@ -169,6 +214,9 @@ static void on_vfs_event(void *user, const ze_vfs_event_t *ev)
     if (ev->is_dir && ev->kind != ZE_VFS_EVENT_RESCAN)
         return;
     ze_uuid_t u;
+    if ((ev->kind == ZE_VFS_EVENT_CREATED || ev->kind == ZE_VFS_EVENT_MODIFIED) &&
+        meta_event(ic, ev->path))
+        return;
     switch (ev->kind) {
     case ZE_VFS_EVENT_CREATED:
     case ZE_VFS_EVENT_MODIFIED:
@@ -197,7 +245,11 @@ static void on_vfs_event(void *user, const ze_vfs_event_t *ev)
         if (ev->old_path && ze_asset_registry_find_path(reg, ev->old_path->str, &u)) {
             ze_asset_info_t info;
             ze_asset_registry_get(reg, u, &info);
+            /* the uuid stays; what read the file by its old name is cooked
+               again (and records the new name, or fails keeping its data) */
             (void)ze_asset_registry_put(reg, u, info.type, info.source, ev->path->str);
+            if (info.type == ZE_ASSET_TYPE_FILE)
+                ze_asset_registry_mark_stale(reg, u);
         }
         break;
     case ZE_VFS_EVENT_RESCAN: {
@@ -273,6 +325,9 @@ ze_result ze_import_coordinator_create(const ze_import_coordinator_desc_t *desc,
         ZE_ARRAY_INIT(&ic->queue[p], a, ze_uuid_t);
     ZE_ARRAY_INIT(&ic->running, a, import_t *);
     ze_hashmap_init(&ic->queued, a, sizeof(ze_uuid_t), sizeof(uint8_t));
+    ZE_ARRAY_INIT(&ic->checks, a, ze__check_batch_t *);
+    ze_hashmap_init(&ic->checking, a, sizeof(ze_uuid_t), sizeof(uint8_t));
+    ZE_ARRAY_INIT(&ic->offers, a, ze_path_t);
     ic->sequence = (uint64_t)time(NULL) * 1000u;
     ze_wait_group_init(&ic->jobs_wg);
     ze_result r = ZE_OK;
@@ -302,7 +357,18 @@ static void import_free(ze_import_coordinator_t *ic, import_t *im)
 {
     ze__child_destroy(im->child);
     ze_asset_cook_result_release(&im->cook);
+    if (im->settings)
+        ze_free(ic->alloc, im->settings, im->settings_len + 1);
     ze_free(ic->alloc, im, sizeof *im);
+}
+
+static void batch_free(ze_import_coordinator_t *ic, ze__check_batch_t *b)
+{
+    if (!b)
+        return;
+    for (uint32_t i = 0; i < b->count; i++)
+        ze_vfs_meta_free(&b->items[i].meta);
+    ze_free(ic->alloc, b, sizeof *b);
 }
 
 void ze_import_coordinator_destroy(ze_import_coordinator_t *ic)
@@ -322,6 +388,12 @@ void ze_import_coordinator_destroy(ze_import_coordinator_t *ic)
     for (uint32_t i = 0; i < ic->running.count; i++)
         import_free(ic, *(import_t **)ze_array_at(&ic->running, i));
     ze_array_free(&ic->running);
+    for (uint32_t i = 0; i < ic->checks.count; i++)
+        batch_free(ic, *(ze__check_batch_t **)ze_array_at(&ic->checks, i));
+    ze_array_free(&ic->checks);
+    batch_free(ic, ic->filling);
+    ze_hashmap_free(&ic->checking);
+    ze_array_free(&ic->offers);
     for (int p = 0; p < 2; p++)
         ze_array_free(&ic->queue[p]);
     ze_hashmap_free(&ic->queued);
@@ -330,14 +402,6 @@ void ze_import_coordinator_destroy(ze_import_coordinator_t *ic)
 }
 
 /* --------------------------------------------------------- registration */
-
-static bool artifacts_exist(ze_vfs_t *vfs, const ze_vfs_meta_t *m)
-{
-    for (uint32_t i = 0; i < m->artifacts.count; i++)
-        if (!ze_vfs_exists(vfs, ((ze_path_t *)ze_array_at(&m->artifacts, i))->str))
-            return false;
-    return true;
-}
 
 /* Register the sub-assets of a meta (artifacts and uuids in the same order)
  * with their edges to the source. */
@@ -357,6 +421,211 @@ static void register_sub_assets(ze_import_coordinator_t *ic, ze_uuid_t source,
             continue;
         if (ze_asset_registry_put(reg, u, t, source, p->str) == ZE_OK)
             (void)ze_asset_registry_add_dependency(reg, u, source);
+    }
+}
+
+/* ------------------------------------------------------ start-up checks */
+
+static bool is_checking(const ze_import_coordinator_t *ic, ze_uuid_t u)
+{
+    return ze_hashmap_get(&ic->checking, &u) != NULL;
+}
+
+static void check_done(void *ctx)
+{
+    ze__check_batch_t *b = ctx;
+    b->delivered = true; /* applied by the tick, under its budget */
+}
+
+static void check_job(void *ctx)
+{
+    ze__check_batch_t *b = ctx;
+    ze__check_run(b);
+    ze_import_coordinator_t *ic = b->owner;
+    atomic_store_explicit(&b->done, true, memory_order_release);
+    if (ze_main_scheduler_post(ic->scheduler, check_done, b) != ZE_OK)
+        atomic_store_explicit(&b->post_failed, true, memory_order_release);
+}
+
+/* Send the batch being filled to the pool (inline without one). */
+static void check_flush(ze_import_coordinator_t *ic)
+{
+    ze__check_batch_t *b = ic->filling;
+    if (!b || !b->count)
+        return;
+    ic->filling = NULL;
+    if (ze_array_push(&ic->checks, &b) != ZE_OK) {
+        /* cannot track it: these sources are simply imported */
+        for (uint32_t i = 0; i < b->count; i++) {
+            if (b->items[i].discover)
+                ic->discovering--;
+            else if (ze_hashmap_remove(&ic->checking, &b->items[i].source))
+                ic->stats.checking--;
+        }
+        batch_free(ic, b);
+        return;
+    }
+    b->submitted = true;
+    if (ic->desc.jobs) {
+        ze_job_submit(ic->desc.jobs, check_job, b, &ic->jobs_wg);
+    } else {
+        ze__check_run(b);
+        atomic_store_explicit(&b->done, true, memory_order_release);
+        b->delivered = true;
+    }
+}
+
+/* A batch with room for one more item. */
+static ze_result batch_reserve(ze_import_coordinator_t *ic)
+{
+    if (ic->filling)
+        return ZE_OK;
+    ic->filling = ZE_NEW(ic->alloc, ze__check_batch_t);
+    if (!ic->filling)
+        return ZE_ERR_OUT_OF_MEMORY;
+    memset(ic->filling, 0, sizeof *ic->filling);
+    ic->filling->vfs = ic->desc.vfs;
+    ic->filling->alloc = ic->alloc;
+    ic->filling->owner = ic;
+    atomic_init(&ic->filling->done, false);
+    atomic_init(&ic->filling->post_failed, false);
+    return ZE_OK;
+}
+
+static ze_result check_add(ze_import_coordinator_t *ic, ze_uuid_t u, const ze_path_t *p,
+                           const char *importer, ze_vfs_meta_t *m)
+{
+    ZE__TRY(batch_reserve(ic));
+    uint8_t none = CHECK_NO_REQUEST;
+    ZE__TRY(ze_hashmap_put(&ic->checking, &u, &none));
+    ze__check_item_t *it = &ic->filling->items[ic->filling->count++];
+    it->source = u;
+    it->path = *p;
+    snprintf(it->importer, sizeof it->importer, "%s", importer);
+    it->meta = *m;
+    ic->stats.checking++;
+    if (ic->filling->count == ZE__CHECK_BATCH)
+        check_flush(ic);
+    return ZE_OK;
+}
+
+/* Dependency files of a source: registry entries, and the edges that make
+   a change to one re-import the source. */
+static void register_dependency(ze_import_coordinator_t *ic, ze_uuid_t source, const char *path)
+{
+    ze_asset_registry_t *reg = ic->desc.registry;
+    ze_uuid_t du;
+    if (!ze_asset_registry_find_path(reg, path, &du)) {
+        du = file_uuid(path);
+        if (ze_asset_registry_put(reg, du, ZE_ASSET_TYPE_FILE, du, path) != ZE_OK)
+            return;
+    }
+    (void)ze_asset_registry_add_dependency(reg, source, du);
+}
+
+static void verdict_apply(ze_import_coordinator_t *ic, ze__check_item_t *it, uint8_t prio);
+
+/* A discovery's verdict: the source is registered now, with the uuid its
+ * sidecar holds, unless a call on this thread registered it meanwhile. */
+static void discover_apply(ze_import_coordinator_t *ic, ze__check_item_t *it)
+{
+    ze_asset_registry_t *reg = ic->desc.registry;
+    ic->discovering--;
+    ze_uuid_t u;
+    ze_asset_info_t info;
+    if (ze_asset_registry_find_path(reg, it->path.str, &u) &&
+        ze_asset_registry_get(reg, u, &info) && info.type == ZE_ASSET_TYPE_SOURCE)
+        return; /* registered (and checked) the usual way */
+    if (!it->meta_ok || ze_uuid_is_nil(it->meta.uuid) ||
+        (ze_asset_registry_get(reg, it->meta.uuid, &info) && info.type != ZE_ASSET_TYPE_SOURCE)) {
+        /* no sidecar, a damaged one, a uuid taken: the usual way, which
+           writes or repairs the sidecar */
+        ze_result r = ze_import_request(ic, it->path.str, ZE_IMPORT_BACKGROUND, false, NULL);
+        if (r != ZE_OK)
+            ze_diag(&ic->desc.diag, ZE_LOG_WARN, r, "asset", it->path.str, "not imported: %s",
+                    ze_result_str(r));
+        return;
+    }
+    it->source = it->meta.uuid;
+    if (ze_asset_registry_put(reg, it->source, ZE_ASSET_TYPE_SOURCE, it->source, it->path.str) !=
+        ZE_OK)
+        return;
+    if (!it->meta.artifacts.count || it->meta.artifacts.count != it->meta.sub_assets.count) {
+        (void)enqueue(ic, it->source, ZE_IMPORT_BACKGROUND); /* never cooked */
+        return;
+    }
+    ic->stats.checking++; /* verdict_apply counts it out */
+    verdict_apply(ic, it, ZE_IMPORT_BACKGROUND);
+}
+
+static void check_apply(ze_import_coordinator_t *ic, ze__check_item_t *it)
+{
+    if (it->discover) {
+        discover_apply(ic, it);
+        return;
+    }
+    uint8_t *want = ze_hashmap_get(&ic->checking, &it->source);
+    if (!want)
+        return; /* a forced import overtook the check */
+    uint8_t prio = *want;
+    ze_hashmap_remove(&ic->checking, &it->source);
+    verdict_apply(ic, it, prio);
+}
+
+static void verdict_apply(ze_import_coordinator_t *ic, ze__check_item_t *it, uint8_t prio)
+{
+    ic->stats.checking--;
+    ze_asset_registry_t *reg = ic->desc.registry;
+    ze_asset_info_t info;
+    if (!ze_asset_registry_get(reg, it->source, &info) || info.state != ZE_ASSET_STATE_UNKNOWN)
+        return; /* the watcher or a request moved it on */
+    /* The artifacts are the last good ones either way: a re-import that
+       fails leaves them in use. */
+    if (it->current ||
+        ze_vfs_exists(ic->desc.vfs, ((ze_path_t *)ze_array_at(&it->meta.artifacts, 0))->str))
+        register_sub_assets(ic, it->source, &it->meta);
+    for (uint32_t i = 0; i < it->meta.dependencies.count; i++)
+        register_dependency(
+            ic, it->source,
+            ((ze_vfs_meta_dep_t *)ze_array_at(&it->meta.dependencies, i))->path.str);
+    if (it->current) {
+        (void)ze_asset_registry_set_state(reg, it->source, ZE_ASSET_STATE_LOADED, NULL);
+        ic->stats.up_to_date++;
+        return;
+    }
+    ic->stats.outdated++;
+    ZE_LOG_INFO("asset", "%s: not current (%s)%s", it->path.str, it->why,
+                prio != CHECK_NO_REQUEST ? ": re-imported" : "");
+    if (prio != CHECK_NO_REQUEST)
+        (void)enqueue(ic, it->source, (ze_import_priority)prio);
+}
+
+/* Verdicts that arrived, applied until the tick's budget is spent. */
+static void check_tick(ze_import_coordinator_t *ic, uint64_t t0)
+{
+    check_flush(ic);
+    for (uint32_t i = 0; i < ic->checks.count;) {
+        ze__check_batch_t *b = *(ze__check_batch_t **)ze_array_at(&ic->checks, i);
+        bool ready = b->delivered || (atomic_load_explicit(&b->post_failed, memory_order_acquire) &&
+                                      atomic_load_explicit(&b->done, memory_order_acquire));
+        if (!ready) {
+            i++;
+            continue;
+        }
+        while (b->applied < b->count && ze_time_now_ns() - t0 < CHECK_APPLY_BUDGET_NS)
+            check_apply(ic, &b->items[b->applied++]);
+        if (b->applied < b->count)
+            return;
+        ze_array_remove_ordered(&ic->checks, i);
+        batch_free(ic, b);
+    }
+    uint64_t verdicts = ic->stats.up_to_date + ic->stats.outdated;
+    if (!ic->checks.count && (!ic->filling || !ic->filling->count) &&
+        verdicts != ic->checks_reported) {
+        ic->checks_reported = verdicts;
+        ZE_LOG_INFO("asset", "sidecar checks done: %llu source(s) current, %llu changed",
+                    (unsigned long long)ic->stats.up_to_date,
+                    (unsigned long long)ic->stats.outdated);
     }
 }
 
@@ -417,19 +686,17 @@ ze_result ze_import_register(ze_import_coordinator_t *ic, const char *path, ze_u
     }
     u = m.uuid;
     ze_result r = ze_asset_registry_put(reg, u, ZE_ASSET_TYPE_SOURCE, u, p.str);
+    ze_asset_info_t info;
     if (r == ZE_OK && !fresh && m.source_hash && m.artifacts.count &&
-        m.artifacts.count == m.sub_assets.count && artifacts_exist(ic->desc.vfs, &m)) {
-        uint64_t h = 0;
-        ze_asset_info_t info;
-        ze_asset_registry_get(reg, u, &info);
-        if (hash_file(ic->desc.vfs, p.str, ic->alloc, &h) == ZE_OK && h == m.source_hash &&
-            info.state == ZE_ASSET_STATE_UNKNOWN) {
-            register_sub_assets(ic, u, &m);
-            (void)ze_asset_registry_set_state(reg, u, ZE_ASSET_STATE_LOADED, NULL);
-            ic->stats.up_to_date++;
-        }
+        m.artifacts.count == m.sub_assets.count && ze_asset_registry_get(reg, u, &info) &&
+        info.state == ZE_ASSET_STATE_UNKNOWN && !is_checking(ic, u)) {
+        /* Cooked once: whether it is still current is for a pool job to
+           tell (hashing sources here would stall the frame). */
+        if (check_add(ic, u, &p, importer, &m) == ZE_OK)
+            m = (ze_vfs_meta_t){0}; /* moved into the item */
     }
-    ze_vfs_meta_free(&m);
+    if (m.alloc.fn)
+        ze_vfs_meta_free(&m);
     if (r == ZE_OK && out)
         *out = u;
     return r;
@@ -444,6 +711,17 @@ ze_result ze_import_request(ze_import_coordinator_t *ic, const char *path,
     ZE__TRY(ze_import_register(ic, path, &u));
     if (out)
         *out = u;
+    uint8_t *want = ze_hashmap_get(&ic->checking, &u);
+    if (want && !force) {
+        /* the check's verdict decides: current, or imported at this priority */
+        if (*want == CHECK_NO_REQUEST || *want < (uint8_t)priority)
+            *want = (uint8_t)priority;
+        return ZE_OK;
+    }
+    if (want) {
+        ze_hashmap_remove(&ic->checking, &u);
+        ic->stats.checking--;
+    }
     import_t *im = find_running(ic, u);
     if (im) {
         if (force)
@@ -455,6 +733,76 @@ ze_result ze_import_request(ze_import_coordinator_t *ic, const char *path,
     if (info.state == ZE_ASSET_STATE_LOADED && !force)
         return ZE_OK;
     return enqueue(ic, u, priority);
+}
+
+ze_result ze_import_offer(ze_import_coordinator_t *ic, const char *path)
+{
+    ZE_CHECK(ic && path, ZE_ERR_INVALID_ARG);
+    ze_path_t p;
+    ZE__TRY(ze_path_make(path, &p));
+    if (!ze_asset_importer_for(p.str))
+        return ZE_ERR_UNSUPPORTED;
+    return ze_array_push(&ic->offers, &p);
+}
+
+ze_result ze_import_discover(ze_import_coordinator_t *ic, const char *path)
+{
+    ZE_CHECK(ic && path, ZE_ERR_INVALID_ARG);
+    ze_path_t p;
+    ZE__TRY(ze_path_make(path, &p));
+    const char *importer = ze_asset_importer_for(p.str);
+    if (!importer)
+        return ZE_ERR_UNSUPPORTED;
+    ze_uuid_t u;
+    ze_asset_info_t info;
+    if (ze_asset_registry_find_path(ic->desc.registry, p.str, &u) &&
+        ze_asset_registry_get(ic->desc.registry, u, &info) && info.type == ZE_ASSET_TYPE_SOURCE)
+        return ze_import_request(ic, p.str, ZE_IMPORT_BACKGROUND, false, NULL);
+    ZE__TRY(batch_reserve(ic));
+    ze__check_item_t *it = &ic->filling->items[ic->filling->count++];
+    memset(it, 0, sizeof *it);
+    it->path = p;
+    it->discover = true;
+    snprintf(it->importer, sizeof it->importer, "%s", importer);
+    ze_vfs_meta_init(&it->meta, ic->alloc);
+    ic->discovering++;
+    if (ic->filling->count == ZE__CHECK_BATCH)
+        check_flush(ic);
+    return ZE_OK;
+}
+
+static bool busy_without_offers(const ze_import_coordinator_t *ic)
+{
+    return ic->running.count || ic->queue[0].count || ic->queue[1].count || ic->checks.count ||
+           (ic->filling && ic->filling->count);
+}
+
+/* Every check and import ended: the dependency graph is as complete as it
+ * gets, so an offered file some source reads is left to that source; the
+ * others are requested like any source (a file referenced directly is
+ * registered by that reference, not here). */
+static void resolve_offers(ze_import_coordinator_t *ic)
+{
+    if (!ic->offers.count || busy_without_offers(ic))
+        return;
+    ze_asset_registry_t *reg = ic->desc.registry;
+    ze_array_t todo = ic->offers;
+    ZE_ARRAY_INIT(&ic->offers, ic->alloc, ze_path_t);
+    for (uint32_t i = 0; i < todo.count; i++) {
+        const ze_path_t *p = ze_array_at(&todo, i);
+        ze_uuid_t u;
+        ze_asset_info_t info;
+        if (ze_asset_registry_find_path(reg, p->str, &u) && ze_asset_registry_get(reg, u, &info) &&
+            info.type == ZE_ASSET_TYPE_FILE && ze_asset_registry_dependents(reg, u, NULL, 0) > 0) {
+            ic->stats.dependency_only++;
+            continue;
+        }
+        ze_result r = ze_import_request(ic, p->str, ZE_IMPORT_BACKGROUND, false, NULL);
+        if (r != ZE_OK)
+            ze_diag(&ic->desc.diag, ZE_LOG_WARN, r, "asset", p->str, "not imported: %s",
+                    ze_result_str(r));
+    }
+    ze_array_free(&todo);
 }
 
 /* ------------------------------------------------------------- outcome */
@@ -537,6 +885,17 @@ static void outcome_from_json(outcome_t *o, const char *text, size_t len)
         char *end = NULL;
         unsigned long long h = hs ? strtoull(hs, &end, 16) : 0;
         o->source_hash = hs && end && *end == 0 && strlen(hs) == 16 ? (uint64_t)h : 0;
+        /* optional too (an older cooker): unknown hashes are never compared */
+        json_t *dh = json_object_get(root, "dependency_hashes");
+        if (json_is_array(dh) && json_array_size(dh) == nd && nd) {
+            o->dep_hashes = ze__astore_array(&o->store, nd, sizeof(uint64_t), 8, true);
+            for (size_t i = 0; o->dep_hashes && i < nd; i++) {
+                const char *x = json_string_value(json_array_get(dh, i));
+                char *xe = NULL;
+                unsigned long long v = x ? strtoull(x, &xe, 16) : 0;
+                o->dep_hashes[i] = x && xe && *xe == 0 && strlen(x) == 16 ? (uint64_t)v : 0;
+            }
+        }
     }
     json_decref(root);
 }
@@ -555,6 +914,7 @@ static void outcome_from_cook(outcome_t *o, const ze_cook_result_t *c, ze_result
     o->types = (ze_asset_type *)c->sub_asset_types;
     o->dep_count = c->dependency_count;
     o->source_hash = c->source_hash;
+    o->dep_hashes = (uint64_t *)c->dependency_hashes;
     o->deps = (const char **)c->dependencies;
 }
 
@@ -608,15 +968,16 @@ static void record_success(ze_import_coordinator_t *ic, import_t *im, const outc
         ze_vfs_meta_free(&m);
     m.uuid = im->source;
     snprintf(m.importer, sizeof m.importer, "%s", im->importer);
-    /* The cooker hashed what it read; read the source again only for an
-       old cooker's report without the hash. */
-    uint64_t h = o->source_hash;
-    if (!h)
-        (void)hash_file(vfs, im->path.str, ic->alloc, &h);
-    m.source_hash = h;
+    /* The cooker hashed what it read. An old cooker's report without the
+       hash leaves 0: the next start imports it again rather than hash the
+       source on this thread. */
+    m.source_hash = o->source_hash;
+    m.settings_hash = im->settings_hash;
     m.import_time = (int64_t)time(NULL);
     ze_array_clear(&m.artifacts);
     ze_array_clear(&m.sub_assets);
+    ze_array_clear(&m.dependencies);
+    m.dependencies_known = true;
     /* Sub-assets of the previous import that this one no longer makes
        leave the registry. */
     ze_uuid_t old[ZE_VFS_META_MAX_ARTIFACTS];
@@ -644,13 +1005,10 @@ static void record_success(ze_import_coordinator_t *ic, import_t *im, const outc
         ze_path_t dp;
         if (ze_path_join(&folder, o->deps[i], &dp) != ZE_OK)
             continue;
-        ze_uuid_t du;
-        if (!ze_asset_registry_find_path(reg, dp.str, &du)) {
-            du = file_uuid(dp.str);
-            if (ze_asset_registry_put(reg, du, ZE_ASSET_TYPE_FILE, du, dp.str) != ZE_OK)
-                continue;
-        }
-        (void)ze_asset_registry_add_dependency(reg, im->source, du);
+        register_dependency(ic, im->source, dp.str);
+        /* with its hash, so an edit made while no engine runs is seen at
+           the next start */
+        (void)ze_vfs_meta_add_dependency(&m, dp.str, o->dep_hashes ? o->dep_hashes[i] : 0);
     }
     ze_result ve = ze_vfs_meta_write(vfs, im->path.str, &m);
     if (ve != ZE_OK)
@@ -724,6 +1082,7 @@ static void cook_job(void *ctx)
     ze_cook_desc_t d = {.source = im->host_source,
                         .out_dir = im->host_out,
                         .source_uuid = im->source,
+                        .settings = im->settings,
                         .diag = ze_diag_capture_sink(&im->cook_diag)};
     ze_result r = im->owner->desc.in_process_cook(&d, &im->cook);
     __atomic_store_n(&im->cook_rc, r, __ATOMIC_RELEASE);
@@ -753,6 +1112,31 @@ static void child_done(ze_import_coordinator_t *ic, import_t *im)
 
 /* ------------------------------------------------------------ dispatch */
 
+/* The source's settings as its sidecar holds them now, validated; their
+ * identity goes into the `.meta` with the artifacts. false: invalid (the
+ * reason, naming the key, in *cap). */
+static bool take_settings(ze_import_coordinator_t *ic, import_t *im, ze_diag_capture_t *cap)
+{
+    ze_vfs_meta_t m;
+    ze_vfs_meta_init(&m, ic->alloc);
+    if (ze_vfs_meta_read(ic->desc.vfs, im->path.str, &m) == ZE_OK && m.settings &&
+        strcmp(m.settings, "{}") != 0) {
+        im->settings = ze_alloc(ic->alloc, m.settings_len + 1, 1);
+        if (im->settings) {
+            memcpy(im->settings, m.settings, m.settings_len + 1);
+            im->settings_len = m.settings_len;
+        }
+    }
+    ze_vfs_meta_free(&m);
+    ze_import_settings_t st;
+    ze_diag_sink_t sink = ze_diag_capture_sink(cap);
+    if (ze_import_settings_parse(im->settings, im->settings_len, im->importer, &st, im->path.str,
+                                 &sink) != ZE_OK)
+        return false;
+    im->settings_hash = ze_import_settings_hash(&st);
+    return true;
+}
+
 static ze_result start_import(ze_import_coordinator_t *ic, ze_uuid_t u)
 {
     ze_asset_registry_t *reg = ic->desc.registry;
@@ -771,16 +1155,27 @@ static ze_result start_import(ze_import_coordinator_t *ic, ze_uuid_t u)
     snprintf(im->importer, sizeof im->importer, "%s", importer ? importer : "");
     char us[ZE_UUID_STRING_LEN + 1], dir[96 + ZE_UUID_STRING_LEN];
     ze_uuid_format(u, us);
-    snprintf(dir, sizeof dir, "/cache/artifacts/%s/%llu", us, (unsigned long long)++ic->sequence);
+    /* A coordinator started in the same second as the previous one starts
+       from the same sequence: skip folders that exist, which may hold the
+       artifacts in use (a failed import deletes its folder). */
+    do
+        snprintf(dir, sizeof dir, "/cache/artifacts/%s/%llu", us,
+                 (unsigned long long)++ic->sequence);
+    while (ze_vfs_exists(vfs, dir));
     (void)ze_path_make(dir, &im->out_dir);
     (void)ze_asset_registry_set_state(reg, u, ZE_ASSET_STATE_IMPORTING, NULL);
     ic->stats.started++;
     outcome_t o;
     outcome_init(&o, ic->alloc);
-    ze_result ve = ze_vfs_mkdirs(vfs, dir);
-    if (ve == ZE_OK)
+    ze_diag_capture_t scap = {0};
+    bool settings_ok = take_settings(ic, im, &scap);
+    ze_result ve = settings_ok ? ze_vfs_mkdirs(vfs, dir) : ZE_OK;
+    if (ve == ZE_OK && settings_ok)
         ve = ze_vfs_host_path(vfs, dir, im->host_out, sizeof im->host_out);
-    if (ve != ZE_OK) {
+    if (!settings_ok) {
+        /* before any folder or child: the artifacts in use stay */
+        outcome_fail(&o, "%s", scap.last_message);
+    } else if (ve != ZE_OK) {
         outcome_fail(&o, "cannot prepare the artifact folder: %s", ze_result_str(ve));
     } else if ((ve = ze_vfs_host_path(vfs, info.path, im->host_source, sizeof im->host_source)) !=
                ZE_OK) {
@@ -805,9 +1200,10 @@ static ze_result start_import(ze_import_coordinator_t *ic, ze_uuid_t u)
         remove_running(ic, im);
         outcome_fail(&o, "%.500s", why);
     } else {
-        const char *argv[] = {ic->cooker, "cook",       im->host_source,
-                              "--out",    im->host_out, "--json",
-                              "--uuid",   us,           NULL};
+        const char *argv[] = {ic->cooker,   "cook",       im->host_source,
+                              "--out",      im->host_out, "--json",
+                              "--uuid",     us,           im->settings ? "--settings" : NULL,
+                              im->settings, NULL};
         ze__child_desc_t cd = {.alloc = ic->alloc,
                                .argv = argv,
                                .memory_limit = ic->desc.memory_limit,
@@ -837,6 +1233,7 @@ uint32_t ze_import_coordinator_tick(ze_import_coordinator_t *ic)
     if (ic->own_scheduler)
         ze_main_scheduler_drain(ic->own_scheduler);
     uint64_t now = ze_time_now_ns();
+    check_tick(ic, now);
     for (uint32_t i = 0; i < ic->running.count;) {
         import_t *im = *(import_t **)ze_array_at(&ic->running, i);
         if (im->child && ze__child_poll(im->child, now) != ZE__CHILD_RUNNING) {
@@ -854,12 +1251,15 @@ uint32_t ze_import_coordinator_tick(ze_import_coordinator_t *ic)
         ze_hashmap_remove(&ic->queued, &u);
         (void)start_import(ic, u);
     }
+    resolve_offers(ic);
     return (uint32_t)(ic->stats.succeeded + ic->stats.failed - before);
 }
 
 bool ze_import_coordinator_idle(const ze_import_coordinator_t *ic)
 {
-    return !ic || (ic->running.count == 0 && ic->queue[0].count == 0 && ic->queue[1].count == 0);
+    return !ic || (ic->running.count == 0 && ic->queue[0].count == 0 && ic->queue[1].count == 0 &&
+                   ic->checks.count == 0 && (!ic->filling || ic->filling->count == 0) &&
+                   ic->offers.count == 0 && ic->discovering == 0);
 }
 
 ze_result ze_import_coordinator_wait(ze_import_coordinator_t *ic, uint32_t timeout_ms)

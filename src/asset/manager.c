@@ -262,6 +262,7 @@ static void on_state(void *user, const ze_asset_info_t *info, ze_asset_state old
         am_entry_t *e = find(am, u);
         if (!e)
             continue;
+        ze_asset_info_t sub;
         if (info->state == ZE_ASSET_STATE_LOADED) {
             if (e->refs || e->has_data || e->waiting)
                 start_load(am, e);
@@ -270,6 +271,10 @@ static void on_state(void *user, const ze_asset_info_t *info, ze_asset_state old
             ze_asset_info_t si;
             if (ze_asset_registry_get(reg, u, &si) && si.state == ZE_ASSET_STATE_STALE)
                 (void)ze_asset_registry_set_state(reg, u, ZE_ASSET_STATE_LOADED, NULL);
+        } else if (e->waiting && ze_asset_registry_get(reg, u, &sub) &&
+                   ze_vfs_exists(am->desc.vfs, sub.path)) {
+            /* the re-import failed but the last good artifact is there */
+            start_load(am, e);
         } else if (e->waiting) {
             e->waiting = false;
             char why[ZE_ASSET_REASON_MAX];

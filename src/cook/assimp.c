@@ -638,6 +638,45 @@ static uint32_t count_nodes(const struct aiNode *root, uint32_t *depth_out)
     return count;
 }
 
+/* The meshes of an aiNode that index the scene's meshes. */
+static uint32_t node_meshes(const ai_ctx_t *c, const struct aiNode *n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; n->mMeshes && i < n->mNumMeshes; i++)
+        k += n->mMeshes[i] < c->scene->mNumMeshes;
+    return k;
+}
+
+/* Count the extra nodes the several-mesh nodes need (bounded like nodes). */
+static uint32_t count_extra(const ai_ctx_t *c, const struct aiNode *root)
+{
+    struct frame {
+        const struct aiNode *n;
+        uint32_t next;
+    } st[MAX_NODE_DEPTH];
+    uint32_t sp = 0, extra = 0;
+    st[sp++] = (struct frame){root, 0};
+    uint32_t k = node_meshes(c, root);
+    extra += k > 1 ? k - 1 : 0;
+    while (sp) {
+        struct frame *f = &st[sp - 1];
+        if (!f->n->mChildren || f->next >= f->n->mNumChildren) {
+            sp--;
+            continue;
+        }
+        const struct aiNode *ch = f->n->mChildren[f->next++];
+        k = node_meshes(c, ch);
+        extra += k > 1 ? k - 1 : 0;
+        if (extra > MAX_NODES)
+            return UINT32_MAX;
+        st[sp++] = (struct frame){ch, 0};
+    }
+    return extra;
+}
+
+/* A node holds one mesh in the model: an aiNode with several keeps its
+ * first and gets one child per further mesh (identity transform, its name),
+ * numbered after every source node so the source's node/N uuids stay. */
 static ze_result convert_nodes(ai_ctx_t *c)
 {
     const struct aiNode *root = c->scene->mRootNode;
@@ -645,15 +684,16 @@ static ze_result convert_nodes(ai_ctx_t *c)
     if (!root)
         return ZE_OK;
     uint32_t depth = 0, n = count_nodes(root, &depth);
-    if (n == UINT32_MAX)
+    uint32_t extra = n == UINT32_MAX ? 0 : count_extra(c, root);
+    if (n == UINT32_MAX || extra == UINT32_MAX)
         FAIL(ZE_ERR_LIMIT, "node hierarchy is broken, deeper than %d or larger than %d nodes",
              MAX_NODE_DEPTH, MAX_NODES);
-    ze_model_node_t *nodes = ze__astore_array(c->store, n, sizeof *nodes, 16, true);
+    ze_model_node_t *nodes = ze__astore_array(c->store, n + extra, sizeof *nodes, 16, true);
     walk_t *queue = ze__astore_array(c->store, n, sizeof *queue, 16, false);
     if (!nodes || !queue)
         FAIL(ZE_ERR_OUT_OF_MEMORY, "out of memory");
     /* Breadth-first: a node's children get consecutive numbers. */
-    uint32_t head = 0, tail = 0;
+    uint32_t head = 0, tail = 0, syn = n;
     queue[tail++] = (walk_t){root, -1, 1};
     while (head < tail) {
         walk_t w = queue[head];
@@ -664,8 +704,12 @@ static ze_result convert_nodes(ai_ctx_t *c)
             FAIL(ZE_ERR_OUT_OF_MEMORY, "out of memory");
         nd->parent = w.parent;
         nd->mesh = nd->camera = nd->skin = -1;
-        if (w.node->mNumMeshes && w.node->mMeshes && w.node->mMeshes[0] < c->scene->mNumMeshes)
-            nd->mesh = (int32_t)w.node->mMeshes[0];
+        uint32_t meshes[2] = {0}, nm = 0; /* the first valid one, and whether more follow */
+        for (uint32_t i = 0; w.node->mMeshes && i < w.node->mNumMeshes; i++)
+            if (w.node->mMeshes[i] < c->scene->mNumMeshes && nm++ == 0)
+                meshes[0] = w.node->mMeshes[i];
+        if (nm)
+            nd->mesh = (int32_t)meshes[0];
         struct aiVector3D s, t;
         struct aiQuaternion q;
         aiDecomposeMatrix(&w.node->mTransformation, &s, &q, &t);
@@ -674,8 +718,9 @@ static ze_result convert_nodes(ai_ctx_t *c)
         nd->scale = (ze_vec3_t){fin(s.x, 1), fin(s.y, 1), fin(s.z, 1)};
         nd->local = ze_mat4_from_trs(nd->translation, nd->rotation, nd->scale);
         uint32_t nch = w.node->mChildren ? w.node->mNumChildren : 0;
-        uint32_t *ch = nch ? ze__astore_array(c->store, nch, 4, 4, false) : NULL;
-        if (nch && !ch)
+        uint32_t more = nm > 1 ? nm - 1 : 0;
+        uint32_t *ch = nch + more ? ze__astore_array(c->store, nch + more, 4, 4, false) : NULL;
+        if (nch + more && !ch)
             FAIL(ZE_ERR_OUT_OF_MEMORY, "out of memory");
         for (uint32_t k = 0; k < nch; k++) {
             if (tail >= n)
@@ -683,7 +728,23 @@ static ze_result convert_nodes(ai_ctx_t *c)
             ch[k] = tail;
             queue[tail++] = (walk_t){w.node->mChildren[k], (int32_t)id, w.depth + 1};
         }
-        nd->child_count = nch;
+        uint32_t k = nch, seen = 0;
+        for (uint32_t i = 0; more && i < w.node->mNumMeshes; i++) {
+            if (w.node->mMeshes[i] >= c->scene->mNumMeshes || seen++ == 0)
+                continue;
+            if (syn >= n + extra)
+                FAIL(ZE_ERR_PARSE, "node hierarchy changed while walked");
+            ze_model_node_t *x = &nodes[syn];
+            x->name = nd->name;
+            x->parent = (int32_t)id;
+            x->mesh = (int32_t)w.node->mMeshes[i];
+            x->camera = x->skin = -1;
+            x->rotation = ZE_QUAT_IDENTITY;
+            x->scale = (ze_vec3_t){1, 1, 1};
+            x->local = ze_mat4_identity();
+            ch[k++] = syn++;
+        }
+        nd->child_count = k;
         nd->children = ch;
     }
     uint32_t *roots = ze__astore_array(c->store, 1, 4, 4, false);
@@ -695,10 +756,11 @@ static ze_result convert_nodes(ai_ctx_t *c)
     sc->node_count = 1;
     sc->nodes = roots;
     m->nodes = nodes;
-    m->node_count = n;
+    m->node_count = syn;
     m->scenes = sc;
     m->scene_count = 1;
     m->default_scene = 0;
+    /* the facts found in the source: its own nodes */
     m->stats.nodes = n;
     m->stats.scenes = 1;
     m->stats.root_nodes = 1;

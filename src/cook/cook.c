@@ -131,6 +131,7 @@ typedef struct cook_ctx_t {
     bool dir_ready, created_dir;
     artifact_t *arts;
     uint32_t nart, cap;
+    ze_import_settings_t settings; /* validated */
 } cook_ctx_t;
 
 static ze_uuid_t sub_uuid(const cook_ctx_t *c, const char *kind, uint32_t i)
@@ -219,6 +220,7 @@ static ze_result finish(cook_ctx_t *c, ze_result r)
             rmdir(c->desc->out_dir); /* only succeeds when empty */
         memset(&c->out->cooked, 0, sizeof c->out->cooked);
         c->out->dependencies = NULL;
+        c->out->dependency_hashes = NULL;
         c->out->dependency_count = 0;
         return r;
     }
@@ -231,7 +233,9 @@ static ze_result finish(cook_ctx_t *c, ze_result r)
         ze__astore_array(c->store, c->nart + 1u, sizeof(ze_asset_type), 16, false);
     const char **no_deps =
         c->out->dependencies ? NULL : ze__astore_array(c->store, 1, sizeof(char *), 16, true);
-    if (!names || !uuids || !types || (!c->out->dependencies && !no_deps)) {
+    uint64_t *no_hashes =
+        c->out->dependencies ? NULL : ze__astore_array(c->store, 1, sizeof(uint64_t), 16, true);
+    if (!names || !uuids || !types || (!c->out->dependencies && (!no_deps || !no_hashes))) {
         ze__asset_error_set(c->err, "out of memory");
         return ZE_ERR_OUT_OF_MEMORY;
     }
@@ -246,19 +250,20 @@ static ze_result finish(cook_ctx_t *c, ze_result r)
     c->out->artifact_count = c->nart;
     if (!c->out->dependencies) {
         c->out->dependencies = no_deps;
+        c->out->dependency_hashes = no_hashes;
         c->out->dependency_count = 0;
     }
     return ZE_OK;
 }
 
-/* The whole source file, allocated from c->alloc. */
-static ze_result read_source(cook_ctx_t *c, uint8_t **data, size_t *size)
+/* A whole file, allocated from c->alloc. */
+static ze_result read_host_file(cook_ctx_t *c, const char *path, uint8_t **data, size_t *size)
 {
     uint64_t max = c->desc->max_bytes ? c->desc->max_bytes : (1u << 30);
-    int fd = open(c->desc->source, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ze__asset_error_set(c->err, "cannot read '%s': %s", c->desc->source,
+        ze__asset_error_set(c->err, "cannot read '%s': %s", path,
                             fd < 0 ? strerror(errno) : "not a regular file");
         if (fd >= 0)
             close(fd);
@@ -266,8 +271,8 @@ static ze_result read_source(cook_ctx_t *c, uint8_t **data, size_t *size)
     }
     if ((uint64_t)st.st_size > max) {
         close(fd);
-        ze__asset_error_set(c->err, "'%s' is %lld bytes, more than the %llu byte limit",
-                            c->desc->source, (long long)st.st_size, (unsigned long long)max);
+        ze__asset_error_set(c->err, "'%s' is %lld bytes, more than the %llu byte limit", path,
+                            (long long)st.st_size, (unsigned long long)max);
         return ZE_ERR_LIMIT;
     }
     size_t n = (size_t)st.st_size, got = 0;
@@ -288,12 +293,17 @@ static ze_result read_source(cook_ctx_t *c, uint8_t **data, size_t *size)
     close(fd);
     if (got != n) {
         ze_free(c->alloc, buf, n ? n : 1);
-        ze__asset_error_set(c->err, "cannot read '%s' (changed while reading?)", c->desc->source);
+        ze__asset_error_set(c->err, "cannot read '%s' (changed while reading?)", path);
         return ZE_ERR_IO;
     }
     *data = buf;
     *size = n;
     return ZE_OK;
+}
+
+static ze_result read_source(cook_ctx_t *c, uint8_t **data, size_t *size)
+{
+    return read_host_file(c, c->desc->source, data, size);
 }
 
 static void free_source(cook_ctx_t *c, uint8_t *data, size_t size)
@@ -319,23 +329,43 @@ static bool texture_is_linear(const ze_model_t *m, uint32_t t)
     return data_use;
 }
 
-/* The model's external files, copied into the result (the model goes). */
+/* The model's external files, copied into the result (the model goes),
+ * each with the hash of its content: what the `.meta` records so that an
+ * edit made while no engine runs is seen at the next start. The files are
+ * read once more here, after the import: a change in between is a watcher
+ * event, which cooks again anyway. */
 static ze_result copy_dependencies(cook_ctx_t *c, const ze_model_t *model)
 {
     uint32_t n = model->dependencies ? model->dependency_count : 0;
     const char **deps = ze__astore_array(c->store, n + 1u, sizeof(char *), 16, true);
-    if (!deps) {
+    uint64_t *hashes = ze__astore_array(c->store, n + 1u, sizeof(uint64_t), 16, true);
+    if (!deps || !hashes) {
         ze__asset_error_set(c->err, "out of memory");
         return ZE_ERR_OUT_OF_MEMORY;
     }
+    const char *slash = strrchr(c->desc->source, '/');
+    int dir_len = slash ? (int)(slash - c->desc->source) : 1;
+    const char *dir = slash ? c->desc->source : ".";
     for (uint32_t i = 0; i < n; i++) {
         deps[i] = ze__astore_strdup(c->store, model->dependencies[i]);
         if (!deps[i]) {
             ze__asset_error_set(c->err, "out of memory");
             return ZE_ERR_OUT_OF_MEMORY;
         }
+        char path[PATH_MAX];
+        int len = snprintf(path, sizeof path, "%.*s/%s", dir_len, dir, deps[i]);
+        if (len < 0 || (size_t)len >= sizeof path) {
+            ze__asset_error_set(c->err, "dependency path too long: '%s'", deps[i]);
+            return ZE_ERR_TOO_LONG;
+        }
+        uint8_t *data;
+        size_t size;
+        ZE__TRY(read_host_file(c, path, &data, &size));
+        hashes[i] = ze_hash64(data, size, 0) | 1u;
+        free_source(c, data, size);
     }
     c->out->dependencies = deps;
+    c->out->dependency_hashes = hashes;
     c->out->dependency_count = n;
     return ZE_OK;
 }
@@ -414,7 +444,8 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
         ze_image_desc_t id = {.alloc = c->alloc,
                               .format = img->format,
                               .linear = texture_is_linear(model, i),
-                              .max_bytes = c->desc->max_bytes};
+                              .max_bytes = c->desc->max_bytes,
+                              .no_mips = c->settings.no_mips};
         uint8_t *bytes = NULL;
         size_t size = 0;
         ze__asset_error_t ierr;
@@ -453,6 +484,7 @@ static ze_result cook_gltf(cook_ctx_t *c)
     ze_gltf_desc_t gd = {.alloc = c->alloc, .max_bytes = c->desc->max_bytes};
     ZE__TRY(ze__asset_import_gltf_file(c->desc->source, &gd, &model, c->err));
     c->out->source_hash = model->source_hash;
+    ze__cook_apply_settings(model, &c->settings);
     ze_result r = cook_model(c, model);
     ze_asset_model_destroy(model);
     return r;
@@ -468,6 +500,7 @@ static ze_result cook_assimp(cook_ctx_t *c)
     free_source(c, data, size);
     ze_model_t *model;
     ZE__TRY(ze__assimp_import(c->desc->source, c->alloc, c->desc->max_bytes, &model, c->err));
+    ze__cook_apply_settings(model, &c->settings);
     ze_result r = cook_model(c, model);
     ze_asset_model_destroy(model);
     return r;
@@ -480,7 +513,8 @@ static ze_result cook_image(cook_ctx_t *c, bool hdr)
     uint8_t *data;
     size_t size;
     ZE__TRY(read_source(c, &data, &size));
-    ze_image_desc_t id = {.alloc = c->alloc, .max_bytes = c->desc->max_bytes};
+    ze_image_desc_t id = {
+        .alloc = c->alloc, .max_bytes = c->desc->max_bytes, .no_mips = c->settings.no_mips};
     if (!hdr && ze__ends_with_ci(c->desc->source, ".tga"))
         id.format = ZE_IMAGE_FORMAT_TGA;
     uint8_t *bytes = NULL;
@@ -535,6 +569,16 @@ static ze_result cook(const ze_cook_desc_t *desc, ze_cook_result_t *out, ze__ass
                             base_name(desc->source));
         return ZE_ERR_UNSUPPORTED;
     }
+    /* Settings first: a bad one writes nothing. */
+    ze_import_settings_t settings;
+    ze_diag_capture_t scap = {0};
+    ze_diag_sink_t ssink = ze_diag_capture_sink(&scap);
+    if (ze_import_settings_parse(desc->settings, desc->settings ? strlen(desc->settings) : 0,
+                                 out->importer, &settings, desc->source, &ssink) != ZE_OK) {
+        ze__asset_error_set(err, "%s", scap.last_message);
+        return ZE_ERR_PARSE;
+    }
+    out->settings_hash = ze_import_settings_hash(&settings);
     ze__astore_t tmp;
     ze__astore_init(&tmp, alloc, 0);
     ze__astore_t *store = ze__astore_push(&tmp, sizeof *store, 16);
@@ -546,7 +590,8 @@ static ze_result cook(const ze_cook_desc_t *desc, ze_cook_result_t *out, ze__ass
     *store = tmp;
     out->storage_ = store;
 
-    cook_ctx_t c = {.desc = desc, .out = out, .store = store, .alloc = alloc, .err = err};
+    cook_ctx_t c = {
+        .desc = desc, .out = out, .store = store, .alloc = alloc, .err = err, .settings = settings};
     /* stem: the file name without its extension */
     const char *bn = base_name(desc->source);
     const char *dot = strrchr(bn, '.');

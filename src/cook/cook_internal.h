@@ -20,4 +20,7 @@ ze_result ze__asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
                                  const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
                                  ze__asset_error_t *err);
 
+/* Scale, up axis and flipped UVs applied to an imported model (settings_apply.c). */
+void ze__cook_apply_settings(ze_model_t *model, const ze_import_settings_t *s);
+
 #endif

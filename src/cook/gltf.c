@@ -800,6 +800,7 @@ static const char *const g_supported_ext[] = {
     "KHR_texture_transform",
     "KHR_materials_emissive_strength",
     "KHR_mesh_quantization",
+    "EXT_meshopt_compression",
 };
 
 /* Extensions that may supply images in other formats (their images are
@@ -832,6 +833,8 @@ static ze_result parse_extensions(ze__gl_ctx_t *c)
             c->ext_texture_transform = true;
         else if (strcmp(name, "KHR_materials_emissive_strength") == 0)
             c->ext_emissive_strength = true;
+        else if (strcmp(name, "EXT_meshopt_compression") == 0)
+            c->ext_meshopt = true;
         for (size_t k = 0; k < ZE_COUNTOF(g_image_ext); k++)
             if (strcmp(name, g_image_ext[k]) == 0)
                 c->ext_other_images = true;

@@ -41,6 +41,15 @@ static uint32_t component_size(uint32_t ct)
 
 /* ------------------------------------------------------------------ buffers */
 
+/* A buffer marked {"EXT_meshopt_compression": {"fallback": true}}. */
+static bool fallback_buffer(ze__gl_ctx_t *c, json_t *b)
+{
+    if (!c->ext_meshopt)
+        return false;
+    json_t *e = json_object_get(json_object_get(b, "extensions"), "EXT_meshopt_compression");
+    return json_is_true(json_object_get(e, "fallback"));
+}
+
 ze_result ze__gl_parse_buffers(ze__gl_ctx_t *c)
 {
     c->buffers = ze__astore_array(c->store, c->nbuffers + 1u, sizeof(ze__gl_buffer_t), 8, true);
@@ -79,6 +88,10 @@ ze_result ze__gl_parse_buffers(ze__gl_ctx_t *c)
                                    "the GLB BIN chunk holds %zu bytes, more than byteLength %llu "
                                    "plus 3 bytes of padding",
                                    size, (unsigned long long)len);
+        } else if (fallback_buffer(c, b)) {
+            /* only EXT_meshopt_compression views (decoded elsewhere) use it */
+            data = NULL;
+            size = (size_t)len;
         } else if (c->glb && i == 0) {
             return ZE__GL_FAIL(c, "buffer has no uri and the GLB has no BIN chunk");
         } else {
@@ -141,6 +154,16 @@ ze_result ze__gl_parse_views(ze__gl_ctx_t *c)
         gv->stride = (uint32_t)stride;
         gv->target = (uint32_t)target;
         gv->attr_user = -1;
+        json_t *mo = NULL;
+        if (c->ext_meshopt)
+            ZE__TRY(ze__gl_extension(c, v, "EXT_meshopt_compression", &mo));
+        if (mo)
+            ZE__TRY(ze__gl_meshopt_view(c, mo, i, gv));
+        else if (!c->buffers[buf].data)
+            return ZE__GL_FAIL(c,
+                               "reads buffer %lld, a fallback buffer without data "
+                               "(EXT_meshopt_compression views only)",
+                               (long long)buf);
         ze__gl_pop(c, mark);
     }
     ze__gl_pop(c, top);
@@ -167,8 +190,7 @@ static bool parse_type(const char *s, uint32_t *ncomp, uint32_t *cols)
 
 static const uint8_t *view_bytes(ze__gl_ctx_t *c, uint32_t view)
 {
-    const ze__gl_view_t *v = &c->views[view];
-    return c->buffers[v->buffer].data + v->offset;
+    return ze__gl_view_data(c, &c->views[view]);
 }
 
 static uint32_t read_index(const uint8_t *p, uint32_t ctype)

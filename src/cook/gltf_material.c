@@ -53,7 +53,7 @@ ze_result ze__gl_parse_images(ze__gl_ctx_t *c)
                 return ZE__GL_FAIL(c, "bufferView %lld of an image must not define byteStride",
                                    (long long)view);
             }
-            data = c->buffers[v->buffer].data + v->offset;
+            data = ze__gl_view_data(c, v);
             size = v->length;
         }
         ze_image_format fmt = ze__image_sniff(data, size);

@@ -155,7 +155,8 @@ ze_result ze__asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
     ze_tex_format format = d.linear ? ZE_TEX_FORMAT_RGBA8_UNORM : ZE_TEX_FORMAT_RGBA8_SRGB;
     uint32_t w = px.width, h = px.height;
     layout_t l;
-    if (!make_layout(w, h, ze_asset_tex_full_mips(w, h), 4, &l) || l.total > d.max_bytes) {
+    if (!make_layout(w, h, d.no_mips ? 1u : ze_asset_tex_full_mips(w, h), 4, &l) ||
+        l.total > d.max_bytes) {
         ze__pixels_release(&px);
         ze__asset_error_set(err, "texture of %ux%u exceeds the %llu byte cap", w, h,
                             (unsigned long long)d.max_bytes);
@@ -200,7 +201,7 @@ ze_result ze__asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
     layout_t l;
     /* Mips are built in float (RGBA f32, two levels at a time). */
     size_t work = 0;
-    bool ok = make_layout(w, h, ze_asset_tex_full_mips(w, h), 8, &l) &&
+    bool ok = make_layout(w, h, d.no_mips ? 1u : ze_asset_tex_full_mips(w, h), 8, &l) &&
               ze_size_mul((size_t)w * h, 16, &work) && l.total <= d.max_bytes &&
               work <= d.max_bytes - ZE_MIN(d.max_bytes, l.total);
     if (!ok) {

@@ -385,7 +385,15 @@ static ze_result register_asset_folders(ze_engine_t *e)
     uint32_t queued = 0;
     for (uint32_t i = 0; i < w.files.count && !w.failed; i++) {
         const ze_path_t *p = ze_array_at(&w.files, i);
-        ze_result r = ze_import_request(e->imports, p->str, ZE_IMPORT_BACKGROUND, false, NULL);
+        /* sources are registered now (games look them up in
+           on_initialized) and checked on the pool; an image may be only a
+           model's texture: imported alone only when no source depends on
+           it */
+        const char *imp = ze_asset_importer_for(p->str);
+        ze_result r =
+            strcmp(imp, "image") == 0
+                ? ze_import_offer(e->imports, p->str)
+                : ze_import_request(e->imports, p->str, ZE_IMPORT_BACKGROUND, false, NULL);
         if (r != ZE_OK)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "%s: not imported: %s", p->str, ze_result_str(r));
         else
@@ -393,8 +401,9 @@ static ze_result register_asset_folders(ze_engine_t *e)
     }
     ze_result r = w.failed ? ZE_ERR_OUT_OF_MEMORY : ZE_OK;
     ze_import_stats_t s = ze_import_coordinator_stats(e->imports);
-    ZE_LOG_INFO(ZE__ENGINE_LOG, "import: %u source(s) registered, %u up to date, %u queued", queued,
-                (unsigned)s.up_to_date, s.queued);
+    ZE_LOG_INFO(ZE__ENGINE_LOG,
+                "import: %u source(s) registered, checked on the pool (%u queued so far)", queued,
+                s.queued);
     ze_array_free(&w.dirs);
     ze_array_free(&w.files);
     return r;

@@ -5,8 +5,12 @@
  *    "uuid": "<36 chars>", "importer": "gltf",
  *    "source_hash": "<16 hex digits>", "import_time": <seconds since epoch>,
  *    "artifacts": ["/cache/..."], "sub_assets": ["<uuid>", ...],
- *    "settings": {...}}
+ *    "dependencies": [{"path": "/models/x.bin", "hash": "<16 hex>"}, ...],
+ *    "settings_hash": "<16 hex digits>", "settings": {...}}
  * Required: format, version, uuid (not nil). The rest default to empty.
+ * "dependencies" and "settings_hash" came later within version 1: a file
+ * without them still reads (dependencies_known false, hash 0), so the asset
+ * module can tell "no dependencies" from "not recorded".
  * Unknown keys are ignored (a newer minor writer), a newer version is
  * refused (ZE_ERR_UNSUPPORTED). Duplicate keys, invalid UTF-8, NUL in
  * strings, integers beyond 64 bits are rejected. The settings object is kept
@@ -40,6 +44,7 @@ void ze_vfs_meta_init(ze_vfs_meta_t *m, ze_allocator_t alloc)
     m->alloc = or_system(alloc);
     ZE_ARRAY_INIT(&m->artifacts, m->alloc, ze_path_t);
     ZE_ARRAY_INIT(&m->sub_assets, m->alloc, ze_uuid_t);
+    ZE_ARRAY_INIT(&m->dependencies, m->alloc, ze_vfs_meta_dep_t);
 }
 
 void ze_vfs_meta_free(ze_vfs_meta_t *m)
@@ -49,6 +54,7 @@ void ze_vfs_meta_free(ze_vfs_meta_t *m)
     ze_allocator_t a = m->alloc;
     ze_array_free(&m->artifacts);
     ze_array_free(&m->sub_assets);
+    ze_array_free(&m->dependencies);
     if (m->settings)
         ze_free(a, m->settings, m->settings_len + 1);
     ze_vfs_meta_init(m, a);
@@ -72,6 +78,19 @@ ze_result ze_vfs_meta_add_sub_asset(ze_vfs_meta_t *m, ze_uuid_t uuid)
     if (m->sub_assets.count >= ZE_VFS_META_MAX_SUB_ASSETS)
         return ZE_ERR_LIMIT;
     return ze_array_push(&m->sub_assets, &uuid) == ZE_OK ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
+}
+
+ze_result ze_vfs_meta_add_dependency(ze_vfs_meta_t *m, const char *path, uint64_t hash)
+{
+    ZE_CHECK(m && path, ZE_ERR_INVALID_ARG);
+    m->dependencies_known = true;
+    if (m->dependencies.count >= ZE_VFS_META_MAX_DEPENDENCIES)
+        return ZE_ERR_LIMIT;
+    ze_vfs_meta_dep_t d = {.hash = hash};
+    ze_result e = ze_path_make(path, &d.path);
+    if (e)
+        return e;
+    return ze_array_push(&m->dependencies, &d) == ZE_OK ? ZE_OK : ZE_ERR_OUT_OF_MEMORY;
 }
 
 /* A growable text buffer for json_dump_callback. */
@@ -313,6 +332,33 @@ static ze_result parse_fields(const json_t *root, ze_vfs_meta_t *m, meta_diag *d
                 return ZE_ERR_OUT_OF_MEMORY;
         }
     }
+    if ((v = json_object_get(root, "dependencies"))) {
+        if (!json_is_array(v) || json_array_size(v) > ZE_VFS_META_MAX_DEPENDENCIES) {
+            diag_set(diag, "\"dependencies\" is not an array of at most %d entries",
+                     ZE_VFS_META_MAX_DEPENDENCIES);
+            return ZE_ERR_PARSE;
+        }
+        m->dependencies_known = true;
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            const json_t *d = json_array_get(v, i), *dp = json_object_get(d, "path");
+            ze_vfs_meta_dep_t dep = {0};
+            if (!json_is_object(d) || !json_is_string(dp) ||
+                ze_path_from(json_string_value(dp), json_string_length(dp), &dep.path) != ZE_OK ||
+                !parse_hex64(json_object_get(d, "hash"), &dep.hash)) {
+                diag_set(diag,
+                         "\"dependencies\"[%zu] is not {\"path\": VFS path, \"hash\": 16 "
+                         "hexadecimal digits}",
+                         i);
+                return ZE_ERR_PARSE;
+            }
+            if (ze_array_push(&m->dependencies, &dep) != ZE_OK)
+                return ZE_ERR_OUT_OF_MEMORY;
+        }
+    }
+    if ((v = json_object_get(root, "settings_hash")) && !parse_hex64(v, &m->settings_hash)) {
+        diag_set(diag, "\"settings_hash\" is not 16 hexadecimal digits");
+        return ZE_ERR_PARSE;
+    }
     if ((v = json_object_get(root, "settings"))) {
         if (!json_is_object(v)) {
             diag_set(diag, "\"settings\" is not an object");
@@ -403,12 +449,13 @@ ze_result ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze_vf
     if (ze_uuid_is_nil(m->uuid))
         return ZE_ERR_INVALID_ARG;
     json_t *o = json_object();
-    json_t *arts = json_array(), *subs = json_array();
+    json_t *arts = json_array(), *subs = json_array(), *deps = json_array();
     json_t *settings =
         m->settings ? json_loadb(m->settings, m->settings_len, 0, NULL) : json_object();
-    char hash[17];
+    char hash[17], shash[17];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)m->source_hash);
-    bool ok = o && arts && subs && settings &&
+    snprintf(shash, sizeof shash, "%016llx", (unsigned long long)m->settings_hash);
+    bool ok = o && arts && subs && deps && settings &&
               json_object_set_new(o, "format", json_string(META_FORMAT)) == 0 &&
               json_object_set_new(o, "version", json_integer(ZE_VFS_META_VERSION)) == 0 &&
               json_object_set_new(o, "uuid", uuid_json(m->uuid)) == 0 &&
@@ -423,12 +470,26 @@ ze_result ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze_vf
     }
     for (uint32_t i = 0; ok && i < m->sub_assets.count; i++)
         ok = json_array_append_new(subs, uuid_json(ZE_ARRAY_AT(&m->sub_assets, ze_uuid_t, i))) == 0;
+    for (uint32_t i = 0; ok && i < m->dependencies.count; i++) {
+        const ze_vfs_meta_dep_t *d = &ZE_ARRAY_AT(&m->dependencies, ze_vfs_meta_dep_t, i);
+        char dh[17];
+        snprintf(dh, sizeof dh, "%016llx", (unsigned long long)d->hash);
+        ok = json_array_append_new(deps, json_pack("{s:s#,s:s}", "path", d->path.str,
+                                                   (int)d->path.len, "hash", dh)) == 0;
+    }
     ok = ok && json_is_object(settings);
     if (ok) {
         ok = json_object_set_new(o, "artifacts", arts) == 0;
         arts = NULL;
         ok = ok && json_object_set_new(o, "sub_assets", subs) == 0;
         subs = NULL;
+        /* a sidecar that never recorded them keeps saying so */
+        if (m->dependencies_known || m->dependencies.count)
+            ok = ok && json_object_set_new(o, "dependencies", deps) == 0;
+        else
+            json_decref(deps);
+        deps = NULL;
+        ok = ok && json_object_set_new(o, "settings_hash", json_string(shash)) == 0;
         ok = ok && json_object_set_new(o, "settings", settings) == 0;
         settings = NULL;
     }
@@ -439,6 +500,7 @@ ze_result ze_vfs_meta_format(const ze_vfs_meta_t *m, ze_allocator_t alloc, ze_vf
     json_decref(o);
     json_decref(arts);
     json_decref(subs);
+    json_decref(deps);
     json_decref(settings);
     if (!ok) {
         text_drop(&t);

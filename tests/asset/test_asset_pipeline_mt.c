@@ -165,6 +165,8 @@ static void test_up_to_date_source_needs_no_import(void **state)
     ze_uuid_t u2;
     assert_int_equal(ze_import_register(f->ic, BOX, &u2), ZE_OK);
     assert_true(ze_uuid_eq(u, u2)); /* the identity lives in the sidecar */
+    /* current after the pool's check, without an import */
+    assert_int_equal(ze_import_coordinator_wait(f->ic, 20000), ZE_OK);
     assert_int_equal(fix_state(f, u2), ZE_ASSET_STATE_LOADED);
     ze_import_stats_t s = ze_import_coordinator_stats(f->ic);
     assert_int_equal(s.up_to_date, 1);
@@ -176,7 +178,9 @@ static void test_up_to_date_source_needs_no_import(void **state)
     fix_open_runtime(f, &(fix_desc_t){.mode = ZE_IMPORT_IN_PROCESS});
     assert_int_equal(ze_import_register(f->ic, BOX, &u2), ZE_OK);
     assert_true(ze_uuid_eq(u, u2));
+    assert_int_equal(ze_import_coordinator_wait(f->ic, 20000), ZE_OK);
     assert_int_equal(fix_state(f, u2), ZE_ASSET_STATE_UNKNOWN);
+    assert_int_equal(ze_import_coordinator_stats(f->ic).outdated, 1);
 }
 
 static void test_manager_loads_counts_and_evicts(void **state)

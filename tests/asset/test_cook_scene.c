@@ -607,6 +607,56 @@ static void test_obj_dependencies_and_scene(void **state)
     ze_asset_cook_result_release(&r);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    fclose(f);
+}
+
+/* One OBJ object with two materials: assimp gives one node two meshes.
+ * The node keeps its first and gets a child (identity transform, its
+ * name, numbered after the source's nodes) for the second, so the scene
+ * holds both. */
+static void test_assimp_node_with_several_meshes(void **state)
+{
+    (void)state;
+    char dir[256], src[300], out[300], p[1400];
+    snprintf(dir, sizeof dir, "%s/twomat", g_tmp);
+    mkdir(dir, 0755);
+    snprintf(src, sizeof src, "%s/two.mtl", dir);
+    write_text(src, "newmtl A\nKd 1 0 0\nnewmtl B\nKd 0 0 1\n");
+    snprintf(src, sizeof src, "%s/two.obj", dir);
+    write_text(src, "mtllib two.mtl\no Both\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+                    "v 0 0 1\nv 1 0 1\nv 1 1 1\n"
+                    "usemtl A\nf 1 2 3\nf 1 3 4\nusemtl B\nf 5 6 7\n");
+    snprintf(out, sizeof out, "%s/out", dir);
+    ze_cook_result_t r;
+    cook(src, out, &r);
+    assert_int_equal(r.cooked.meshes, 2);
+    ze_model_t *m = NULL;
+    ze__asset_error_t err = {{0}};
+    assert_int_equal(ze__assimp_import(src, A(), 0, &m, &err), ZE_OK);
+    assert_true(m->node_count > r.source.nodes); /* the extra child */
+    int scene = check_sub_assets(&r, out);
+    scene_path(&r, scene, out, p, sizeof p);
+    loaded_t l;
+    load_scene(p, &l);
+    check_scene_against_model(&r, m, &l);
+    /* both meshes are in the scene */
+    bool seen[2] = {false, false};
+    for (uint32_t k = 0; k < l.count; k++) {
+        const ze_mesh_t *me = ze_get(l.w, ze_entity_from_index(l.w, k), ze_mesh_t);
+        for (uint32_t i = 0; me && i < 2; i++)
+            seen[i] |= ze_uuid_eq(me->mesh, label_uuid(r.source_uuid, "mesh", i));
+    }
+    assert_true(seen[0] && seen[1]);
+    unload_scene(&l);
+    ze_asset_model_destroy(m);
+    ze_asset_cook_result_release(&r);
+}
+
 /* A synthetic glTF without scenes: every root in index order; a long
  * UTF-8 name cut on a character boundary, escapes, an unnamed node, an
  * infinite far plane and no aspect ratio; no meshes, so no dependency. */
@@ -705,6 +755,7 @@ int main(void)
         cmocka_unit_test(test_gltf_two_cameras),
         cmocka_unit_test(test_gltf_box_matrix_parent),
         cmocka_unit_test(test_obj_dependencies_and_scene),
+        cmocka_unit_test(test_assimp_node_with_several_meshes),
         cmocka_unit_test(test_gltf_without_scenes),
         cmocka_unit_test(test_image_sub_asset),
     };

@@ -103,6 +103,10 @@ static void fill(ze_vfs_meta_t *m)
     assert_int_equal(ze_uuid_parse(k_sub1, 36, &s), ZE_OK);
     assert_int_equal(ze_vfs_meta_add_sub_asset(m, s), ZE_OK);
     assert_int_equal(ze_vfs_meta_add_sub_asset(m, ze_uuid_v5(m->uuid, "mesh0", 5)), ZE_OK);
+    assert_int_equal(ze_vfs_meta_add_dependency(m, "/models/hero0.bin", 0x0123456789abcdefull),
+                     ZE_OK);
+    assert_int_equal(ze_vfs_meta_add_dependency(m, "models/hero.png", 1), ZE_OK);
+    m->settings_hash = 0x1111222233334444ull;
     const char *settings = "{ \"scale\": 0.01, \"flip_uv\": true, \"lods\": [1, 0.5, 0.25],"
                            " \"name\": \"h\\u00e9ro\", \"nested\": {\"z\": null, \"a\": -3} }";
     assert_int_equal(ze_vfs_meta_set_settings(m, settings, strlen(settings)), ZE_OK);
@@ -122,10 +126,22 @@ static void expect_equal(const ze_vfs_meta_t *a, const ze_vfs_meta_t *b)
     for (uint32_t i = 0; i < a->sub_assets.count; i++)
         assert_true(ze_uuid_eq(ZE_ARRAY_AT(&a->sub_assets, ze_uuid_t, i),
                                ZE_ARRAY_AT(&b->sub_assets, ze_uuid_t, i)));
+    assert_int_equal(a->dependencies_known, b->dependencies_known);
+    assert_int_equal(a->dependencies.count, b->dependencies.count);
+    for (uint32_t i = 0; i < a->dependencies.count; i++) {
+        const ze_vfs_meta_dep_t *da = ze_array_at(&a->dependencies, i);
+        const ze_vfs_meta_dep_t *db = ze_array_at(&b->dependencies, i);
+        assert_string_equal(da->path.str, db->path.str);
+        assert_true(da->hash == db->hash);
+    }
+    assert_true(a->settings_hash == b->settings_hash);
     assert_int_equal(a->settings_len, b->settings_len);
     if (a->settings_len)
         assert_string_equal(a->settings, b->settings);
 }
+
+#define HEAD_ \
+    "{\"format\":\"zengine.meta\",\"version\":1,\"uuid\":\"0f8fad5b-d9cb-469f-a165-70867728950e\""
 
 static void test_round_trip(void **state)
 {
@@ -144,6 +160,9 @@ static void test_round_trip(void **state)
     assert_non_null(strstr(s, "\"version\": 1"));
     assert_non_null(strstr(s, "\"source_hash\": \"fedcba9876543210\""));
     assert_non_null(strstr(s, "\"/cache/artifacts/x.zematerial\""));
+    assert_non_null(strstr(s, "\"path\": \"/models/hero0.bin\""));
+    assert_non_null(strstr(s, "\"hash\": \"0123456789abcdef\""));
+    assert_non_null(strstr(s, "\"settings_hash\": \"1111222233334444\""));
     assert_true(s[text.size - 1] == '\n');
     ze_diag_capture_t diag = {0};
     ze_diag_sink_t sink = ze_diag_capture_sink(&diag);
@@ -167,6 +186,18 @@ static void test_round_trip(void **state)
     assert_string_equal(back.importer, "");
     assert_int_equal(back.artifacts.count, 0);
     assert_null(back.settings);
+    /* a sidecar of an older writer: no dependency list, and it says so */
+    assert_false(back.dependencies_known);
+    assert_int_equal(back.dependencies.count, 0);
+    assert_true(back.settings_hash == 0);
+    ze_vfs_buffer_t old;
+    assert_int_equal(ze_vfs_meta_format(&back, w->alloc, &old), ZE_OK);
+    assert_null(strstr((const char *)old.data, "dependencies"));
+    ze_vfs_buffer_free(&old);
+    /* an empty list is "recorded: none" */
+    const char *none = HEAD_ ",\"dependencies\":[]}";
+    assert_int_equal(ze_vfs_meta_parse(none, strlen(none), &back, NULL), ZE_OK);
+    assert_true(back.dependencies_known);
     ze_vfs_meta_free(&back);
     ze_vfs_meta_free(&m);
 }
@@ -218,6 +249,12 @@ static void test_rejections_say_why(void **state)
     expect_reject(HEAD ",\"artifacts\":\"/x\"}", ZE_ERR_PARSE, "artifacts", true);
     expect_reject(HEAD ",\"sub_assets\":[\"nope\"]}", ZE_ERR_PARSE, "sub_assets\"[0]", true);
     expect_reject(HEAD ",\"settings\":[]}", ZE_ERR_PARSE, "settings", true);
+    expect_reject(HEAD ",\"dependencies\":{}}", ZE_ERR_PARSE, "dependencies", true);
+    expect_reject(HEAD ",\"dependencies\":[{\"path\":\"/a.bin\"}]}", ZE_ERR_PARSE,
+                  "dependencies\"[0]", true);
+    expect_reject(HEAD ",\"dependencies\":[{\"path\":\"/../a\",\"hash\":\"0000000000000001\"}]}",
+                  ZE_ERR_PARSE, "dependencies\"[0]", true);
+    expect_reject(HEAD ",\"settings_hash\":5}", ZE_ERR_PARSE, "settings_hash", true);
     expect_reject(HEAD ",\"uuid\":\"0f8fad5b-d9cb-469f-a165-70867728950e\"}", ZE_ERR_PARSE,
                   "duplicate", true); /* duplicate key: JSON error, uuid salvaged */
     expect_reject(HEAD ",\"importer\":\"a\\u0000b\"}", ZE_ERR_PARSE, "JSON error", true);
