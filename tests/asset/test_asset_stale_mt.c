@@ -117,8 +117,8 @@ static void edit_bin(fixture_t *f)
 {
     char p[512];
     snprintf(p, sizeof p, "%s/models/BoxTextured0.bin", f->root);
-    uint8_t *d;
-    size_t n;
+    uint8_t *d = NULL;
+    size_t n = 0;
     assert_true(fix_read_host(p, &d, &n));
     assert_true(n >= 768);
     for (int i = 0; i < 12; i++) {
@@ -243,8 +243,8 @@ static void test_renamed_texture_keeps_uuid_and_dependent_follows(void **state)
     assert_int_equal(rename(from, to), 0);
     char p[512];
     snprintf(p, sizeof p, "%s/models/BoxTextured.gltf", f->root);
-    uint8_t *d;
-    size_t n;
+    uint8_t *d = NULL;
+    size_t n = 0;
     assert_true(fix_read_host(p, &d, &n));
     char *text = ze_mem_sys_alloc(n + 16);
     memcpy(text, d, n);
