@@ -59,18 +59,14 @@ typedef struct ze__render_backend_vtable_t {
  * the engine's states create, move and destroy, indexed by slot. Written
  * by the render thread (apply); the published figures are atomics, read
  * by ze_render_backend_stats from any thread. A backend reads `rows` and
- * `live` on the render thread; `changed` lists the slots the last apply
- * touched (each once), for backends that mirror the table on a GPU. */
+ * `live` on the render thread. */
 typedef struct ze__instance_table_t {
     /* per slot, in regions of the Render owner (tables of a million rows
        are larger than its heap) */
-    ze_mem_table_t row_table, live_table, mark_table, changed_table;
+    ze_mem_table_t row_table, live_table;
     ze_render_instance_t *rows;
     uint8_t *live;
     uint32_t capacity, slots, live_count;
-    uint32_t *changed; /* slots, `changed_count` of them */
-    uint32_t changed_count;
-    uint8_t *changed_mark; /* per slot: in `changed` */
     uint64_t applied_serial;
     uint64_t hash;           /* wrapping sum of the live rows' digests */
     uint64_t drawn_revision; /* scene_revision of the last state with nothing pending */

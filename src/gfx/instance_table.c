@@ -55,20 +55,15 @@ void ze__instance_table_init(ze__instance_table_t *t, ze_mem_t *mm)
     memset(t, 0, sizeof *t);
     ze_mem_table_init(&t->row_table, mm, ZE_MEM_OWNER_RENDER, sizeof(ze_render_instance_t));
     ze_mem_table_init(&t->live_table, mm, ZE_MEM_OWNER_RENDER, 1);
-    ze_mem_table_init(&t->mark_table, mm, ZE_MEM_OWNER_RENDER, 1);
-    ze_mem_table_init(&t->changed_table, mm, ZE_MEM_OWNER_RENDER, sizeof(uint32_t));
 }
 
 void ze__instance_table_free(ze__instance_table_t *t)
 {
     ze_mem_table_release(&t->row_table);
     ze_mem_table_release(&t->live_table);
-    ze_mem_table_release(&t->mark_table);
-    ze_mem_table_release(&t->changed_table);
     t->rows = NULL;
-    t->live = t->changed_mark = NULL;
-    t->changed = NULL;
-    t->capacity = t->slots = t->live_count = t->changed_count = 0;
+    t->live = NULL;
+    t->capacity = t->slots = t->live_count = 0;
 }
 
 /* Every table at `slots` or more (a failure keeps what grew: capacity is
@@ -80,33 +75,13 @@ static ze_result grow(ze__instance_table_t *t, uint32_t slots)
     ze_result r = ze_mem_table_reserve(&t->row_table, slots);
     if (r == ZE_OK)
         r = ze_mem_table_reserve(&t->live_table, slots);
-    if (r == ZE_OK)
-        r = ze_mem_table_reserve(&t->mark_table, slots);
-    if (r == ZE_OK)
-        r = ze_mem_table_reserve(&t->changed_table, slots);
     t->rows = ze_mem_table_data(&t->row_table);
     t->live = ze_mem_table_data(&t->live_table);
-    t->changed_mark = ze_mem_table_data(&t->mark_table);
-    t->changed = ze_mem_table_data(&t->changed_table);
     if (r != ZE_OK)
         return r;
     uint32_t cap = t->row_table.capacity;
-    if (t->live_table.capacity < cap)
-        cap = t->live_table.capacity;
-    if (t->mark_table.capacity < cap)
-        cap = t->mark_table.capacity;
-    if (t->changed_table.capacity < cap)
-        cap = t->changed_table.capacity;
-    t->capacity = cap;
+    t->capacity = t->live_table.capacity < cap ? t->live_table.capacity : cap;
     return ZE_OK;
-}
-
-static void touch(ze__instance_table_t *t, uint32_t slot)
-{
-    if (!t->changed_mark[slot]) {
-        t->changed_mark[slot] = 1;
-        t->changed[t->changed_count++] = slot;
-    }
 }
 
 static void refuse(ze__instance_table_t *t, const char *what, uint32_t slot, uint32_t slots,
@@ -127,9 +102,6 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
     ze_result r = grow(t, s->instance_slots);
     if (r != ZE_OK)
         return r;
-    for (uint32_t i = 0; i < t->changed_count; i++)
-        t->changed_mark[t->changed[i]] = 0;
-    t->changed_count = 0;
     uint64_t refused = 0;
     uint32_t slots = s->instance_slots;
     for (uint32_t i = 0; i < s->instance_remove_count; i++) {
@@ -142,7 +114,6 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
             t->hash -= row_digest(&t->rows[k]);
             t->live[k] = 0;
             t->live_count--;
-            touch(t, k);
         }
     }
     for (uint32_t i = 0; i < s->instance_update_count; i++) {
@@ -159,7 +130,6 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
         t->rows[k] = *in;
         t->live[k] = 1;
         t->hash += row_digest(in);
-        touch(t, k);
     }
     for (uint32_t i = 0; i < s->transform_update_count; i++) {
         const ze_render_transform_t *tr = &s->transform_updates[i];
@@ -174,7 +144,6 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
         row->previous_position = tr->previous_position;
         row->flags = tr->flags;
         t->hash += row_digest(row);
-        touch(t, k);
     }
     /* Slots above the engine's high-water mark are free there: drop any
        row they still hold (a table shrunk by a scene change). */
@@ -183,7 +152,6 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
             t->hash -= row_digest(&t->rows[k]);
             t->live[k] = 0;
             t->live_count--;
-            touch(t, k);
         }
     }
     t->slots = slots;
