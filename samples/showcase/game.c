@@ -12,7 +12,9 @@
  * `--instances N` (0 by default: the scene as it is) scatters N more crates
  * around the scene in a fixed pattern (a sunflower spiral outside the ring,
  * sizes and turns from a hash of the index): every 4th spins, every 8th
- * also bobs. The game then loads the start scene itself and adds them. */
+ * also bobs (`--moving P`: P % of them spin and half of those bob; 25 by
+ * default, 0 for a static scene). The game then loads the start scene
+ * itself and adds them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,10 +81,13 @@ typedef struct game_t {
     uint32_t trail_count;
     showcase_hud_t hud; /* hud.c */
     uint32_t instances; /* --instances N: extra crates */
+    uint32_t moving;    /* --moving P: percent of them spinning (half of those bob) */
     bool ok;
 } game_t;
 
-enum { INSTANCES_MAX = 100000 }; /* a snapshot holds about 150,000 instances */
+/* the backends keep the instances (render proxies): a state carries only
+   what changed, so the scene may hold a million crates */
+enum { INSTANCES_MAX = 1000000 };
 
 /* --------------------------------------------------------------- systems */
 
@@ -215,12 +220,20 @@ static ze_result scatter_crates(ze_engine_t *e, game_t *g)
         ze_entity_t c = ze_entity_create(w);
         TRY(ze_component_set(w, c, ZE_ID(ze_transform_t), &t));
         TRY(ze_component_set(w, c, ZE_ID(ze_mesh_t), &mesh));
-        if (i % 4 == 0) {
+        /* at 25 % (the default, the demo's picture) every 4th spins and
+           every 8th also bobs; else the first P of every 100 spin and every
+           other one of those bobs */
+        bool spins = i % 4 == 0, bobs = i % 8 == 0;
+        if (g->moving != 25) {
+            spins = i % 100 < g->moving;
+            bobs = spins && i % 2 == 0;
+        }
+        if (spins) {
             float speed = (0.4f + 0.8f * hash_unit(i, 2)) * (i % 8 == 0 ? 1.0f : -1.0f);
             TRY(ze_set(w, c, Spin, {.axis = {0, 1, 0}, .speed = speed}));
             spinning++;
         }
-        if (i % 8 == 0) {
+        if (bobs) {
             TRY(ze_set(w, c, Bob,
                        {.amplitude = 0.3f,
                         .speed = 1.2f,
@@ -359,7 +372,7 @@ static void on_closed(void *user)
 
 int showcase_game(int argc, char **argv)
 {
-    static game_t game = {.min_bob_y = 1e9f, .max_bob_y = -1e9f};
+    static game_t game = {.min_bob_y = 1e9f, .max_bob_y = -1e9f, .moving = 25};
     ze_app_desc_t app = {.name = "ZEngine Showcase",
                          .user = &game,
                          .on_initialized = on_initialized,
@@ -383,21 +396,32 @@ int showcase_game(int argc, char **argv)
     for (int i = 1; i < argc && n < 63; i++) {
         /* The game's own option; the rest is the engine's grammar. */
         const char *v = NULL;
-        if (strcmp(argv[i], "--instances") == 0)
+        bool moving = false;
+        if (strcmp(argv[i], "--instances") == 0 || strcmp(argv[i], "--moving") == 0) {
+            moving = argv[i][2] == 'm';
             v = i + 1 < argc ? argv[++i] : "";
-        else if (strncmp(argv[i], "--instances=", 12) == 0)
+        } else if (strncmp(argv[i], "--instances=", 12) == 0) {
             v = argv[i] + 12;
+        } else if (strncmp(argv[i], "--moving=", 9) == 0) {
+            moving = true;
+            v = argv[i] + 9;
+        }
         if (!v) {
             args[n++] = argv[i];
             continue;
         }
         char *end = NULL;
         long count = strtol(v, &end, 10);
-        if (!v[0] || *end || count < 0 || count > INSTANCES_MAX) {
-            fprintf(stderr, "showcase: --instances wants 0..%d, got '%s'\n", INSTANCES_MAX, v);
+        long max = moving ? 100 : INSTANCES_MAX;
+        if (!v[0] || *end || count < 0 || count > max) {
+            fprintf(stderr, "showcase: %s wants 0..%ld, got '%s'\n",
+                    moving ? "--moving" : "--instances", max, v);
             return 2;
         }
-        game.instances = (uint32_t)count;
+        if (moving)
+            game.moving = (uint32_t)count;
+        else
+            game.instances = (uint32_t)count;
     }
     args[n] = NULL;
     int status = ze_app_main(&app, n, args);

@@ -42,6 +42,8 @@ ze_result ze__render_backend_create_with(const char *name, const ze_render_backe
     ze_result r = vt->create(desc, faults, out);
     if (r == ZE_OK) {
         ze__instance_table_init(&(*out)->instances, desc->mem);
+        if (vt->mirrors_instances)
+            ze__instance_table_track(&(*out)->instances);
         ze__render_textures_init(*out, desc->mem);
     }
     return r;

@@ -53,6 +53,9 @@ typedef struct ze__render_backend_vtable_t {
     ze_render_stats_t (*stats)(const ze_render_backend_t *b);
     uint32_t (*resident)(const ze_render_backend_t *b, ze_uuid_t uuid);
     const char *(*device)(const ze_render_backend_t *b);
+    /* The backend mirrors the instance table (the Vulkan one, on the
+       GPU): the table tracks the slots each apply touched. */
+    bool mirrors_instances;
 } ze__render_backend_vtable_t;
 
 /* The instance table every backend keeps (instance_table.c): the rows
@@ -73,6 +76,14 @@ typedef struct ze__instance_table_t {
     bool drawn_any;          /* such a state was applied */
     bool refused_logged;
     bool grow_failed; /* the last apply could not grow (logged once) */
+    /* Backends that mirror the table (Vulkan: on the GPU) track the slots
+       applies touched since they last took them: each slot once, in the
+       order first touched (`touched`, a mark per slot in `marked`). */
+    bool track;
+    ze_mem_table_t touched_table, marked_table;
+    uint32_t *touched;
+    uint8_t *marked;
+    uint32_t touched_count;
     atomic_uint_fast32_t pub_live, pub_last_records;
     atomic_uint_fast64_t pub_hash, pub_records, pub_states, pub_refused;
 } ze__instance_table_t;
@@ -85,6 +96,10 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
 /* Whether a frame of this (applied) state may be drawn: nothing pending,
  * or of the scene revision already drawn. */
 bool ze__instance_table_drawable(const ze__instance_table_t *t, const ze_render_state_t *s);
+/* Start tracking touched slots (before the first apply). */
+void ze__instance_table_track(ze__instance_table_t *t);
+/* Forget the touched slots (after the backend mirrored them). */
+void ze__instance_table_untouch(ze__instance_table_t *t);
 /* Fill the stats' instance fields. */
 void ze__instance_table_stats(const ze__instance_table_t *t, ze_render_stats_t *out);
 

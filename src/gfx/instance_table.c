@@ -55,14 +55,42 @@ void ze__instance_table_init(ze__instance_table_t *t, ze_mem_t *mm)
     memset(t, 0, sizeof *t);
     ze_mem_table_init(&t->row_table, mm, ZE_MEM_OWNER_RENDER, sizeof(ze_render_instance_t));
     ze_mem_table_init(&t->live_table, mm, ZE_MEM_OWNER_RENDER, 1);
+    ze_mem_table_init(&t->touched_table, mm, ZE_MEM_OWNER_RENDER, sizeof(uint32_t));
+    ze_mem_table_init(&t->marked_table, mm, ZE_MEM_OWNER_RENDER, 1);
+}
+
+void ze__instance_table_track(ze__instance_table_t *t)
+{
+    t->track = true;
+}
+
+void ze__instance_table_untouch(ze__instance_table_t *t)
+{
+    for (uint32_t i = 0; i < t->touched_count; i++)
+        t->marked[t->touched[i]] = 0;
+    t->touched_count = 0;
+}
+
+/* Each slot at most once: the list never outgrows the capacity. */
+static inline void touch(ze__instance_table_t *t, uint32_t k)
+{
+    if (t->track && !t->marked[k]) {
+        t->marked[k] = 1;
+        t->touched[t->touched_count++] = k;
+    }
 }
 
 void ze__instance_table_free(ze__instance_table_t *t)
 {
     ze_mem_table_release(&t->row_table);
     ze_mem_table_release(&t->live_table);
+    ze_mem_table_release(&t->touched_table);
+    ze_mem_table_release(&t->marked_table);
     t->rows = NULL;
     t->live = NULL;
+    t->touched = NULL;
+    t->marked = NULL;
+    t->touched_count = 0;
     t->capacity = t->slots = t->live_count = 0;
 }
 
@@ -75,12 +103,24 @@ static ze_result grow(ze__instance_table_t *t, uint32_t slots)
     ze_result r = ze_mem_table_reserve(&t->row_table, slots);
     if (r == ZE_OK)
         r = ze_mem_table_reserve(&t->live_table, slots);
+    if (r == ZE_OK && t->track)
+        r = ze_mem_table_reserve(&t->touched_table, slots);
+    if (r == ZE_OK && t->track)
+        r = ze_mem_table_reserve(&t->marked_table, slots);
     t->rows = ze_mem_table_data(&t->row_table);
     t->live = ze_mem_table_data(&t->live_table);
+    t->touched = ze_mem_table_data(&t->touched_table);
+    t->marked = ze_mem_table_data(&t->marked_table);
     if (r != ZE_OK)
         return r;
     uint32_t cap = t->row_table.capacity;
-    t->capacity = t->live_table.capacity < cap ? t->live_table.capacity : cap;
+    if (t->live_table.capacity < cap)
+        cap = t->live_table.capacity;
+    if (t->track && t->touched_table.capacity < cap)
+        cap = t->touched_table.capacity;
+    if (t->track && t->marked_table.capacity < cap)
+        cap = t->marked_table.capacity;
+    t->capacity = cap;
     return ZE_OK;
 }
 
@@ -114,6 +154,7 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
             t->hash -= row_digest(&t->rows[k]);
             t->live[k] = 0;
             t->live_count--;
+            touch(t, k);
         }
     }
     for (uint32_t i = 0; i < s->instance_update_count; i++) {
@@ -130,6 +171,7 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
         t->rows[k] = *in;
         t->live[k] = 1;
         t->hash += row_digest(in);
+        touch(t, k);
     }
     for (uint32_t i = 0; i < s->transform_update_count; i++) {
         const ze_render_transform_t *tr = &s->transform_updates[i];
@@ -144,6 +186,7 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
         row->previous_position = tr->previous_position;
         row->flags = tr->flags;
         t->hash += row_digest(row);
+        touch(t, k);
     }
     /* Slots above the engine's high-water mark are free there: drop any
        row they still hold (a table shrunk by a scene change). */
@@ -152,6 +195,7 @@ ze_result ze__instance_table_apply(ze__instance_table_t *t, const ze_render_stat
             t->hash -= row_digest(&t->rows[k]);
             t->live[k] = 0;
             t->live_count--;
+            touch(t, k);
         }
     }
     t->slots = slots;

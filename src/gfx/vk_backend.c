@@ -38,7 +38,8 @@ static ze_result create_stages(ze_vk_backend_t *b)
         return r;
     ze__vk_memory_init(b);
     if ((r = ze__vk_frames_create(b)) != ZE_OK || (r = ze__vk_rrm_create(b)) != ZE_OK ||
-        (r = ze__vk_pipeline_cache_create(b)) != ZE_OK || (r = ze__vk_graph_create(b)) != ZE_OK)
+        (r = ze__vk_scene_create(b)) != ZE_OK || (r = ze__vk_pipeline_cache_create(b)) != ZE_OK ||
+        (r = ze__vk_graph_create(b)) != ZE_OK)
         return r;
     uint32_t w = b->desc.width ? b->desc.width : 1280;
     uint32_t h = b->desc.height ? b->desc.height : 720;
@@ -113,6 +114,8 @@ static void vk_destroy(ze_render_backend_t *rb)
             b->target->ops->destroy(b->target);
         b->target = NULL;
     }
+    if (b->device)
+        ze__vk_scene_destroy(b);
     ze__vk_rrm_destroy(b);
     if (b->device) {
         ze__vk_frames_destroy(b);
@@ -175,8 +178,9 @@ static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_state_t *scen
     ze_vk_shape_t shape = shape_of(b, &back);
     if (r == ZE_OK)
         r = ze__vk_graph_prepare(b, &shape);
+    bool built = false;
     if (r == ZE_OK)
-        r = ze__vk_draws_build(b, f, scene);
+        built = (r = ze__vk_draws_build(b, f, scene)) == ZE_OK;
     if (r == ZE_OK)
         r = ze__vk_graph_record(b, f, scene, &back);
     ze_vk_submit_sync_t sync = {0};
@@ -184,6 +188,8 @@ static ze_result vk_frame(ze_render_backend_t *rb, const ze_render_state_t *scen
         b->target->ops->sync(b->target, &sync);
         r = ze__vk_frame_submit(b, f, &sync);
     }
+    if (built && r != ZE_OK)
+        b->scene.resync = true; /* its instance records never reached the GPU */
     if (r == ZE_OK)
         r = b->target->ops->present(b->target);
     if (b->lost)
@@ -326,4 +332,5 @@ const ze__render_backend_vtable_t ze__vulkan_render_backend = {
     .stats = vk_stats,
     .resident = vk_resident,
     .device = vk_device,
+    .mirrors_instances = true,
 };

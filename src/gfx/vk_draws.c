@@ -1,24 +1,36 @@
 /* Per-frame draw data, in the frame slot's host-visible buffer (f->data,
  * grown by doubling, the old one freed by timeline value): the frame
  * constants (view-projection, camera, frustum planes, sky, one directional
- * light, up to ZE_VK_MAX_POINT_LIGHTS point lights), the materials the
- * frame uses (index 0: the default; each resident material once per frame)
- * and one indexed indirect command per instance and submesh (firstInstance
- * indexes the per-draw SSBO: world and normal matrices, material index,
- * the submesh's local bounding sphere) with their count, for one
- * vkCmdDrawIndexedIndirectCount. Written by the CPU before the submission
- * (host-coherent: no GPU barrier). With GPU culling these commands are the
- * candidates: the cull pass (vk_pass_cull.c) copies the visible ones into
- * the slot's `visible` buffer (device-local, as many as the candidates'
- * capacity) and counts them in `visible_count` (host-visible: zeroed here,
- * read back by ze__vk_draws_retire for the statistics). Render thread. */
+ * light, up to ZE_VK_MAX_POINT_LIGHTS point lights, the interpolation
+ * alpha, the instance slots and the culling flag), the scene's tables
+ * (materials, meshes, submeshes: vk_scene.c's, copied when this slot's
+ * copy is older) and the instance records the scatter pass writes into
+ * the device table. Written by the CPU before the submission
+ * (host-coherent: no GPU barrier). The cull pass expands every instance
+ * into its submeshes' draws, tests them and compacts the visible ones
+ * into the slot's `visible` commands and `refs` (device-local,
+ * ZE_VK_FACE_CLASSES ranges of as many as the candidates) with their
+ * counts in `visible_count` (host-visible: zeroed here, read back by
+ * ze__vk_draws_retire for the statistics). The CPU's work per frame is
+ * the constants, the changed records and, when they changed, the tables:
+ * nothing per instance.
+ *
+ * Set 1, per frame slot (ze__vk_frame_layout_create):
+ *   0 frame constants (uniform)     5 instance records to scatter
+ *   1 materials                     6 visible commands
+ *   2 the instance table (device)   7 visible counts
+ *   3 meshes                        8 visible refs (slot, material)
+ *   4 submeshes
+ * Render thread. */
 #include <math.h>
 #include <string.h>
 
 #include "gfx/vk_internal.h"
 
+enum { FRAME_BINDINGS = 9 };
+
 typedef struct layout_t {
-    VkDeviceSize materials, draws, indirect, count, total;
+    VkDeviceSize materials, meshes, submeshes, updates, total;
 } layout_t;
 
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a)
@@ -26,19 +38,46 @@ static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a)
     return (v + a - 1) / a * a;
 }
 
-static layout_t frame_layout(uint32_t draws, uint32_t materials)
+static layout_t frame_layout(const ze_vk_frame_t *f)
 {
     layout_t l;
     l.materials = align_up(sizeof(ze_vk_gpu_frame_t), 256);
-    l.draws = align_up(l.materials + sizeof(ze_vk_gpu_material_t) * materials, 256);
-    l.indirect = align_up(l.draws + sizeof(ze_vk_gpu_draw_t) * draws, 256);
-    l.count = align_up(
-        l.indirect + sizeof(VkDrawIndexedIndirectCommand) * draws * ZE_VK_FACE_CLASSES, 256);
-    l.total = l.count + 256;
+    l.meshes = align_up(l.materials + sizeof(ze_vk_gpu_material_t) * f->material_capacity, 256);
+    l.submeshes = align_up(l.meshes + sizeof(ze_vk_gpu_mesh_t) * f->mesh_capacity, 256);
+    l.updates = align_up(l.submeshes + sizeof(ze_vk_gpu_submesh_t) * f->submesh_capacity, 256);
+    l.total = align_up(l.updates + sizeof(ze_vk_gpu_update_t) * f->update_capacity, 256);
     return l;
 }
 
-/* The cull pass's output for `cap` draws (the count buffer once). */
+ze_result ze__vk_frame_layout_create(ze_vk_backend_t *b)
+{
+    VkShaderStageFlags vf =
+        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
+    VkDescriptorSetLayoutBinding fb[FRAME_BINDINGS];
+    for (uint32_t i = 0; i < FRAME_BINDINGS; i++)
+        fb[i] = (VkDescriptorSetLayoutBinding){
+            i, i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+            vf, NULL};
+    VkDescriptorSetLayoutCreateInfo fci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = FRAME_BINDINGS,
+        .pBindings = fb,
+    };
+    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &fci, b->host_cb, &b->frame_layout),
+               "vkCreateDescriptorSetLayout");
+    return ZE_OK;
+}
+
+static uint32_t grow_to(uint32_t cap, uint32_t want, uint32_t least)
+{
+    if (cap < least)
+        cap = least;
+    while (cap < want)
+        cap = cap > UINT32_MAX / 2 ? want : cap * 2;
+    return cap;
+}
+
+/* The cull pass's output for `cap` draws per class (the counts once). */
 static ze_result cull_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap)
 {
     VkBufferUsageFlags use =
@@ -49,48 +88,37 @@ static ze_result cull_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap
             return r;
     }
     ze__vk_defer_buffer(b, &f->visible);
-    return ze__vk_buffer_create(
-        b, sizeof(VkDrawIndexedIndirectCommand) * (VkDeviceSize)cap * ZE_VK_FACE_CLASSES, use,
-        false, &f->visible);
+    ze__vk_defer_buffer(b, &f->refs);
+    VkDeviceSize n = (VkDeviceSize)cap * ZE_VK_FACE_CLASSES;
+    ze_result r =
+        ze__vk_buffer_create(b, sizeof(VkDrawIndexedIndirectCommand) * n, use, false, &f->visible);
+    if (r == ZE_OK)
+        r = ze__vk_buffer_create(b, sizeof(ze_vk_gpu_ref_t) * n, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                 false, &f->refs);
+    if (r != ZE_OK) {
+        ze__vk_defer_buffer(b, &f->visible);
+        ze__vk_defer_buffer(b, &f->refs);
+    }
+    return r;
 }
 
-static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws)
+static void write_set(ze_vk_backend_t *b, ze_vk_frame_t *f)
 {
-    uint32_t want = draws + 1; /* materials: at most one per draw, plus the default */
-    if (f->data.buffer && draws <= f->draw_capacity && want <= f->material_capacity)
-        return ZE_OK;
-    uint32_t cap = f->draw_capacity ? f->draw_capacity : 64;
-    while (cap < want)
-        cap *= 2;
-    layout_t l = frame_layout(cap, cap);
-    ze__vk_defer_buffer(b, &f->data);
-    ze_result r = ze__vk_buffer_create(b, l.total,
-                                       VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
-                                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                           VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                                       true, &f->data);
-    if (r == ZE_OK && b->cull)
-        r = cull_buffers(b, f, cap);
-    if (r != ZE_OK) {
-        ze__vk_defer_buffer(b, &f->data);
-        f->draw_capacity = f->material_capacity = 0;
-        return r;
-    }
-    f->draw_capacity = f->material_capacity = cap;
-    /* set 1: frame, materials, draws; with culling also the candidate
-       commands, the visible ones and their count (the cull pass's) */
-    VkDescriptorBufferInfo bi[6] = {
+    layout_t l = frame_layout(f);
+    const ze_vk_scene_t *sc = &b->scene;
+    VkDescriptorBufferInfo bi[FRAME_BINDINGS] = {
         {f->data.buffer, 0, sizeof(ze_vk_gpu_frame_t)},
-        {f->data.buffer, l.materials, sizeof(ze_vk_gpu_material_t) * cap},
-        {f->data.buffer, l.draws, sizeof(ze_vk_gpu_draw_t) * cap},
-        {f->data.buffer, l.indirect,
-         sizeof(VkDrawIndexedIndirectCommand) * cap * ZE_VK_FACE_CLASSES},
+        {f->data.buffer, l.materials, sizeof(ze_vk_gpu_material_t) * f->material_capacity},
+        {sc->instances.buffer, 0, VK_WHOLE_SIZE},
+        {f->data.buffer, l.meshes, sizeof(ze_vk_gpu_mesh_t) * f->mesh_capacity},
+        {f->data.buffer, l.submeshes, sizeof(ze_vk_gpu_submesh_t) * f->submesh_capacity},
+        {f->data.buffer, l.updates, sizeof(ze_vk_gpu_update_t) * f->update_capacity},
         {f->visible.buffer, 0, VK_WHOLE_SIZE},
         {f->visible_count.buffer, 0, VK_WHOLE_SIZE},
+        {f->refs.buffer, 0, VK_WHOLE_SIZE},
     };
-    uint32_t nw = b->cull ? 6 : 3;
-    VkWriteDescriptorSet w[6];
-    for (uint32_t i = 0; i < nw; i++)
+    VkWriteDescriptorSet w[FRAME_BINDINGS];
+    for (uint32_t i = 0; i < FRAME_BINDINGS; i++)
         w[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstSet = f->set,
@@ -100,11 +128,50 @@ static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws
                 i == 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .pBufferInfo = &bi[i],
         };
-    vkUpdateDescriptorSets(b->device, nw, w, 0, NULL);
+    vkUpdateDescriptorSets(b->device, FRAME_BINDINGS, w, 0, NULL);
+    f->bound_instances = sc->instances.buffer;
+}
+
+/* The slot's buffers hold this frame's data: grown (doubling) where it
+ * does not fit, the set rewritten when a buffer it names changed. */
+static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws, uint32_t updates)
+{
+    const ze_vk_scene_t *sc = &b->scene;
+    uint32_t mats = sc->materials_gpu.count, meshes = sc->meshes_gpu.count,
+             subs = sc->submeshes_gpu.count;
+    bool data_fits = f->data.buffer && mats <= f->material_capacity && meshes <= f->mesh_capacity &&
+                     subs <= f->submesh_capacity && updates <= f->update_capacity;
+    bool cull_fits = f->visible.buffer && draws <= f->draw_capacity;
+    ze_result r = ZE_OK;
+    if (!data_fits) {
+        f->material_capacity = grow_to(f->material_capacity, mats, 64);
+        f->mesh_capacity = grow_to(f->mesh_capacity, meshes, 64);
+        f->submesh_capacity = grow_to(f->submesh_capacity, subs, 64);
+        f->update_capacity = grow_to(f->update_capacity, updates, 256);
+        ze__vk_defer_buffer(b, &f->data);
+        r = ze__vk_buffer_create(b, frame_layout(f).total,
+                                 VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                 true, &f->data);
+        f->tables_serial = 0; /* a new buffer: the tables again */
+    }
+    if (r == ZE_OK && !cull_fits) {
+        uint32_t cap = grow_to(f->draw_capacity, draws, 64);
+        r = cull_buffers(b, f, cap);
+        f->draw_capacity = r == ZE_OK ? cap : 0;
+    }
+    if (r != ZE_OK) {
+        ze__vk_defer_buffer(b, &f->data);
+        f->material_capacity = f->mesh_capacity = f->submesh_capacity = f->update_capacity = 0;
+        f->draw_capacity = 0;
+        return r;
+    }
+    if (!data_fits || !cull_fits || f->bound_instances != sc->instances.buffer)
+        write_set(b, f);
     return ZE_OK;
 }
 
-static void gpu_material(ze_vk_backend_t *b, const ze_zematerial_t *m, ze_vk_gpu_material_t *g)
+void ze__vk_gpu_material(ze_vk_backend_t *b, const ze_zematerial_t *m, ze_vk_gpu_material_t *g)
 {
     memcpy(g->base_color, &m->base_color_factor, sizeof g->base_color);
     g->params[0] = m->metallic_factor;
@@ -118,55 +185,18 @@ static void gpu_material(ze_vk_backend_t *b, const ze_zematerial_t *m, ze_vk_gpu
                 (m->double_sided ? ZE_VK_MAT_DOUBLE_SIDED : 0u);
 }
 
-/* The material's index in the frame's SSBO (0: the default), and whether
- * it is double-sided, from the CPU copy: the SSBO is mapped
- * write-combined on discrete GPUs, where reading it back costs a bus
- * round trip per read. */
-static uint32_t material_index(ze_vk_backend_t *b, ze_uuid_t uuid, ze_vk_gpu_material_t *mats,
-                               uint32_t *count, bool *double_sided)
+void ze__vk_gpu_material_default(ze_vk_gpu_material_t *g)
 {
-    *double_sided = false;
-    if (ze_uuid_is_nil(uuid))
-        return 0;
-    ze_vk_material_t *m = ze_hashmap_get(&b->materials, &uuid);
-    if (!m)
-        return 0;
-    *double_sided = m->m.double_sided;
-    if (m->stamp != b->frame_calls) {
-        m->stamp = b->frame_calls;
-        m->gpu_index = (*count)++;
-        gpu_material(b, &m->m, &mats[m->gpu_index]);
-    }
-    return m->gpu_index;
+    *g = (ze_vk_gpu_material_t){
+        .base_color = {1, 1, 1, 1},
+        .params = {0.0f, 0.5f, 1.0f, 0.5f},
+        .tex = {ZE_VK_TEX_NONE, ZE_VK_TEX_NONE, ZE_VK_TEX_NONE, 0},
+    };
 }
 
 static void mat_copy(float dst[16], const ze_mat4_t *m)
 {
     memcpy(dst, m, sizeof(float) * 16);
-}
-
-/* The determinant of the world matrix's upper 3x3: negative when it
- * mirrors. */
-static float det3(const ze_mat4_t *w)
-{
-    const float(*m)[4] = w->m;
-    return m[0][0] * (m[1][1] * m[2][2] - m[2][1] * m[1][2]) -
-           m[1][0] * (m[0][1] * m[2][2] - m[2][1] * m[0][2]) +
-           m[2][0] * (m[0][1] * m[1][2] - m[1][1] * m[0][2]);
-}
-
-static uint32_t count_draws(ze_vk_backend_t *b)
-{
-    const ze__instance_table_t *t = &b->base.instances;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < t->slots; i++) {
-        if (!t->live[i])
-            continue;
-        const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &t->rows[i].mesh);
-        if (m)
-            n += m->submesh_count;
-    }
-    return n;
 }
 
 /* The frustum's planes from the view-projection (Gribb and Hartmann, for
@@ -244,79 +274,40 @@ static void fill_frame(ze_vk_backend_t *b, const ze_render_state_t *s, ze_vk_gpu
 ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s)
 {
     ZE__VK_ON_RENDER_THREAD(b);
-    uint32_t draws = s->has_camera ? count_draws(b) : 0;
-    ze_result r = frame_data(b, f, draws);
+    ze_result r = ze__vk_scene_sync(b);
     if (r != ZE_OK)
         return r;
-    layout_t l = frame_layout(f->draw_capacity, f->material_capacity);
+    const ze_vk_scene_t *sc = &b->scene;
+    uint32_t slots = s->has_camera ? b->base.instances.slots : 0;
+    uint32_t draws = s->has_camera ? (uint32_t)sc->draws : 0;
+    uint32_t updates = ze__vk_scene_pending(b);
+    r = frame_data(b, f, draws, updates);
+    if (r != ZE_OK)
+        return r;
+    layout_t l = frame_layout(f);
     uint8_t *base = f->data.map;
-    fill_frame(b, s, (ze_vk_gpu_frame_t *)base);
-    ze_vk_gpu_material_t *mats = (ze_vk_gpu_material_t *)(base + l.materials);
-    ze_vk_gpu_draw_t *gd = (ze_vk_gpu_draw_t *)(base + l.draws);
-    VkDrawIndexedIndirectCommand *cmds = (VkDrawIndexedIndirectCommand *)(base + l.indirect);
-    /* material 0: the default (white, non-metal, roughness 0.5) */
-    mats[0] = (ze_vk_gpu_material_t){
-        .base_color = {1, 1, 1, 1},
-        .params = {0.0f, 0.5f, 1.0f, 0.5f},
-        .tex = {ZE_VK_TEX_NONE, ZE_VK_TEX_NONE, ZE_VK_TEX_NONE, 0},
-    };
-    uint32_t nmat = 1, n = 0, per[ZE_VK_FACE_CLASSES] = {0};
-    uint32_t stride = f->draw_capacity;
-    const ze__instance_table_t *t = &b->base.instances;
-    for (uint32_t i = 0; i < t->slots && draws; i++) {
-        if (!t->live[i])
-            continue;
-        const ze_render_instance_t *in = &t->rows[i];
-        const ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &in->mesh);
-        if (!m)
-            continue;
-        ze_mat4_t world = ze_render_instance_matrix(in, s->alpha);
-        ze_mat4_t inv, nrm;
-        if (!ze_mat4_inverse(world, &inv))
-            inv = ze_mat4_identity();
-        nrm = ze_mat4_transpose(inv);
-        bool mirrored = det3(&world) < 0.0f;
-        for (uint32_t k = 0; k < m->submesh_count && n < draws; k++) {
-            const ze_vk_submesh_t *sm = &m->submeshes[k];
-            ze_uuid_t mu = ze_uuid_is_nil(in->material) ? sm->material : in->material;
-            mat_copy(gd[n].world, &world);
-            mat_copy(gd[n].normal, &nrm);
-            bool both;
-            gd[n].material = material_index(b, mu, mats, &nmat, &both);
-            memcpy(gd[n].sphere, sm->sphere, sizeof sm->sphere);
-            uint32_t cls = both       ? ZE_VK_FACES_BOTH
-                           : mirrored ? ZE_VK_FACES_FRONT_CW
-                                      : ZE_VK_FACES_FRONT_CCW;
-            cmds[cls * stride + per[cls]++] = (VkDrawIndexedIndirectCommand){
-                .indexCount = sm->index_count,
-                .instanceCount = 1,
-                .firstIndex = (uint32_t)m->index_first + sm->index_offset,
-                .vertexOffset = (int32_t)m->vertex_first,
-                .firstInstance = n,
-            };
-            n++;
-        }
-    }
     ze_vk_gpu_frame_t *gf = (ze_vk_gpu_frame_t *)base;
-    f->draws = (ze_vk_draw_list_t){.buffer = f->data.buffer,
-                                   .indirect = l.indirect,
-                                   .count = l.count,
-                                   .stride = stride,
-                                   .draws = n};
-    for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++) {
-        ((uint32_t *)(base + l.count))[k] = per[k];
-        gf->counts[1 + k] = per[k];
-        f->draws.class_draws[k] = per[k];
-        if (b->cull)
-            ((uint32_t *)f->visible_count.map)[k] = 0; /* the cull pass counts from here */
+    fill_frame(b, s, gf);
+    if (f->tables_serial != sc->built_serial) {
+        memcpy(base + l.materials, sc->materials_gpu.data,
+               sizeof(ze_vk_gpu_material_t) * sc->materials_gpu.count);
+        memcpy(base + l.meshes, sc->meshes_gpu.data,
+               sizeof(ze_vk_gpu_mesh_t) * sc->meshes_gpu.count);
+        memcpy(base + l.submeshes, sc->submeshes_gpu.data,
+               sizeof(ze_vk_gpu_submesh_t) * sc->submeshes_gpu.count);
+        f->tables_serial = sc->built_serial;
     }
-    gf->ranges[0] = stride;
-    uint32_t g0 = (per[0] + ZE_VK_CULL_GROUP - 1) / ZE_VK_CULL_GROUP;
-    uint32_t g1 = (per[1] + ZE_VK_CULL_GROUP - 1) / ZE_VK_CULL_GROUP;
-    uint32_t g2 = (per[2] + ZE_VK_CULL_GROUP - 1) / ZE_VK_CULL_GROUP;
-    gf->ranges[1] = g0;
-    gf->ranges[2] = g0 + g1;
-    f->draws.cull_groups = g0 + g1 + g2;
+    updates = ze__vk_scene_records(b, (ze_vk_gpu_update_t *)(base + l.updates));
+    gf->scene[0] = draws ? slots : 0;
+    gf->scene[1] = b->cull ? ZE_VK_FRAME_CULL : 0u;
+    gf->scene[2] = f->draw_capacity;
+    gf->scene[3] = updates;
+    gf->params[0] = s->alpha;
+    f->draws = (ze_vk_draw_list_t){
+        .stride = f->draw_capacity, .draws = draws, .slots = gf->scene[0], .updates = updates};
+    uint32_t *counts = (uint32_t *)f->visible_count.map;
+    for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++)
+        counts[k] = 0; /* the cull pass counts from here */
     f->count_pending = true;
     return ZE_OK;
 }
@@ -326,8 +317,8 @@ void ze__vk_draws_retire(ze_vk_backend_t *b, ze_vk_frame_t *f)
     if (!f->count_pending)
         return;
     f->count_pending = false;
-    uint32_t n = f->draws.draws, visible = n;
-    if (b->cull && n) {
+    uint32_t n = f->draws.draws, visible = 0;
+    if (n) {
         const uint32_t *c = (const uint32_t *)f->visible_count.map;
         visible = c[0] + c[1] + c[2];
     }

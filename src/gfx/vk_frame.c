@@ -101,6 +101,7 @@ void ze__vk_frames_destroy(ze_vk_backend_t *b)
         ze_vk_frame_t *f = &b->frames[i];
         ze__vk_buffer_destroy(b, &f->data);
         ze__vk_buffer_destroy(b, &f->visible);
+        ze__vk_buffer_destroy(b, &f->refs);
         ze__vk_buffer_destroy(b, &f->visible_count);
         if (f->pool)
             vkDestroyCommandPool(b->device, f->pool, b->host_cb);

@@ -1,9 +1,9 @@
 /* The geometry passes' shared parts (forward, depth prepass): their
  * pipeline (our vertex layout, forward.vert, a fragment shader of the
  * pass's; cull mode and front face dynamic, set per face class) and the
- * recording of the frame's draws (vk_draws.c's list, or the cull pass's
- * visible one): one indirect count draw per face class. Render thread, or
- * create/destroy. */
+ * recording of the cull pass's visible draws: one indirect count draw per
+ * face class (the vertex stage reads each draw's ref and instance row).
+ * Render thread, or create/destroy. */
 #include <string.h>
 
 #include "gfx/vk_internal.h"
@@ -53,7 +53,7 @@ ze_result ze__vk_geometry_pipeline(ze_vk_backend_t *b, const ze_vk_geometry_desc
        single-sided materials, the front face clockwise for mirrored
        instances, none culled for double-sided ones (whose back faces the
        fragment shader shades with flipped normals); one draw per class
-       (vk_draws.c). Projections are y-down, so glTF's counter-clockwise
+       (the cull pass's). Projections are y-down, so glTF's counter-clockwise
        front faces stay counter-clockwise. */
     VkPipelineRasterizationStateCreateInfo rs = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
@@ -113,29 +113,21 @@ ze_result ze__vk_geometry_pipeline(ze_vk_backend_t *b, const ze_vk_geometry_desc
     return vr == VK_SUCCESS ? ZE_OK : ze__vk_fail(b, vr, "vkCreateGraphicsPipelines");
 }
 
-bool ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass, const ze_vk_shape_t *shape)
+void ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass)
 {
-    if (!shape->cull)
-        return false;
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE), ZE_RG_INDIRECT);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT), ZE_RG_INDIRECT);
-    return true;
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE_REFS), ZE_RG_STORAGE_READ);
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_INSTANCES), ZE_RG_STORAGE_READ);
 }
 
 void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
-                            VkPipeline pipeline, VkPipelineLayout layout, bool culled,
-                            uint32_t width, uint32_t height)
+                            VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
+                            uint32_t height)
 {
-    ze_vk_draw_list_t dl = f->draws;
-    if (!dl.draws)
+    const ze_vk_draw_list_t *dl = &f->draws;
+    if (!dl->draws)
         return;
-    VkBuffer count = dl.buffer;
-    if (culled) {
-        dl.buffer = f->visible.buffer;
-        dl.indirect = 0;
-        dl.count = 0;
-        count = f->visible_count.buffer;
-    }
     VkViewport vp = {0, 0, (float)width, (float)height, 0.0f, 1.0f};
     VkRect2D sc = {{0, 0}, {width, height}};
     vkCmdSetViewport(cmd, 0, 1, &vp);
@@ -152,12 +144,10 @@ void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkComman
         VK_FRONT_FACE_COUNTER_CLOCKWISE, VK_FRONT_FACE_CLOCKWISE, VK_FRONT_FACE_COUNTER_CLOCKWISE};
     const VkDeviceSize cmd_size = sizeof(VkDrawIndexedIndirectCommand);
     for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++) {
-        if (!dl.class_draws[k])
-            continue;
         vkCmdSetCullMode(cmd, cull[k]);
         vkCmdSetFrontFace(cmd, front[k]);
-        vkCmdDrawIndexedIndirectCount(cmd, dl.buffer, dl.indirect + k * dl.stride * cmd_size, count,
-                                      dl.count + k * sizeof(uint32_t), dl.class_draws[k],
+        vkCmdDrawIndexedIndirectCount(cmd, f->visible.buffer, k * dl->stride * cmd_size,
+                                      f->visible_count.buffer, k * sizeof(uint32_t), dl->draws,
                                       (uint32_t)cmd_size);
     }
 }

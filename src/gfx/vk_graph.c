@@ -23,10 +23,16 @@
 
 #include "gfx/vk_internal.h"
 
-/* clang-format off: one pass a line */
+/* the frame's passes, in running order (one a line) */
+/* clang-format off */
 static const ze_vk_pass_t *const PASSES[] = {
-    &ze__vk_pass_cull,    &ze__vk_pass_prepass, &ze__vk_pass_forward,
-    &ze__vk_pass_tonemap, &ze__vk_pass_ui,      &ze__vk_pass_present,
+    &ze__vk_pass_scatter,
+    &ze__vk_pass_cull,
+    &ze__vk_pass_prepass,
+    &ze__vk_pass_forward,
+    &ze__vk_pass_tonemap,
+    &ze__vk_pass_ui,
+    &ze__vk_pass_present,
 };
 /* clang-format on */
 _Static_assert(ZE_COUNTOF(PASSES) <= ZE_VK_MAX_PASSES, "more passes than timestamps");
@@ -241,6 +247,8 @@ static void bind_imports(ze_vk_backend_t *b, const ze_vk_backbuffer_t *back, con
     if (f) {
         bind_buffer(b, ZE_VK_RES_VISIBLE, &f->visible);
         bind_buffer(b, ZE_VK_RES_VISIBLE_COUNT, &f->visible_count);
+        bind_buffer(b, ZE_VK_RES_VISIBLE_REFS, &f->refs);
+        bind_buffer(b, ZE_VK_RES_INSTANCES, &b->scene.instances);
     }
     int32_t ldr = ze__rg_index(g->rg, ze__rg_find(g->rg, ZE_VK_RES_LDR));
     if (ldr >= 0) {

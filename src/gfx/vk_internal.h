@@ -148,17 +148,16 @@ typedef enum ze_vk_face_class {
     ZE_VK_FACE_CLASSES
 } ze_vk_face_class;
 
-/* The frame's draws: candidates (host-visible, in f->data) or, culled, the
- * visible ones (device-local, compacted by the cull pass). Class k's
- * commands start at indirect + k * stride commands, its count at
- * count + 4 k. */
+/* The frame's draws, as the cull pass writes them (vk_draws.c sizes
+ * them): class k's commands start at k * stride in the frame slot's
+ * `visible` buffer (device-local), each command's firstInstance indexes
+ * the same position of `refs` (the draw's instance slot and material),
+ * the class's count is visible_count[k]. */
 typedef struct ze_vk_draw_list_t {
-    VkBuffer buffer;
-    VkDeviceSize indirect, count; /* offsets of the commands, the counts */
-    uint32_t stride;              /* commands per class range */
-    uint32_t draws;               /* candidates: the most the counts can say */
-    uint32_t class_draws[ZE_VK_FACE_CLASSES];
-    uint32_t cull_groups; /* the cull pass's workgroups */
+    uint32_t stride;  /* commands per class range: at least `draws` */
+    uint32_t draws;   /* candidates (instances x resident submeshes) */
+    uint32_t slots;   /* instance slots the cull pass walks */
+    uint32_t updates; /* instance records the scatter pass writes */
 } ze_vk_draw_list_t;
 
 typedef struct ze_vk_frame_t {
@@ -169,16 +168,20 @@ typedef struct ze_vk_frame_t {
     /* the passes whose timestamps its queries hold (2 each), in order */
     const char *timed[ZE_VK_MAX_PASSES];
     uint32_t timed_count;
-    ze_vk_buffer_t data; /* per-frame host-visible: UBO, materials, draws */
-    VkDescriptorSet set; /* set 1 over `data` (and the cull buffers) */
-    uint32_t draw_capacity, material_capacity;
-    /* The frame's draw list (vk_draws.c), built before the graph records;
-       with GPU culling, the cull pass's output: the visible commands
-       (device-local, draw_capacity of them) and their count (host-visible:
-       the CPU zeroes it before the submission and reads it back once the
-       frame completed, for the statistics). */
+    /* per-frame host-visible (vk_draws.c): the frame constants, the
+       scene's materials, meshes and submeshes (copied when they changed),
+       the instance records to scatter */
+    ze_vk_buffer_t data;
+    VkDescriptorSet set; /* set 1 (vk_draws.c lists its bindings) */
+    uint32_t draw_capacity, material_capacity, mesh_capacity, submesh_capacity, update_capacity;
+    uint64_t tables_serial;   /* the scene tables' serial its copy holds */
+    VkBuffer bound_instances; /* the instance table its set names */
     ze_vk_draw_list_t draws;
-    ze_vk_buffer_t visible, visible_count;
+    /* the cull pass's output: commands and refs (device-local,
+       ZE_VK_FACE_CLASSES x draw_capacity) and the counts (host-visible:
+       zeroed by the CPU before the submission, read back once the frame
+       completed, for the statistics) */
+    ze_vk_buffer_t visible, refs, visible_count;
     bool count_pending; /* a submitted frame's counts are still to be read */
 } ze_vk_frame_t;
 
@@ -261,9 +264,12 @@ typedef struct ze_vk_shape_t {
 /* Resources every frame imports (vk_graph.c declares them). */
 #define ZE_VK_RES_LDR        "ldr"
 #define ZE_VK_RES_BACKBUFFER "backbuffer"
-/* With GPU culling (vk_pass_cull.c declares them; each frame slot's own
-   buffers are bound): the visible draws' commands and their count. */
+/* The instance table (device-local, one for all frames: the scatter pass
+   writes it), and the cull pass's output (each frame slot's own buffers
+   are bound): the visible draws' commands, their refs and their count. */
+#define ZE_VK_RES_INSTANCES     "instances"
 #define ZE_VK_RES_VISIBLE       "visible_draws"
+#define ZE_VK_RES_VISIBLE_REFS  "visible_refs"
 #define ZE_VK_RES_VISIBLE_COUNT "visible_count"
 
 typedef struct ze_vk_backend_t ze_vk_backend_t;
@@ -300,8 +306,8 @@ typedef struct ze_vk_pass_t {
     ze_result (*record)(const ze_vk_pass_ctx_t *ctx);
 } ze_vk_pass_t;
 
-extern const ze_vk_pass_t ze__vk_pass_cull, ze__vk_pass_prepass, ze__vk_pass_forward,
-    ze__vk_pass_tonemap, ze__vk_pass_ui, ze__vk_pass_present;
+extern const ze_vk_pass_t ze__vk_pass_scatter, ze__vk_pass_cull, ze__vk_pass_prepass,
+    ze__vk_pass_forward, ze__vk_pass_tonemap, ze__vk_pass_ui, ze__vk_pass_present;
 
 /* The Vulkan objects of a graph resource: transients (owned by the graph,
  * bound into their aliased slot's memory), imports (bound each frame). */
@@ -394,17 +400,20 @@ typedef struct ze_vk_gpu_frame_t {
     float sky[4];         /* rgb linear, w = ambient strength */
     float light_dir[4];   /* xyz direction light travels, w = 1 when present */
     float light_color[4]; /* rgb * intensity */
-    uint32_t counts[4];   /* x = point lights, y, z, w = candidates per face class */
+    uint32_t counts[4];   /* x = point lights */
     float point_pos[ZE_VK_MAX_POINT_LIGHTS][4];   /* xyz, w = range (0 = none) */
     float point_color[ZE_VK_MAX_POINT_LIGHTS][4]; /* rgb * intensity */
     /* the view frustum, world space: inside when dot(xyz, p) + w >= 0;
        left, right, bottom, top, near, far (normalised; a degenerate plane
        is (0, 0, 0, 1): everything inside) */
     float planes[6][4];
-    /* x = commands per class range; y, z: the cull pass's first workgroup
-       of classes 1 and 2 (the groups of one flat dispatch, 64 draws each) */
-    uint32_t ranges[4];
+    /* x = instance slots, y = flags (ZE_VK_FRAME_CULL), z = commands per
+       class range, w = instance records to scatter */
+    uint32_t scene[4];
+    float params[4]; /* x = interpolation alpha */
 } ze_vk_gpu_frame_t;
+
+enum { ZE_VK_FRAME_CULL = 1u };
 
 typedef struct ze_vk_gpu_material_t {
     float base_color[4];
@@ -412,14 +421,87 @@ typedef struct ze_vk_gpu_material_t {
     uint32_t tex[4]; /* base colour, metal/rough, normal slot; flags */
 } ze_vk_gpu_material_t;
 
-typedef struct ze_vk_gpu_draw_t {
-    float world[16];
-    float normal[16];
-    uint32_t material, _pad[3];
-    float sphere[4]; /* the submesh's bounding sphere, local: centre, radius */
-} ze_vk_gpu_draw_t;
+/* The GPU instance table's row (vk_scene.c): the world matrix's first
+ * three rows (affine), the previous position for interpolation, the
+ * mesh's handle (ZE_VK_NO_HANDLE: nothing drawn) and the material
+ * override's handle + 1 (0: the submeshes' own). */
+typedef struct ze_vk_gpu_instance_t {
+    float rows[3][4];
+    float previous[4];
+    uint32_t mesh, material, flags, _pad; /* flags: ZE_RENDER_INSTANCE_* */
+} ze_vk_gpu_instance_t;
+
+typedef struct ze_vk_gpu_update_t {
+    uint32_t slot, _pad[3];
+    ze_vk_gpu_instance_t row;
+} ze_vk_gpu_update_t;
+
+typedef struct ze_vk_gpu_mesh_t {
+    uint32_t first_submesh, submesh_count, _pad[2];
+} ze_vk_gpu_mesh_t;
+
+typedef struct ze_vk_gpu_submesh_t {
+    uint32_t index_count, first_index;
+    int32_t vertex_offset;
+    uint32_t material; /* handle + 1; 0: the default */
+    float sphere[4];   /* local bounds: centre, radius */
+} ze_vk_gpu_submesh_t;
+
+/* A draw the cull pass emitted: its instance slot and material index. */
+typedef struct ze_vk_gpu_ref_t {
+    uint32_t slot, material;
+} ze_vk_gpu_ref_t;
 
 enum { ZE_VK_MAT_MASK = 1u, ZE_VK_MAT_DOUBLE_SIDED = 2u };
+
+/* -------------------------------------------------------------- scene */
+
+/* Dense GPU handles for uuids (vk_scene.c): the index of a uuid in the
+ * GPU's mesh or material table, held while anything references it (the
+ * instances' meshes and overrides, the submeshes of referenced meshes);
+ * freed indices are reused. */
+enum { ZE_VK_NO_HANDLE = 0xFFFFFFFFu };
+
+typedef struct ze_vk_handle_t {
+    ze_uuid_t uuid;
+    uint32_t refs;      /* 0: free */
+    uint32_t submeshes; /* meshes: resident submeshes at the last table build */
+} ze_vk_handle_t;
+
+typedef struct ze_vk_handles_t {
+    ze_hashmap_t ids;   /* ze_uuid_t -> uint32_t */
+    ze_array_t entries; /* ze_vk_handle_t */
+    ze_array_t free;    /* uint32_t */
+} ze_vk_handles_t;
+
+/* What a slot's GPU row references (the handles it holds). */
+typedef struct ze_vk_slot_refs_t {
+    uint32_t mesh, material; /* ZE_VK_NO_HANDLE: none */
+} ze_vk_slot_refs_t;
+
+/* The GPU-resident scene (vk_scene.c): the instance table on the device,
+ * mirrored from the backend's table through the slots applies touched,
+ * and the mesh, submesh and material tables the cull pass and the shaders
+ * index by handle (CPU copies, rebuilt when a handle or a resident asset
+ * changes, copied into each frame slot). */
+typedef struct ze_vk_scene_t {
+    bool created;
+    ze_vk_handles_t meshes, materials;
+    ze_mem_table_t refs_table; /* ze_vk_slot_refs_t per slot */
+    ze_vk_slot_refs_t *refs;
+    uint32_t refs_capacity;
+    ze_vk_buffer_t instances; /* device-local, instance_capacity rows */
+    uint32_t instance_capacity;
+    ze_vk_buffer_t grown_from; /* copied into `instances` by the scatter pass */
+    bool grown;
+    bool resync;            /* re-upload every slot (a frame was lost) */
+    uint64_t tables_serial; /* bumped when the tables must be rebuilt */
+    uint64_t built_serial;
+    uint64_t resident_seen; /* b->resident_serial at the last build */
+    uint64_t draws;         /* candidates: refs x resident submeshes */
+    ze_array_t pins;        /* uint32_t: material handles the submeshes hold */
+    ze_array_t materials_gpu, meshes_gpu, submeshes_gpu;
+} ze_vk_scene_t;
 
 /* ------------------------------------------------------------ backend */
 
@@ -464,6 +546,9 @@ struct ze_vk_backend_t {
     /* render graph (vk_graph.c) */
     ze_vk_graph_t graph;
 
+    /* the GPU-resident scene (vk_scene.c) */
+    ze_vk_scene_t scene;
+
     /* RRM (vk_rrm.c) */
     ze_vk_pending_t *ring;
     uint32_t capacity;
@@ -476,6 +561,7 @@ struct ze_vk_backend_t {
     ze_hashmap_t meshes, textures, materials; /* uuid -> ze_vk_mesh_t etc. */
     uint32_t free_slots[ZE_VK_MAX_TEXTURES];
     uint32_t free_slot_count;
+    uint64_t resident_serial; /* bumped when resident assets change */
     ze_vk_image_t fallback, white, flat_normal;
     uint32_t white_slot, flat_slot;
     VkSampler sampler;
@@ -656,29 +742,50 @@ typedef struct ze_vk_geometry_desc_t {
 } ze_vk_geometry_desc_t;
 ze_result ze__vk_geometry_pipeline(ze_vk_backend_t *b, const ze_vk_geometry_desc_t *d,
                                    VkPipeline *out);
-/* A geometry pass's indirect reads of the cull pass's output (visible
- * draws and their count) when the shape culls; true then. */
-bool ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass, const ze_vk_shape_t *shape);
+/* A geometry pass's reads of the cull pass's output (indirect: the
+ * visible draws and their count; the vertex stage: their refs) and of the
+ * instance table. */
+void ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass);
 /* Inside a rendering scope: viewport, the pipeline and sets, the global
  * vertex and index buffers, and one indirect count draw per face class of
- * the frame's list (the cull pass's output when `culled`). */
+ * the cull pass's output. */
 void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
-                            VkPipeline pipeline, VkPipelineLayout layout, bool culled,
-                            uint32_t width, uint32_t height);
+                            VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
+                            uint32_t height);
 /* A compute pipeline of one shader (<name>.spv) with `layout`. */
 ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipelineLayout layout,
                                   VkPipeline *out);
 
+/* vk_scene.c */
+ze_result ze__vk_scene_create(ze_vk_backend_t *b);
+void ze__vk_scene_destroy(ze_vk_backend_t *b);
+/* Render thread, each frame: the slots applies touched since the last
+ * frame take and drop their handles, the tables are rebuilt when a handle
+ * or a resident asset changed, the device table grows to the slots. The
+ * touched slots stay listed for ze__vk_scene_records. */
+ze_result ze__vk_scene_sync(ze_vk_backend_t *b);
+/* The touched slots' GPU rows into `out` (as many as listed), then forget
+ * them; the count. */
+uint32_t ze__vk_scene_records(ze_vk_backend_t *b, ze_vk_gpu_update_t *out);
+/* How many records ze__vk_scene_records will write. */
+uint32_t ze__vk_scene_pending(const ze_vk_backend_t *b);
+/* The frame set's layout (set 1: vk_draws.c's bindings). */
+ze_result ze__vk_frame_layout_create(ze_vk_backend_t *b);
+
 /* vk_draws.c */
-/* The frame's draw data in f->data (constants: camera, frustum planes,
- * lights, sky; the materials used; one record and one indexed indirect
- * command per instance x submesh, and their count) into f->draws; with
- * GPU culling, the cull pass's output buffers grown to match and their
- * count zeroed. */
+/* The frame's data in f->data (constants: camera, frustum planes, lights,
+ * sky, alpha; the scene tables when they changed; the instance records to
+ * scatter) and its draw list; the cull pass's output grown to the
+ * candidates and its counts zeroed; set 1 rewritten when a buffer it
+ * names changed. */
 ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_render_state_t *s);
 /* Render thread, once the frame in `f` completed: its visible count into
  * the statistics. */
 void ze__vk_draws_retire(ze_vk_backend_t *b, ze_vk_frame_t *f);
+/* A material's GPU record (textures resolved to bindless slots now). */
+void ze__vk_gpu_material(ze_vk_backend_t *b, const ze_zematerial_t *m, ze_vk_gpu_material_t *g);
+/* The default material (white, non-metal, roughness 0.5). */
+void ze__vk_gpu_material_default(ze_vk_gpu_material_t *g);
 
 /* vk_screenshot.c */
 /* The last image as tightly packed RGBA8 (sRGB-encoded), from the Render

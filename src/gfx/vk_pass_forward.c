@@ -3,12 +3,11 @@
  * with tangents, alpha mask; one directional light, up to
  * ZE_VK_MAX_POINT_LIGHTS point lights with the glTF range window; ambient
  * = sky colour x 0.1 x base colour; cleared to the sky colour) in one
- * vkCmdDrawIndexedIndirectCount over the frame's draw list (vk_draws.c),
- * or with GPU culling over the cull pass's visible draws, vertices and
- * indices from the RRM's global buffers.
+ * vkCmdDrawIndexedIndirectCount per face class over the cull pass's
+ * visible draws, vertices and indices from the RRM's global buffers.
  * Graph: creates "hdr" (colour attachment) and "depth" (depth attachment),
- * both transients of the render size; with culling reads "visible_draws"
- * and "visible_count" (indirect). Forward fragment shading is the
+ * both transients of the render size; reads the cull pass's output
+ * (vk_geometry.c says how). Forward fragment shading is the
  * phase-1 exception to DESIGN's compute rule for full-screen work.
  * Render thread, or create/destroy. */
 #include <string.h>
@@ -19,7 +18,7 @@ typedef struct forward_t {
     VkPipelineLayout layout;
     VkPipeline pipeline;
     ze_rg_res_t hdr, depth;
-    bool culled, prepass;
+    bool prepass;
 } forward_t;
 
 static ze_result forward_create(ze_vk_backend_t *b, void *state)
@@ -77,7 +76,7 @@ static void forward_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_p
         fw->depth = ze__rg_create_resource(g, "depth", &d);
         ze__rg_use(g, pass, fw->depth, ZE_RG_DEPTH_ATTACHMENT);
     }
-    fw->culled = ze__vk_geometry_declare(g, pass, shape);
+    ze__vk_geometry_declare(g, pass);
 }
 
 static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)
@@ -116,7 +115,7 @@ static ze_result forward_record(const ze_vk_pass_ctx_t *ctx)
         .pDepthAttachment = &da,
     };
     vkCmdBeginRendering(cmd, &ri);
-    ze__vk_geometry_record(b, ctx->f, cmd, fw->pipeline, fw->layout, fw->culled, w, h);
+    ze__vk_geometry_record(b, ctx->f, cmd, fw->pipeline, fw->layout, w, h);
     vkCmdEndRendering(cmd);
     return ZE_OK;
 }

@@ -4,8 +4,8 @@
  * shading does), so the forward pass that follows tests for equal depth
  * without writing it and shades each pixel once.
  * Graph: creates "depth" (depth attachment, the render size), which the
- * forward pass then reads (depth read); with culling reads the visible
- * draws and their count (indirect), like forward.
+ * forward pass then reads (depth read); reads the cull pass's output like
+ * forward.
  * Render thread, or create/destroy. */
 #include <string.h>
 
@@ -15,7 +15,6 @@ typedef struct prepass_t {
     VkPipelineLayout layout;
     VkPipeline pipeline;
     ze_rg_res_t depth;
-    bool culled;
 } prepass_t;
 
 static bool prepass_enabled(const ze_vk_shape_t *shape)
@@ -67,7 +66,7 @@ static void prepass_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_p
                                .height = shape->height};
     p->depth = ze__rg_create_resource(g, "depth", &d);
     ze__rg_use(g, pass, p->depth, ZE_RG_DEPTH_ATTACHMENT);
-    p->culled = ze__vk_geometry_declare(g, pass, shape);
+    ze__vk_geometry_declare(g, pass);
 }
 
 static ze_result prepass_record(const ze_vk_pass_ctx_t *ctx)
@@ -89,8 +88,8 @@ static ze_result prepass_record(const ze_vk_pass_ctx_t *ctx)
         .pDepthAttachment = &da,
     };
     vkCmdBeginRendering(ctx->cmd, &ri);
-    ze__vk_geometry_record(ctx->b, ctx->f, ctx->cmd, p->pipeline, p->layout, p->culled,
-                           depth->width, depth->height);
+    ze__vk_geometry_record(ctx->b, ctx->f, ctx->cmd, p->pipeline, p->layout, depth->width,
+                           depth->height);
     vkCmdEndRendering(ctx->cmd);
     return ZE_OK;
 }

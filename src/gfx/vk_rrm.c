@@ -515,6 +515,8 @@ ze_result ze__vk_rrm_begin_frame(ze_vk_backend_t *b, VkCommandBuffer cmd)
                           atomic_load_explicit(&b->assets_received, memory_order_relaxed) +
                               received,
                           memory_order_relaxed);
+    if (received)
+        b->resident_serial++; /* the scene's tables follow (vk_scene.c) */
     if (b->uploads_recorded)
         transfer_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
                          VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT,
@@ -584,31 +586,15 @@ static ze_result descriptors_create(ze_vk_backend_t *b)
     };
     ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &lci, b->host_cb, &b->bindless_layout),
                "vkCreateDescriptorSetLayout");
-    /* set 1, per frame slot (vk_draws.c): frame constants, materials,
-       draws; the cull pass's candidate commands, visible commands and
-       their count (written only with culling on) */
-    VkShaderStageFlags vf =
-        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
-    VkDescriptorSetLayoutBinding fb[6] = {
-        {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, vf, NULL},
-        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, vf, NULL},
-        {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, vf, NULL},
-        {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
-        {4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
-        {5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
-    };
-    VkDescriptorSetLayoutCreateInfo fci = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = 6,
-        .pBindings = fb,
-    };
-    ZE__VK_TRY(b, vkCreateDescriptorSetLayout(b->device, &fci, b->host_cb, &b->frame_layout),
-               "vkCreateDescriptorSetLayout");
+    /* set 1, per frame slot: vk_draws.c's bindings */
+    ze_result fr = ze__vk_frame_layout_create(b);
+    if (fr != ZE_OK)
+        return fr;
     /* the passes' own sets live in their own pools (vk_pass_*.c) */
     VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, ZE_VK_MAX_TEXTURES},
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, ZE_VK_FRAMES},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5 * ZE_VK_FRAMES},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 8 * ZE_VK_FRAMES},
     };
     VkDescriptorPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,

@@ -90,11 +90,12 @@ static void test_dump_and_pass_times(void **state)
     assert_true(rep.frames_rendered >= 4);
 
     /* the report: one time per pass, in the order they ran */
-    assert_int_equal(rep.gpu_pass_count, 4);
-    assert_string_equal(rep.gpu_passes[0].name, "cull");
-    assert_string_equal(rep.gpu_passes[1].name, "forward");
-    assert_string_equal(rep.gpu_passes[2].name, "tonemap");
-    assert_string_equal(rep.gpu_passes[3].name, "ui");
+    assert_int_equal(rep.gpu_pass_count, 5);
+    assert_string_equal(rep.gpu_passes[0].name, "scatter");
+    assert_string_equal(rep.gpu_passes[1].name, "cull");
+    assert_string_equal(rep.gpu_passes[2].name, "forward");
+    assert_string_equal(rep.gpu_passes[3].name, "tonemap");
+    assert_string_equal(rep.gpu_passes[4].name, "ui");
     for (uint32_t i = 0; i < rep.gpu_pass_count; i++) {
         print_message("%s: %.3f ms\n", rep.gpu_passes[i].name, rep.gpu_passes[i].gpu_ms);
         assert_true(rep.gpu_passes[i].gpu_ms >= 0.0);
@@ -109,11 +110,12 @@ static void test_dump_and_pass_times(void **state)
     assert_null(json_object_get(st, "gpu_tonemap_ms"));
     json_t *gp = json_object_get(st, "gpu_passes");
     assert_true(json_is_array(gp));
-    assert_int_equal(json_array_size(gp), 4);
-    assert_string_equal(str(json_array_get(gp, 0), "name"), "cull");
-    assert_string_equal(str(json_array_get(gp, 1), "name"), "forward");
-    assert_string_equal(str(json_array_get(gp, 2), "name"), "tonemap");
-    assert_string_equal(str(json_array_get(gp, 3), "name"), "ui");
+    assert_int_equal(json_array_size(gp), 5);
+    assert_string_equal(str(json_array_get(gp, 0), "name"), "scatter");
+    assert_string_equal(str(json_array_get(gp, 1), "name"), "cull");
+    assert_string_equal(str(json_array_get(gp, 2), "name"), "forward");
+    assert_string_equal(str(json_array_get(gp, 3), "name"), "tonemap");
+    assert_string_equal(str(json_array_get(gp, 4), "name"), "ui");
     /* the culling counts: the fixture's crate is in view */
     json_int_t draws = json_integer_value(json_object_get(st, "draws"));
     json_int_t visible = json_integer_value(json_object_get(st, "draws_visible"));
@@ -139,23 +141,32 @@ static void test_dump_and_pass_times(void **state)
     if (!g)
         fail_msg("%s: %s", dump, jerr.text);
     json_t *passes = json_object_get(g, "passes");
-    assert_int_equal(json_array_size(passes), 4);
-    json_t *cu = json_array_get(passes, 0);
-    json_t *fw = json_array_get(passes, 1), *tm = json_array_get(passes, 2);
-    json_t *ui = json_array_get(passes, 3);
-    /* culling writes the visible draws and their count, which the forward
-       pass then reads as indirect arguments */
+    assert_int_equal(json_array_size(passes), 5);
+    json_t *sc = json_array_get(passes, 0), *cu = json_array_get(passes, 1);
+    json_t *fw = json_array_get(passes, 2), *tm = json_array_get(passes, 3);
+    json_t *ui = json_array_get(passes, 4);
+    /* the scatter pass writes the instance table (after the previous
+       frame's vertex reads) */
+    assert_string_equal(str(sc, "name"), "scatter");
+    assert_string_equal(str(sc, "kind"), "compute");
+    assert_int_equal(json_array_size(json_object_get(sc, "uses")), 1);
+    assert_int_equal(json_array_size(json_object_get(sc, "barriers")), 1);
+    /* culling reads it and writes the visible draws, their refs and their
+       count, which the forward pass then reads as indirect arguments and
+       in its vertex stage */
     assert_string_equal(str(cu, "name"), "cull");
     assert_string_equal(str(cu, "kind"), "compute");
-    assert_int_equal(json_array_size(json_object_get(cu, "uses")), 2);
-    assert_int_equal(json_array_size(json_object_get(cu, "barriers")), 2);
+    assert_int_equal(json_array_size(json_object_get(cu, "uses")), 4);
+    assert_int_equal(json_array_size(json_object_get(cu, "barriers")), 4);
     assert_string_equal(str(fw, "name"), "forward");
     assert_string_equal(str(fw, "kind"), "graphics");
     assert_string_equal(str(tm, "name"), "tonemap");
     assert_string_equal(str(tm, "kind"), "compute");
-    /* hdr, depth; the visible draws and their count (storage -> indirect) */
-    assert_int_equal(json_array_size(json_object_get(fw, "uses")), 4);
-    assert_int_equal(json_array_size(json_object_get(fw, "barriers")), 4);
+    /* hdr, depth; the visible draws and their count (storage -> indirect),
+       the refs (storage -> vertex read); the instance table (made visible
+       to compute before culling, to the vertex stage here) */
+    assert_int_equal(json_array_size(json_object_get(fw, "uses")), 6);
+    assert_int_equal(json_array_size(json_object_get(fw, "barriers")), 6);
     /* tone mapping: hdr from colour attachment to storage, ldr to storage */
     json_t *tb = json_object_get(tm, "barriers");
     assert_int_equal(json_array_size(tb), 2);
@@ -184,7 +195,8 @@ static void test_dump_and_pass_times(void **state)
         } else {
             const char *name = str(r, "name");
             assert_true(strcmp(name, "ldr") == 0 || strcmp(name, "visible_draws") == 0 ||
-                        strcmp(name, "visible_count") == 0);
+                        strcmp(name, "visible_count") == 0 || strcmp(name, "visible_refs") == 0 ||
+                        strcmp(name, "instances") == 0);
         }
     }
     assert_int_equal(transients, 2);

@@ -351,9 +351,10 @@ static void test_lit_sphere(void **state)
     assert_int_equal(st.materials, 1);
     assert_int_equal(st.validation_messages, 0);
     /* the render graph's passes, timed (one frame late: frame 2's) */
-    assert_true(st.gpu_pass_count >= 2);
-    assert_string_equal(st.gpu_passes[0].name, "cull");
-    assert_string_equal(st.gpu_passes[1].name, "forward");
+    assert_true(st.gpu_pass_count >= 3);
+    assert_string_equal(st.gpu_passes[0].name, "scatter");
+    assert_string_equal(st.gpu_passes[1].name, "cull");
+    assert_string_equal(st.gpu_passes[2].name, "forward");
     for (uint32_t i = 0; i < st.gpu_pass_count; i++)
         print_message("GPU %s %.3f ms\n", st.gpu_passes[i].name, st.gpu_passes[i].gpu_ms);
     print_message("CPU frame %.3f ms, %llu MiB\n", st.cpu_frame_ms,
