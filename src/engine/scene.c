@@ -251,13 +251,19 @@ void ze__scene_on_asset_ready(void *user, const ze_asset_data_t *data)
 {
     ze_engine_t *e = user;
     uuid_list_remove(&e->release_retry, data->uuid); /* it is wanted again */
-    if (e->render_resources && e->backend &&
-        ze_render_backend_asset_ready(e->backend, data) == ZE_ERR_FULL) {
-        bool queued = false;
-        for (uint32_t i = 0; i < e->backend_retry.count && !queued; i++)
-            queued = ze_uuid_eq(ZE_ARRAY_AT(&e->backend_retry, ze_uuid_t, i), data->uuid);
-        if (!queued)
-            (void)ze_array_push(&e->backend_retry, &data->uuid);
+    ze_result br =
+        e->render_resources && e->backend ? ze_render_backend_asset_ready(e->backend, data) : ZE_OK;
+    if (br == ZE_ERR_FULL) {
+        uuid_list_add(&e->backend_retry, data->uuid);
+    } else if (br == ZE_ERR_LIMIT) {
+        /* over a geometry budget: the backend logged the sizes; the run
+           counts it as an error, naming the asset */
+        char ref[ZE_ASSET_REF_MAX];
+        if (!ze_engine_asset_ref(e, data->uuid, ref, sizeof ref))
+            ze_uuid_format(data->uuid, ref);
+        ze_diag(&e->diag, ZE_LOG_ERROR, ZE_ERR_LIMIT, "engine", ref,
+                "%s not uploaded: over a geometry budget (project.json renderer settings)",
+                ze_asset_type_name(data->type));
     }
     /* Children are referenced after the manager's tick: acquiring from
        inside its callback would change the manager under its feet. */
