@@ -551,7 +551,7 @@ static void reset_geometry(ze_vk_backend_t *b)
 {
     if (b->vb_ranges.capacity <= VB_INITIAL && b->ib_ranges.capacity <= IB_INITIAL)
         return;
-    ze_vk_buffer_t vb, ib;
+    ze_vk_buffer_t vb = {0}, ib = {0};
     ze_vk_ranges_t vr, ir;
     ze__vk_ranges_init(&vr, b->alloc);
     ze__vk_ranges_init(&ir, b->alloc);
