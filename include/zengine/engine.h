@@ -327,6 +327,13 @@ typedef struct ze_run_report_t {
     uint32_t gpu_pass_count;
     ze_render_pass_time_t gpu_passes[ZE_RENDER_MAX_PASS_TIMES];
     uint64_t gpu_memory_bytes;
+    /* what the backend holds at the end (ze_render_stats_t): releases
+       applied, bindless slots taken, vertex and index bytes in use, and
+       meshes or states a geometry budget refused */
+    uint64_t assets_released;
+    uint32_t bindless_slots_used;
+    uint64_t vertex_bytes_used, index_bytes_used;
+    uint64_t budget_rejections;
     /* Vulkan: the last completed frame's draws (instance x submesh):
        candidates, drawn, outside the view frustum (GPU culling) */
     uint32_t draws, draws_visible, draws_frustum_culled;

@@ -36,8 +36,8 @@ typedef struct level_t {
 
 static held_t held_of(const ze_render_stats_t *s)
 {
-    return (held_t){s->gpu_memory_bytes,  s->gpu_memory_used_bytes, s->vertex_bytes_used,
-                    s->vertex_bytes_capacity, s->index_bytes_used, s->index_bytes_capacity,
+    return (held_t){s->gpu_memory_bytes,      s->gpu_memory_used_bytes, s->vertex_bytes_used,
+                    s->vertex_bytes_capacity, s->index_bytes_used,      s->index_bytes_capacity,
                     s->bindless_slots_used};
 }
 
@@ -155,6 +155,12 @@ static void test_level_change_20_times(void **state)
     assert_int_equal(l.cycles, CYCLES + 1);
     assert_true(l.have_warm);
     assert_int_equal(rep.validation_messages, 0);
+    /* the report: the run ends on the empty level */
+    assert_true(rep.assets_released >= (uint64_t)CYCLES * 3);
+    assert_int_equal(rep.bindless_slots_used, l.first.slots);
+    assert_int_equal(rep.vertex_bytes_used, 0);
+    assert_int_equal(rep.index_bytes_used, 0);
+    assert_int_equal(rep.budget_rejections, 0);
 }
 
 static int setup(void **state)
