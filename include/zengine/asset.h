@@ -763,9 +763,19 @@ typedef struct ze_asset_data_t {
     size_t size;
 } ze_asset_data_t;
 
-/* Called on the main thread when an asset becomes LOADED: first load and
- * every reload. */
+/* Called on the main thread when a referenced asset's data is there: its
+ * first load, every reload, and an acquire that takes the references from
+ * 0 to 1 of an asset whose data stayed in memory after it was released.
+ * A load or reload that completes while nobody holds a reference keeps
+ * the data (cached) and announces nothing. */
 typedef void (*ze_asset_ready_fn)(void *user, const ze_asset_data_t *data);
+/* Called on the main thread when the last reference to an announced asset
+ * is dropped: a consumer that copied it (the renderer) releases its copy.
+ * The manager keeps its own data under the budget; a later acquire
+ * announces it again through on_asset_ready. Every on_asset_ready is
+ * followed by at most one on_asset_released before the next (a reload
+ * while referenced is announced again without a release between). */
+typedef void (*ze_asset_released_fn)(void *user, ze_uuid_t uuid, ze_asset_type type);
 
 typedef struct ze_asset_manager_t ze_asset_manager_t;
 
@@ -780,6 +790,7 @@ typedef struct ze_asset_manager_desc_t {
        (least recently released first). 0 = the Asset owner's budget / 4. */
     uint64_t budget;
     ze_asset_ready_fn on_asset_ready;
+    ze_asset_released_fn on_asset_released; /* NULL: none */
     void *user;
     ze_diag_sink_t diag; /* failed loads; {0}: the log */
 } ze_asset_manager_desc_t;
@@ -791,8 +802,9 @@ void ze_asset_manager_destroy(ze_asset_manager_t *am);
  * source is imported first, Immediate, when it is not cooked). ZE_ERR_NOT_FOUND
  * for a uuid the registry does not know; ZE_ERR_INVALID_ARG for a source. */
 ze_result ze_asset_acquire(ze_asset_manager_t *am, ze_uuid_t uuid);
-/* Drop a reference; at zero the asset may be evicted (not before the
- * budget needs the room). ZE_ERR_STATE when there is no reference. */
+/* Drop a reference; at zero on_asset_released runs (when the asset was
+ * announced) and the asset may be evicted (not before the budget needs
+ * the room). ZE_ERR_STATE when there is no reference. */
 ze_result ze_asset_release(ze_asset_manager_t *am, ze_uuid_t uuid);
 /* The loaded data, or NULL while it is not loaded. */
 const ze_asset_data_t *ze_asset_get(const ze_asset_manager_t *am, ze_uuid_t uuid);
@@ -807,8 +819,9 @@ ze_result ze_asset_manager_wait(ze_asset_manager_t *am, uint32_t timeout_ms);
 
 typedef struct ze_asset_manager_stats_t {
     uint64_t loads, reloads, load_failures, evictions;
-    uint64_t bytes;  /* loaded data now */
-    uint32_t loaded; /* assets in memory now */
+    uint64_t releases; /* on_asset_released calls: last references dropped */
+    uint64_t bytes;    /* loaded data now */
+    uint32_t loaded;   /* assets in memory now */
     uint32_t pending;
 } ze_asset_manager_stats_t;
 ze_asset_manager_stats_t ze_asset_manager_stats(const ze_asset_manager_t *am);

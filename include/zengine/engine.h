@@ -166,6 +166,16 @@ typedef struct ze_window_config_t {
     bool headless; /* set by --headless or the absence of a display */
 } ze_window_config_t;
 
+/* The renderer's geometry budgets (project.json "renderer"; 0 = the
+ * backend's defaults, zengine/gfx.h ZE_RENDER_DEFAULT_*): the bytes of the
+ * global vertex buffer (48 a vertex) and index buffer (4 an index), and
+ * the instance slots (render proxies). Over one, the mesh or the instance
+ * is refused with ZE_ERR_LIMIT and a logged error naming the budget. */
+typedef struct ze_renderer_config_t {
+    uint64_t vertex_budget_bytes, index_budget_bytes;
+    uint32_t instance_budget;
+} ze_renderer_config_t;
+
 typedef struct ze_project_t {
     char name[ZE_PROJECT_STRING_MAX];
     char start_scene[ZE_PROJECT_STRING_MAX];                           /* VFS path, "" = none */
@@ -173,15 +183,17 @@ typedef struct ze_project_t {
     uint32_t asset_folder_count;
     char memory_profile[32]; /* "" = default */
     ze_window_config_t window;
+    ze_renderer_config_t renderer;
     char root[4096]; /* host directory of the project (the file's folder) */
 } ze_project_t;
 
 /* Parse project.json text. Required: name (non-empty string). Optional:
  * start_scene, asset_folders (array of strings), memory_profile
  * ("default" | "editor" | "server"), window {width, height (1..16384),
- * title, vsync}. Wrong types or values fail (ZE_ERR_PARSE, the reason with
- * its JSON path reported to `diag` at ERROR); unknown keys are reported
- * (WARN, the first 8) and skipped. diag NULL: the log. */
+ * title, vsync}, renderer {vertex_budget_bytes, index_budget_bytes
+ * (integers 1 MiB..64 GiB), instance_budget (1..2^26)}. Wrong types or values fail (ZE_ERR_PARSE,
+ * the reason with its JSON path reported to `diag` at ERROR); unknown keys are reported (WARN, the
+ * first 8) and skipped. diag NULL: the log. */
 ze_result ze_project_parse(const char *text, size_t len, ze_project_t *out,
                            const ze_diag_sink_t *diag);
 /* Read and parse a file (reports name it); out->root becomes its folder. */
@@ -315,6 +327,13 @@ typedef struct ze_run_report_t {
     uint32_t gpu_pass_count;
     ze_render_pass_time_t gpu_passes[ZE_RENDER_MAX_PASS_TIMES];
     uint64_t gpu_memory_bytes;
+    /* what the backend holds at the end (ze_render_stats_t): releases
+       applied, bindless slots taken, vertex and index bytes in use, and
+       meshes or states a geometry budget refused */
+    uint64_t assets_released;
+    uint32_t bindless_slots_used;
+    uint64_t vertex_bytes_used, index_bytes_used;
+    uint64_t budget_rejections;
     /* Vulkan: the last completed frame's draws (instance x submesh):
        candidates, drawn, outside the view frustum (GPU culling) */
     uint32_t draws, draws_visible, draws_frustum_culled;

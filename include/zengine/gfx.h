@@ -259,7 +259,26 @@ typedef struct ze_render_backend_desc_t {
        pixel is shaded once (worth it where shading is dear and overdraw
        high; one more geometry pass otherwise) */
     bool depth_prepass;
+    /* Geometry budgets (a project's renderer settings): the global vertex
+       buffer's bytes (48 a vertex: position, normal, uv, tangent), the
+       index buffer's (4 an index) and the instance table's slots. The
+       buffers grow to what the resident meshes need, up to these; a mesh
+       that would take the committed geometry over one is refused by
+       asset_ready with ZE_ERR_LIMIT, and a state with more instance slots
+       by apply, each logged with the budget and the sizes. 0 = the
+       defaults (ZE_RENDER_DEFAULT_*). */
+    uint64_t vertex_budget_bytes;
+    uint64_t index_budget_bytes;
+    uint32_t instance_budget;
 } ze_render_backend_desc_t;
+
+enum {
+    ZE_RENDER_VERTEX_BYTES = 48, /* what a vertex costs the vertex budget */
+    ZE_RENDER_INDEX_BYTES = 4,
+};
+#define ZE_RENDER_DEFAULT_VERTEX_BUDGET   (1024ull << 20) /* 1 GiB: 22M vertices */
+#define ZE_RENDER_DEFAULT_INDEX_BUDGET    (512ull << 20)  /* 512 MiB: 134M indices */
+#define ZE_RENDER_DEFAULT_INSTANCE_BUDGET ((uint32_t)ZE_RENDER_MAX_INSTANCE_SLOTS)
 
 enum { ZE_RENDER_MAX_PASS_TIMES = 16, ZE_RENDER_PASS_NAME_MAX = 32 };
 
@@ -277,6 +296,21 @@ typedef struct ze_render_stats_t {
     uint64_t assets_received;                      /* notifications drained into resources */
     uint64_t assets_rejected;                      /* asset_ready refused: queue full */
     uint32_t meshes, materials, textures, envmaps; /* resident now */
+    /* What the resident assets hold now (unload returns each to its value
+       before the load, once the frames that used them retire): assets
+       released (ze_render_backend_asset_release) and applied; vulkan:
+       device memory in live sub-allocations (gpu_memory_bytes counts the
+       VkDeviceMemory blocks, freed when empty), the bindless texture slots
+       taken (built-ins included) out of their capacity, and the bytes of
+       the global vertex and index buffers in use and their capacity (the
+       budgets: ze_render_backend_desc_t); null: the meshes' vertex and
+       index bytes at the budgets' 48 and 4 bytes each, no capacity. */
+    uint64_t assets_released;
+    uint64_t gpu_memory_used_bytes;
+    uint32_t bindless_slots_used, bindless_slots_capacity;
+    uint64_t vertex_bytes_used, vertex_bytes_capacity;
+    uint64_t index_bytes_used, index_bytes_capacity;
+    uint64_t budget_rejections; /* asset_ready or apply refused by a geometry budget */
     uint64_t validation_messages;
     uint64_t scene_resets; /* scene_revision changes seen */
     /* vulkan: the validation layer is enabled (debug/test builds) */
@@ -341,6 +375,19 @@ ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_state_
 /* Main thread: an asset became Loaded (or was reloaded). Copies what the
  * backend keeps; `data` may be freed right after. */
 ze_result ze_render_backend_asset_ready(ze_render_backend_t *b, const ze_asset_data_t *data);
+/* Main thread: nobody uses the asset any more (the asset manager's
+ * on_asset_released). Queued behind the notifications sent before it; at
+ * its next frame the backend drops the resource and frees what it held
+ * (buffers, images, bindless slots, vertex and index ranges) once the
+ * frames that may still read it retire; when no mesh is left the vertex
+ * and index buffers go back to their initial size (the seed's
+ * ResetGeometryBuffers). A later asset_ready of the uuid uploads it
+ * again. The caller must not draw instances of it after the state that
+ * removed them (the engine sends releases only once the render thread
+ * has applied those removes). A uuid not resident is ignored. ZE_ERR_FULL
+ * when the pending queue is full (retry next frame); ZE_ERR_INVALID_ARG
+ * for a nil uuid. */
+ze_result ze_render_backend_asset_release(ze_render_backend_t *b, ze_uuid_t uuid);
 /* Render thread, after a frame: write the last image as PNG.
  * ZE_ERR_UNSUPPORTED for backends without images (null). */
 ze_result ze_render_backend_screenshot(ze_render_backend_t *b, const char *png_path);

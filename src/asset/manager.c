@@ -7,7 +7,12 @@
  * takes the new bytes, the registry says LOADED and on_asset_ready runs.
  * Reloads follow the registry: when a source becomes LOADED again (a
  * re-import), every sub-asset held is read again; when a re-import fails,
- * the sub-assets go back from STALE to the data they still have. */
+ * the sub-assets go back from STALE to the data they still have.
+ * Announcements follow the references: on_asset_ready when data arrives
+ * for an asset somebody holds (or when an acquire takes a cached one from
+ * 0 references to 1), on_asset_released when the last reference to an
+ * announced asset goes, so a consumer's copies (the renderer's GPU
+ * resources) live exactly as long as somebody uses the asset. */
 #include <jansson.h>
 #include <stdio.h>
 
@@ -21,6 +26,7 @@ typedef struct am_entry_t {
     bool again;   /* a newer artifact arrived while it was in flight */
     bool has_data;
     bool waiting;      /* for its source's import */
+    bool announced;    /* on_asset_ready ran and no on_asset_released since */
     uint64_t released; /* tick of the last release (eviction order) */
     ze_asset_data_t data;
     uint8_t *bytes;
@@ -230,6 +236,9 @@ static void load_done(void *ctx)
         ze__registry_bump_generation(reg, e->uuid); /* a reload is a new generation */
     ze_asset_registry_get(reg, e->uuid, &info);
     e->data.generation = info.generation;
+    if (e->refs == 0)
+        return; /* cached: announced when somebody acquires it */
+    e->announced = true;
     if (am->desc.on_asset_ready)
         am->desc.on_asset_ready(am->desc.user, &e->data);
 }
@@ -379,6 +388,12 @@ ze_result ze_asset_acquire(ze_asset_manager_t *am, ze_uuid_t uuid)
         }
     }
     e->refs++;
+    if (e->has_data && !e->announced) {
+        /* cached data, released before (or loaded while nobody held it) */
+        e->announced = true;
+        if (am->desc.on_asset_ready)
+            am->desc.on_asset_ready(am->desc.user, &e->data);
+    }
     if (e->has_data || e->loading || e->waiting)
         return ZE_OK;
     ze_asset_info_t src;
@@ -407,8 +422,15 @@ ze_result ze_asset_release(ze_asset_manager_t *am, ze_uuid_t uuid)
     am_entry_t *e = find(am, uuid);
     if (!e || e->refs == 0)
         return ZE_ERR_STATE;
-    if (--e->refs == 0)
+    if (--e->refs == 0) {
         e->released = ++am->ticks;
+        if (e->announced) {
+            e->announced = false;
+            am->stats.releases++;
+            if (am->desc.on_asset_released)
+                am->desc.on_asset_released(am->desc.user, uuid, e->data.type);
+        }
+    }
     return ZE_OK;
 }
 

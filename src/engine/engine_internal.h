@@ -91,6 +91,9 @@ typedef struct ze__resource_t {
     bool failed;         /* acquire refused for good (logged once) */
     bool reported;       /* unresolved or failed: reported once */
     uint32_t generation; /* of the data whose children were last taken */
+    /* refs 0: released once the render thread has every proxy change up
+       to this state serial (the removes of its instances); 0: in use */
+    uint64_t release_at;
     uint32_t child_count;
     ze_uuid_t *children; /* materials of a mesh, textures of a material */
 } ze__resource_t;
@@ -224,6 +227,9 @@ struct ze_engine_t {
     ze_query_t mesh_query;
     ze_array_t ready;         /* ze_uuid_t: loaded this frame, children to take */
     ze_array_t backend_retry; /* ze_uuid_t: the backend's queue was full */
+    ze_array_t release_retry; /* ze_uuid_t: releases the backend's queue refused */
+    uint32_t releasing;       /* resources at 0 refs waiting for release_at */
+    bool instance_budget_logged;
     uint64_t scene_revision;
     char scene_error[240];      /* why the last ze_engine_load_scene failed */
     ze_array_t unresolved_refs; /* ze__asset_ref_t: reported, counted (asset_refs.c) */
@@ -323,6 +329,12 @@ void ze__scene_release_assets(ze_engine_t *e);
 void ze__scene_on_asset_ready(void *user, const ze_asset_data_t *data);
 /* After the manager's tick: children of loaded assets, backend retries. */
 void ze__scene_after_tick(ze_engine_t *e);
+/* The manager's on_asset_released: the backend's copy goes. */
+void ze__scene_on_asset_released(void *user, ze_uuid_t uuid, ze_asset_type type);
+/* Resources nobody uses whose instances' removes the render thread has
+ * applied: their asset references dropped. Then releases the backend
+ * refused, again. */
+void ze__scene_release_due(ze_engine_t *e);
 /* The scene's asset references once nothing imports or loads any more:
  * each one no source provides (unresolved) or whose import or load failed
  * is reported once at ERROR, naming an entity that uses it. Counts go to

@@ -52,6 +52,7 @@ static void asset_steps(ze_engine_t *e)
         ze_import_coordinator_tick(e->imports);
     ze_main_scheduler_drain(e->scheduler);
     if (e->assets) {
+        ze__scene_release_due(e);
         retry_backend(e);
         ze_asset_manager_tick(e->assets);
         ze__scene_after_tick(e);

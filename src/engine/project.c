@@ -3,7 +3,9 @@
  *
  *   {"name": "Showcase", "start_scene": "scenes/main.zescene",
  *    "asset_folders": ["models", "textures"], "memory_profile": "default",
- *    "window": {"width": 1280, "height": 720, "title": "Showcase", "vsync": true}}
+ *    "window": {"width": 1280, "height": 720, "title": "Showcase", "vsync": true},
+ *    "renderer": {"vertex_budget_bytes": 268435456, "index_budget_bytes": 134217728,
+ *                 "instance_budget": 1000000}}
  *
  * Rules: the top level is an object; `name` is required and non-empty; every
  * other key is optional. Wrong types or values fail with the value's JSON
@@ -177,6 +179,40 @@ static bool parse_window(ctx_t *c, json_t *win, ze_window_config_t *w)
     return true;
 }
 
+static bool parse_renderer(ctx_t *c, json_t *obj, ze_renderer_config_t *out)
+{
+    if (!json_is_object(obj)) {
+        set_err(c, "/renderer: expected an object");
+        return false;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        char path[PROJECT_PATH_MAX];
+        path_child(path, "/renderer", key);
+        json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
+        if (strcmp(key, "vertex_budget_bytes") == 0 || strcmp(key, "index_budget_bytes") == 0) {
+            if (n < (json_int_t)1 << 20 || n > (json_int_t)64 << 30) {
+                set_err(c,
+                        "%s: expected an integer of bytes, 1048576 (1 MiB)..68719476736 (64 GiB)",
+                        path);
+                return false;
+            }
+            *(key[0] == 'v' ? &out->vertex_budget_bytes : &out->index_budget_bytes) = (uint64_t)n;
+        } else if (strcmp(key, "instance_budget") == 0) {
+            if (n < 1 || n > (json_int_t)1 << 26) {
+                set_err(c, "%s: expected an integer 1..67108864", path);
+                return false;
+            }
+            out->instance_budget = (uint32_t)n;
+        } else {
+            report(c, "%s: unknown key", path);
+        }
+    }
+    return true;
+}
+
 static bool parse_folders(ctx_t *c, json_t *arr, ze_project_t *out)
 {
     if (!json_is_array(arr)) {
@@ -232,6 +268,9 @@ static bool parse_root(ctx_t *c, json_t *root, ze_project_t *out)
             snprintf(out->memory_profile, sizeof out->memory_profile, "%s", s);
         } else if (strcmp(key, "window") == 0) {
             if (!parse_window(c, v, &out->window))
+                return false;
+        } else if (strcmp(key, "renderer") == 0) {
+            if (!parse_renderer(c, v, &out->renderer))
                 return false;
         } else {
             report(c, "%s: unknown key", path);

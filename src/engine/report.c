@@ -93,6 +93,11 @@ void ze__report_fill(ze_engine_t *e)
         rep->gpu_pass_count = rs.gpu_pass_count;
         memcpy(rep->gpu_passes, rs.gpu_passes, sizeof rep->gpu_passes);
         rep->gpu_memory_bytes = rs.gpu_memory_bytes;
+        rep->assets_released = rs.assets_released;
+        rep->bindless_slots_used = rs.bindless_slots_used;
+        rep->vertex_bytes_used = rs.vertex_bytes_used;
+        rep->index_bytes_used = rs.index_bytes_used;
+        rep->budget_rejections = rs.budget_rejections;
         rep->draws = rs.last_draws;
         rep->draws_visible = rs.last_draws_visible;
         rep->draws_frustum_culled = rs.last_draws_frustum_culled;
@@ -175,6 +180,11 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     }
     bad |= put(o, "gpu_passes", passes);
     bad |= put(o, "gpu_memory_bytes", json_integer((json_int_t)r->gpu_memory_bytes));
+    bad |= put(o, "assets_released", json_integer((json_int_t)r->assets_released));
+    bad |= put(o, "bindless_slots_used", json_integer((json_int_t)r->bindless_slots_used));
+    bad |= put(o, "vertex_bytes_used", json_integer((json_int_t)r->vertex_bytes_used));
+    bad |= put(o, "index_bytes_used", json_integer((json_int_t)r->index_bytes_used));
+    bad |= put(o, "budget_rejections", json_integer((json_int_t)r->budget_rejections));
     bad |= put(o, "draws", json_integer((json_int_t)r->draws));
     bad |= put(o, "draws_visible", json_integer((json_int_t)r->draws_visible));
     bad |= put(o, "draws_frustum_culled", json_integer((json_int_t)r->draws_frustum_culled));

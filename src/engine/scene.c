@@ -18,7 +18,17 @@
  * (its source is not imported) waits in the table and is retried each
  * iteration. Assets reach the backend only through the manager's
  * on_asset_ready; when the backend's pending queue is full, the uuid is
- * kept and sent again next iteration with the data the manager holds. */
+ * kept and sent again next iteration with the data the manager holds.
+ *
+ * Unload: a resource whose last user goes is not released at once. It
+ * waits (refs 0, release_at = the serial of the next state, the one that
+ * carries its instances' removes) until the render thread has applied
+ * every proxy change up to that state: then its manager reference is
+ * dropped, the manager's on_asset_released reaches the backend, and the
+ * backend frees the GPU resources behind the frames still in flight. So
+ * no frame draws an instance whose mesh or textures were freed, and a
+ * scene replace that uses an asset again (the same crate in the next
+ * level) takes it back while it waits, with no release and no upload. */
 #include <string.h>
 
 #include "engine/engine_internal.h"
@@ -54,6 +64,8 @@ static void res_try_acquire(ze_engine_t *e, ze__resource_t *r)
 
 static void res_unref(ze_engine_t *e, ze_uuid_t u);
 
+static ze_result res_ref(ze_engine_t *e, ze_uuid_t u);
+
 static void res_set_children(ze_engine_t *e, ze__resource_t *r, const ze_uuid_t *kids, uint32_t n);
 
 static ze_result res_ref(ze_engine_t *e, ze_uuid_t u)
@@ -73,8 +85,13 @@ static ze_result res_ref(ze_engine_t *e, ze_uuid_t u)
         }
         e->unacquired++;
     }
-    if (r->refs++ == 0)
+    if (r->refs++ == 0) {
+        if (r->release_at) { /* taken back while it waited */
+            r->release_at = 0;
+            e->releasing--;
+        }
         res_try_acquire(e, r);
+    }
     return ZE_OK;
 }
 
@@ -85,6 +102,15 @@ static void res_unref(ze_engine_t *e, ze_uuid_t u)
     ze__resource_t *r = res_find(e, u);
     if (!r || --r->refs > 0)
         return;
+    r->release_at = e->delta_serial + 1;
+    e->releasing++;
+}
+
+/* The release itself (see the rule at the top). */
+static void res_drop(ze_engine_t *e, ze__resource_t *r)
+{
+    ze_uuid_t u = r->uuid;
+    e->releasing--;
     ze_hashmap_remove(&e->resources, &u);
     res_set_children(e, r, NULL, 0);
     if (r->acquired)
@@ -149,16 +175,95 @@ static uint32_t children_of(const ze_asset_data_t *d, ze_uuid_t *out, uint32_t m
     return n;
 }
 
+static ze__render_proxy_t *proxy_at(ze_engine_t *e, uint32_t slot);
+
+static void uuid_list_remove(ze_array_t *a, ze_uuid_t u)
+{
+    for (uint32_t i = 0; i < a->count; i++)
+        if (ze_uuid_eq(ZE_ARRAY_AT(a, ze_uuid_t, i), u)) {
+            ze_array_remove_ordered(a, i);
+            return;
+        }
+}
+
+static void uuid_list_add(ze_array_t *a, ze_uuid_t u)
+{
+    for (uint32_t i = 0; i < a->count; i++)
+        if (ze_uuid_eq(ZE_ARRAY_AT(a, ze_uuid_t, i), u))
+            return;
+    (void)ze_array_push(a, &u);
+}
+
+void ze__scene_on_asset_released(void *user, ze_uuid_t uuid, ze_asset_type type)
+{
+    ze_engine_t *e = user;
+    (void)type;
+    if (!e->render_resources || !e->backend)
+        return;
+    uuid_list_remove(&e->backend_retry, uuid); /* not to be uploaded after all */
+    if (ze_render_backend_asset_release(e->backend, uuid) == ZE_ERR_FULL)
+        uuid_list_add(&e->release_retry, uuid);
+}
+
+/* The newest proxy-change serial the render thread has all of: every
+ * change up to the oldest one still queued (the queue is in change
+ * order; what left it was delivered). */
+static uint64_t delivered_through(ze_engine_t *e)
+{
+    if (!e->render_resources || !e->backend || e->proxy_queue.count == 0)
+        return UINT64_MAX;
+    return proxy_at(e, e->proxy_queue.head)->changed_at - 1;
+}
+
+void ze__scene_release_due(ze_engine_t *e)
+{
+    /* releases the backend refused (its queue was full), in order */
+    while (e->release_retry.count) {
+        ze_uuid_t u = ZE_ARRAY_AT(&e->release_retry, ze_uuid_t, 0);
+        if (e->backend && ze_render_backend_asset_release(e->backend, u) == ZE_ERR_FULL)
+            break;
+        ze_array_remove_ordered(&e->release_retry, 0);
+    }
+    /* a parent's release makes its children due: a few rounds */
+    for (int round = 0; round < 4 && e->releasing; round++) {
+        uint64_t through = delivered_through(e);
+        ze_uuid_t due[64];
+        uint32_t n = 0;
+        uint32_t cursor = 0;
+        const void *k;
+        void *v;
+        while (n < ZE_COUNTOF(due) && ze_hashmap_next(&e->resources, &cursor, &k, &v)) {
+            const ze__resource_t *r = *(ze__resource_t **)v;
+            if (r->refs == 0 && r->release_at && r->release_at <= through)
+                due[n++] = r->uuid;
+        }
+        if (!n)
+            break;
+        for (uint32_t i = 0; i < n; i++) {
+            ze__resource_t *r = res_find(e, due[i]);
+            if (r && r->refs == 0 && r->release_at)
+                res_drop(e, r);
+        }
+    }
+}
+
 void ze__scene_on_asset_ready(void *user, const ze_asset_data_t *data)
 {
     ze_engine_t *e = user;
-    if (e->render_resources && e->backend &&
-        ze_render_backend_asset_ready(e->backend, data) == ZE_ERR_FULL) {
-        bool queued = false;
-        for (uint32_t i = 0; i < e->backend_retry.count && !queued; i++)
-            queued = ze_uuid_eq(ZE_ARRAY_AT(&e->backend_retry, ze_uuid_t, i), data->uuid);
-        if (!queued)
-            (void)ze_array_push(&e->backend_retry, &data->uuid);
+    uuid_list_remove(&e->release_retry, data->uuid); /* it is wanted again */
+    ze_result br =
+        e->render_resources && e->backend ? ze_render_backend_asset_ready(e->backend, data) : ZE_OK;
+    if (br == ZE_ERR_FULL) {
+        uuid_list_add(&e->backend_retry, data->uuid);
+    } else if (br == ZE_ERR_LIMIT) {
+        /* over a geometry budget: the backend logged the sizes; the run
+           counts it as an error, naming the asset */
+        char ref[ZE_ASSET_REF_MAX];
+        if (!ze_engine_asset_ref(e, data->uuid, ref, sizeof ref))
+            ze_uuid_format(data->uuid, ref);
+        ze_diag(&e->diag, ZE_LOG_ERROR, ZE_ERR_LIMIT, "engine", ref,
+                "%s not uploaded: over a geometry budget (project.json renderer settings)",
+                ze_asset_type_name(data->type));
     }
     /* Children are referenced after the manager's tick: acquiring from
        inside its callback would change the manager under its feet. */
@@ -208,6 +313,7 @@ void ze__scene_release_assets(ze_engine_t *e)
     e->unacquired = 0;
     ze_array_clear(&e->ready);
     ze_array_clear(&e->backend_retry);
+    ze_array_clear(&e->release_retry);
 }
 
 /* An entity of the scene that references `u` as its mesh or material, and
@@ -297,6 +403,9 @@ ze_result ze__scene_init(ze_engine_t *e)
     e->proxy_queue = (ze__proxy_queue_t){ZE_RENDER_INSTANCE_NONE, ZE_RENDER_INSTANCE_NONE, 0};
     ZE_ARRAY_INIT(&e->ready, e->alloc, ze_uuid_t);
     ZE_ARRAY_INIT(&e->backend_retry, e->alloc, ze_uuid_t);
+    ZE_ARRAY_INIT(&e->release_retry, e->alloc, ze_uuid_t);
+    e->releasing = 0;
+    e->instance_budget_logged = false;
     ze_hashmap_init(&e->resources, e->alloc, sizeof(ze_uuid_t), sizeof(ze__resource_t *));
     e->unacquired = 0;
     e->proxies_live = 0;
@@ -349,7 +458,9 @@ void ze__scene_fini(ze_engine_t *e)
     e->proxy_queue = (ze__proxy_queue_t){ZE_RENDER_INSTANCE_NONE, ZE_RENDER_INSTANCE_NONE, 0};
     ze_array_free(&e->ready);
     ze_array_free(&e->backend_retry);
+    ze_array_free(&e->release_retry);
     e->unacquired = 0;
+    e->releasing = 0;
     e->proxies_live = 0;
 }
 
@@ -426,8 +537,18 @@ static ze_result slot_new(ze_engine_t *e, uint32_t *out)
 {
     uint32_t i;
     if (!ze_array_pop(&e->free_ids, &i)) {
-        if (e->proxy_count >= ZE_RENDER_MAX_INSTANCE_SLOTS)
+        uint32_t budget = e->project.renderer.instance_budget ? e->project.renderer.instance_budget
+                                                              : ZE_RENDER_DEFAULT_INSTANCE_BUDGET;
+        if (e->proxy_count >= budget || e->proxy_count >= ZE_RENDER_MAX_INSTANCE_SLOTS) {
+            if (!e->instance_budget_logged)
+                ze_diag(&e->diag, ZE_LOG_ERROR, ZE_ERR_LIMIT, "engine", "renderer",
+                        "instance budget exceeded: %u instances use every slot of the budget "
+                        "(renderer.instance_budget = %u); more Mesh entities get no render "
+                        "instance",
+                        e->proxy_count, budget);
+            e->instance_budget_logged = true;
             return ZE_ERR_LIMIT;
+        }
         i = e->proxy_count;
         ze_result r = ze_mem_table_reserve(&e->proxy_table, i + 1);
         if (r != ZE_OK)
@@ -555,6 +676,7 @@ static void resync(ze_engine_t *e)
         proxy_mark(e, s, ZE__PROXY_DESTROY);
     }
     e->proxies_live = 0;
+    e->instance_budget_logged = false; /* a new scene: said again if it does not fit */
     if (e->slot_table.capacity)
         memset(ze_mem_table_data(&e->slot_table), 0,
                sizeof(uint32_t) * (size_t)e->slot_table.capacity);

@@ -53,6 +53,9 @@ static ze_result render_device_init(ze_engine_t *e)
         .vsync = e->window.vsync,
 
         .native_window = e->native_window,
+        .vertex_budget_bytes = e->project.renderer.vertex_budget_bytes,
+        .index_budget_bytes = e->project.renderer.index_budget_bytes,
+        .instance_budget = e->project.renderer.instance_budget,
     };
     ze__render_faults_t faults = {.frame_delay_us = e->ctx.backend_frame_delay_us,
                                   .lose_device_at_frame = e->ctx.backend_lose_device_at};
@@ -464,6 +467,7 @@ static ze_result asset_manager_init(ze_engine_t *e)
             .jobs = e->jobs,
             .scheduler = e->scheduler,
             .on_asset_ready = ze__scene_on_asset_ready,
+            .on_asset_released = ze__scene_on_asset_released,
             .user = e,
             .diag = e->diag,
         },
@@ -494,6 +498,7 @@ static void render_resources_fini(ze_engine_t *e)
 {
     e->render_resources = false;
     ze_array_clear(&e->backend_retry);
+    ze_array_clear(&e->release_retry);
 }
 
 /* ------------------------------------------------------------- watcher */

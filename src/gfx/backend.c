@@ -45,6 +45,20 @@ ze_result ze__render_backend_create_with(const char *name, const ze_render_backe
         if (vt->mirrors_instances)
             ze__instance_table_track(&(*out)->instances);
         ze__render_textures_init(*out, desc->mem);
+        ze__geometry_books_t *g = &(*out)->books;
+        ze_hashmap_init(&g->meshes, ze_mem_owner_allocator(desc->mem, ZE_MEM_OWNER_RENDER),
+                        sizeof(ze_uuid_t), sizeof(uint64_t[2]));
+        g->vertex_bytes = g->index_bytes = 0;
+        g->vertex_budget =
+            desc->vertex_budget_bytes ? desc->vertex_budget_bytes : ZE_RENDER_DEFAULT_VERTEX_BUDGET;
+        g->index_budget =
+            desc->index_budget_bytes ? desc->index_budget_bytes : ZE_RENDER_DEFAULT_INDEX_BUDGET;
+        g->instance_budget =
+            desc->instance_budget && desc->instance_budget < ZE_RENDER_MAX_INSTANCE_SLOTS
+                ? desc->instance_budget
+                : ZE_RENDER_DEFAULT_INSTANCE_BUDGET;
+        g->instance_logged = false;
+        atomic_init(&g->rejections, 0);
     }
     return r;
 }
@@ -55,6 +69,7 @@ void ze_render_backend_destroy(ze_render_backend_t *b)
         return;
     ze__instance_table_free(&b->instances);
     ze__render_textures_fini(b);
+    ze_hashmap_free(&b->books.meshes);
     b->vt->destroy(b);
 }
 
@@ -93,6 +108,19 @@ ze_result ze_render_backend_apply(ze_render_backend_t *b, const ze_render_state_
     ZE_CHECK(b && scene, ZE_ERR_INVALID_ARG);
     if (!state_ok(scene))
         return ZE_ERR_INVALID_ARG;
+    ze__geometry_books_t *g = &b->books;
+    if (scene->instance_slots > g->instance_budget) {
+        if (!g->instance_logged)
+            ZE_LOG_ERROR(LOG_CH,
+                         "instance budget exceeded: the state of frame %llu needs %u instance "
+                         "slots, the budget is %u (renderer.instance_budget): nothing applied",
+                         (unsigned long long)scene->frame, scene->instance_slots,
+                         g->instance_budget);
+        g->instance_logged = true;
+        atomic_fetch_add_explicit(&g->rejections, 1, memory_order_relaxed);
+        return ZE_ERR_LIMIT;
+    }
+    g->instance_logged = false;
     ze_result r = ze__instance_table_apply(&b->instances, scene);
     if (r != ZE_OK && !b->instances.grow_failed) /* once until it fits again */
         ZE_LOG_ERROR(LOG_CH, "instance table: %u slots do not fit (%s)", scene->instance_slots,
@@ -126,7 +154,60 @@ ze_result ze_render_backend_asset_ready(ze_render_backend_t *b, const ze_asset_d
 {
     ZE_CHECK(b && data, ZE_ERR_INVALID_ARG);
     ZE_CHECK((unsigned)data->type < ZE_ASSET_TYPE_COUNT, ZE_ERR_INVALID_ARG);
-    return b->vt->asset_ready(b, data);
+    if (data->type != ZE_ASSET_TYPE_MESH || ze_uuid_is_nil(data->uuid))
+        return b->vt->asset_ready(b, data);
+    /* the geometry budgets: this mesh replaces what its uuid committed */
+    ze__geometry_books_t *g = &b->books;
+    const uint64_t *old = ze_hashmap_get(&g->meshes, &data->uuid);
+    uint64_t nv = (uint64_t)data->as.mesh.vertex_count * ZE_RENDER_VERTEX_BYTES;
+    uint64_t ni = (uint64_t)data->as.mesh.index_count * ZE_RENDER_INDEX_BYTES;
+    uint64_t v = g->vertex_bytes - (old ? old[0] : 0) + nv;
+    uint64_t i = g->index_bytes - (old ? old[1] : 0) + ni;
+    if (v > g->vertex_budget || i > g->index_budget) {
+        char us[ZE_UUID_STRING_LEN + 1];
+        ze_uuid_format(data->uuid, us);
+        bool vert = v > g->vertex_budget;
+        ZE_LOG_ERROR(LOG_CH,
+                     "%s budget exceeded: mesh %s needs %llu bytes (%u %s), %llu are committed, "
+                     "the budget is %llu (renderer.%s): mesh refused",
+                     vert ? "vertex" : "index", us, (unsigned long long)(vert ? nv : ni),
+                     vert ? data->as.mesh.vertex_count : data->as.mesh.index_count,
+                     vert ? "vertices" : "indices",
+                     (unsigned long long)((vert ? g->vertex_bytes : g->index_bytes) -
+                                          (old ? old[vert ? 0 : 1] : 0)),
+                     (unsigned long long)(vert ? g->vertex_budget : g->index_budget),
+                     vert ? "vertex_budget_bytes" : "index_budget_bytes");
+        atomic_fetch_add_explicit(&g->rejections, 1, memory_order_relaxed);
+        return ZE_ERR_LIMIT;
+    }
+    ze_result r = b->vt->asset_ready(b, data);
+    if (r != ZE_OK)
+        return r;
+    uint64_t rec[2] = {nv, ni};
+    if (ze_hashmap_put(&g->meshes, &data->uuid, rec) != ZE_OK) {
+        /* not booked: the budget undercounts it until it is released */
+        ZE_LOG_WARN(LOG_CH, "geometry budget books: no memory for one more mesh");
+        return ZE_OK;
+    }
+    g->vertex_bytes = v;
+    g->index_bytes = i;
+    return ZE_OK;
+}
+
+ze_result ze_render_backend_asset_release(ze_render_backend_t *b, ze_uuid_t uuid)
+{
+    ZE_CHECK(b && !ze_uuid_is_nil(uuid), ZE_ERR_INVALID_ARG);
+    ze_result r = b->vt->asset_release(b, uuid);
+    if (r != ZE_OK)
+        return r;
+    ze__geometry_books_t *g = &b->books;
+    const uint64_t *old = ze_hashmap_get(&g->meshes, &uuid);
+    if (old) {
+        g->vertex_bytes -= old[0];
+        g->index_bytes -= old[1];
+        ze_hashmap_remove(&g->meshes, &uuid);
+    }
+    return ZE_OK;
 }
 
 ze_result ze_render_backend_screenshot(ze_render_backend_t *b, const char *png_path)
@@ -157,6 +238,8 @@ ze_render_stats_t ze_render_backend_stats(const ze_render_backend_t *b)
         return (ze_render_stats_t){0};
     ze_render_stats_t st = b->vt->stats(b);
     ze__instance_table_stats(&b->instances, &st);
+    st.budget_rejections =
+        atomic_load_explicit(&((ze_render_backend_t *)b)->books.rejections, memory_order_relaxed);
     return st;
 }
 

@@ -45,6 +45,8 @@ typedef struct ze__render_backend_vtable_t {
        overlay's too, and an atlas it carries has a size). */
     ze_result (*frame)(ze_render_backend_t *b, const ze_render_state_t *scene);
     ze_result (*asset_ready)(ze_render_backend_t *b, const ze_asset_data_t *data);
+    /* uuid checked non-nil; queued like asset_ready (same ring, same order) */
+    ze_result (*asset_release)(ze_render_backend_t *b, ze_uuid_t uuid);
     ze_result (*screenshot)(ze_render_backend_t *b, const char *png_path);
     /* Optional (NULL: ZE_ERR_UNSUPPORTED). */
     ze_result (*dump_graph)(ze_render_backend_t *b, const char *json_path);
@@ -115,8 +117,21 @@ typedef struct ze__render_textures_t {
     ze_hashmap_t ids; /* ze_uuid_t -> uint32_t handle id */
 } ze__render_textures_t;
 
+/* The geometry budgets' books (backend.c, main thread): what every mesh
+ * sent and not released commits, at ZE_RENDER_VERTEX_BYTES a vertex and
+ * ZE_RENDER_INDEX_BYTES an index. */
+typedef struct ze__geometry_books_t {
+    ze_hashmap_t meshes; /* ze_uuid_t -> uint64_t[2]: vertex, index bytes */
+    uint64_t vertex_bytes, index_bytes;
+    uint64_t vertex_budget, index_budget; /* desc's, defaults applied */
+    uint32_t instance_budget;
+    bool instance_logged;            /* apply over the budget: logged once until it fits */
+    atomic_uint_fast64_t rejections; /* either thread */
+} ze__geometry_books_t;
+
 struct ze_render_backend_t {
     const ze__render_backend_vtable_t *vt;
+    ze__geometry_books_t books;        /* set up by backend.c around create/destroy */
     ze__render_textures_t ui_textures; /* set up by backend.c around create/destroy */
     ze__instance_table_t instances;    /* set up by backend.c after create */
 };

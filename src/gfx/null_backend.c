@@ -18,6 +18,9 @@
  * ze_render_backend_resident from any thread: a mutex guards it (one lock
  * per drained batch, not a hot path). Resident assets survive scene reloads
  * (they are keyed by uuid); a scene_revision change is only counted.
+ * ze_render_backend_asset_release queues a release record (type UNKNOWN)
+ * in the same ring: the drain removes the resident, so the counts and the
+ * meshes' vertex and index bytes follow the Vulkan backend's.
  *
  * A scene's UI overlay is read (every instance, the atlas's ends) and
  * counted: ui_instances (the last frame's), ui_atlas_uploads (atlas
@@ -45,15 +48,17 @@ enum { DEFAULT_PENDING = 1024 };
 
 typedef struct pending_t {
     ze_uuid_t uuid;
-    uint32_t type; /* ze_asset_type */
+    uint32_t type; /* ze_asset_type; ZE_ASSET_TYPE_UNKNOWN: a release */
     uint32_t generation;
-    uint64_t size; /* artifact bytes */
+    uint64_t size;                      /* artifact bytes */
+    uint64_t vertex_bytes, index_bytes; /* meshes, at the budgets' rates */
 } pending_t;
 
 typedef struct resident_t {
     uint32_t generation;
     uint32_t type;
     uint64_t size;
+    uint64_t vertex_bytes, index_bytes;
 } resident_t;
 
 typedef struct null_backend_t {
@@ -81,7 +86,8 @@ typedef struct null_backend_t {
 
     /* statistics */
     atomic_uint_fast64_t frames, instances_drawn, last_scene_frame;
-    atomic_uint_fast64_t assets_received, scene_resets;
+    atomic_uint_fast64_t assets_received, scene_resets, assets_released;
+    atomic_uint_fast64_t vertex_bytes, index_bytes; /* resident meshes */
     atomic_uint_fast32_t last_instances, last_lights;
     atomic_uint_fast32_t counts[ZE_ASSET_TYPE_COUNT]; /* resident per type */
     atomic_uint_fast32_t ui_instances;                /* in the last frame's overlay */
@@ -149,6 +155,9 @@ static ze_result null_create(const ze_render_backend_desc_t *desc,
     atomic_init(&nb->last_scene_frame, 0);
     atomic_init(&nb->assets_received, 0);
     atomic_init(&nb->scene_resets, 0);
+    atomic_init(&nb->assets_released, 0);
+    atomic_init(&nb->vertex_bytes, 0);
+    atomic_init(&nb->index_bytes, 0);
     atomic_init(&nb->assets_rejected, 0);
     atomic_init(&nb->last_instances, 0);
     atomic_init(&nb->last_lights, 0);
@@ -180,6 +189,25 @@ static void null_destroy(ze_render_backend_t *b)
     ze_free(nb->alloc, nb, sizeof *nb);
 }
 
+/* Main thread: one record into the ring (ZE_ERR_FULL: none). */
+static ze_result push(null_backend_t *nb, const pending_t *p)
+{
+    uint64_t tail = atomic_load_explicit(&nb->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&nb->head, memory_order_acquire);
+    if (tail - head >= nb->capacity) {
+        atomic_fetch_add_explicit(&nb->assets_rejected, 1, memory_order_relaxed);
+        return ZE_ERR_FULL;
+    }
+    nb->ring[tail % nb->capacity] = *p;
+    atomic_store_explicit(&nb->tail, tail + 1, memory_order_release);
+    return ZE_OK;
+}
+
+static ze_result null_asset_release(ze_render_backend_t *b, ze_uuid_t uuid)
+{
+    return push(nb_of(b), &(pending_t){.uuid = uuid, .type = ZE_ASSET_TYPE_UNKNOWN});
+}
+
 /* Main thread. */
 static ze_result null_asset_ready(ze_render_backend_t *b, const ze_asset_data_t *data)
 {
@@ -193,20 +221,26 @@ static ze_result null_asset_ready(ze_render_backend_t *b, const ze_asset_data_t 
     }
     if (!kept_type((uint32_t)data->type))
         return ZE_OK; /* sources, files, scenes: nothing for a renderer */
-    uint64_t tail = atomic_load_explicit(&nb->tail, memory_order_relaxed);
-    uint64_t head = atomic_load_explicit(&nb->head, memory_order_acquire);
-    if (tail - head >= nb->capacity) {
-        atomic_fetch_add_explicit(&nb->assets_rejected, 1, memory_order_relaxed);
-        return ZE_ERR_FULL;
-    }
-    nb->ring[tail % nb->capacity] = (pending_t){
+    pending_t p = {
         .uuid = data->uuid,
         .type = (uint32_t)data->type,
         .generation = data->generation,
         .size = data->size,
     };
-    atomic_store_explicit(&nb->tail, tail + 1, memory_order_release);
-    return ZE_OK;
+    if (data->type == ZE_ASSET_TYPE_MESH) {
+        p.vertex_bytes = (uint64_t)data->as.mesh.vertex_count * ZE_RENDER_VERTEX_BYTES;
+        p.index_bytes = (uint64_t)data->as.mesh.index_count * ZE_RENDER_INDEX_BYTES;
+    }
+    return push(nb, &p);
+}
+
+static void geometry_add(null_backend_t *nb, const resident_t *r, int sign)
+{
+    uint64_t v = ld(&nb->vertex_bytes), i = ld(&nb->index_bytes);
+    atomic_store_explicit(&nb->vertex_bytes, sign > 0 ? v + r->vertex_bytes : v - r->vertex_bytes,
+                          memory_order_relaxed);
+    atomic_store_explicit(&nb->index_bytes, sign > 0 ? i + r->index_bytes : i - r->index_bytes,
+                          memory_order_relaxed);
 }
 
 /* Render thread: BeginFrame. The latest notification of a uuid wins (the
@@ -217,21 +251,31 @@ static void drain_pending(null_backend_t *nb)
     uint64_t tail = atomic_load_explicit(&nb->tail, memory_order_acquire);
     if (head == tail)
         return;
-    uint64_t received = 0;
+    uint64_t received = 0, released = 0;
     pthread_mutex_lock(&nb->lock);
     for (; head != tail; head++) {
         const pending_t *p = &nb->ring[head % nb->capacity];
         resident_t *r = ze_hashmap_get(&nb->resident, &p->uuid);
-        if (r) {
+        resident_t nr = {p->generation, p->type, p->size, p->vertex_bytes, p->index_bytes};
+        if (p->type == ZE_ASSET_TYPE_UNKNOWN) { /* a release */
+            if (r) {
+                add32(&nb->counts[r->type], -1);
+                geometry_add(nb, r, -1);
+                ze_hashmap_remove(&nb->resident, &p->uuid);
+                released++;
+            }
+        } else if (r) {
             if (r->type != p->type) {
                 add32(&nb->counts[r->type], -1);
                 add32(&nb->counts[p->type], 1);
             }
-            *r = (resident_t){p->generation, p->type, p->size};
+            geometry_add(nb, r, -1);
+            *r = nr;
+            geometry_add(nb, r, 1);
             received++;
-        } else if (ze_hashmap_put(&nb->resident, &p->uuid,
-                                  &(resident_t){p->generation, p->type, p->size}) == ZE_OK) {
+        } else if (ze_hashmap_put(&nb->resident, &p->uuid, &nr) == ZE_OK) {
             add32(&nb->counts[p->type], 1);
+            geometry_add(nb, &nr, 1);
             received++;
         } else {
             /* Out of Render memory: the asset stays absent (the mem module
@@ -242,6 +286,7 @@ static void drain_pending(null_backend_t *nb)
     pthread_mutex_unlock(&nb->lock);
     atomic_store_explicit(&nb->head, head, memory_order_release);
     add64(&nb->assets_received, received);
+    add64(&nb->assets_released, released);
 }
 
 /* Read what a renderer would read, so a dangling snapshot shows up under
@@ -341,6 +386,9 @@ static ze_render_stats_t null_stats(const ze_render_backend_t *b)
             (uint32_t)atomic_load_explicit(&nb->counts[ZE_ASSET_TYPE_ENVMAP], memory_order_relaxed),
         .validation_messages = 0, /* no validation layer behind a null device */
         .scene_resets = ld(&nb->scene_resets),
+        .assets_released = ld(&nb->assets_released),
+        .vertex_bytes_used = ld(&nb->vertex_bytes),
+        .index_bytes_used = ld(&nb->index_bytes),
         .ui_instances = (uint32_t)atomic_load_explicit(&nb->ui_instances, memory_order_relaxed),
         .ui_atlas_uploads = ld(&nb->ui_atlas_uploads),
     };
@@ -368,6 +416,7 @@ const ze__render_backend_vtable_t ze__null_render_backend = {
     .destroy = null_destroy,
     .frame = null_frame,
     .asset_ready = null_asset_ready,
+    .asset_release = null_asset_release,
     .screenshot = null_screenshot,
     .stats = null_stats,
     .resident = null_resident,

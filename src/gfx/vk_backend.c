@@ -212,6 +212,11 @@ static ze_result vk_asset_ready(ze_render_backend_t *rb, const ze_asset_data_t *
     return ze__vk_rrm_asset_ready(ze__vk(rb), data);
 }
 
+static ze_result vk_asset_release(ze_render_backend_t *rb, ze_uuid_t uuid)
+{
+    return ze__vk_rrm_asset_release(ze__vk(rb), uuid);
+}
+
 /* Startup (no frame has run: the pipelines can be rebuilt here on the main
  * thread) or shutdown (the render thread is joined). */
 static ze_result vk_use_cache(ze_render_backend_t *rb, ze_vfs_t *vfs)
@@ -294,6 +299,14 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
         .swapchain_recreates = ld(&b->swapchain_recreates),
         .ui_instances = ld32(&b->ui_instances),
         .ui_atlas_uploads = ld(&b->ui_atlas_uploads),
+        .assets_released = ld(&b->assets_released),
+        .gpu_memory_used_bytes = ld(&b->mem_used_bytes),
+        .bindless_slots_used = ld32(&b->slots_used),
+        .bindless_slots_capacity = ZE_VK_MAX_TEXTURES,
+        .vertex_bytes_used = ld(&b->vb_used),
+        .vertex_bytes_capacity = ld(&b->vb_cap),
+        .index_bytes_used = ld(&b->ib_used),
+        .index_bytes_capacity = ld(&b->ib_cap),
     };
     ze_vk_host_stats_t hs = ze__vk_host_stats(b->host);
     st.host_bytes = hs.bytes;
@@ -326,6 +339,7 @@ const ze__render_backend_vtable_t ze__vulkan_render_backend = {
     .destroy = vk_destroy,
     .frame = vk_frame,
     .asset_ready = vk_asset_ready,
+    .asset_release = vk_asset_release,
     .screenshot = vk_screenshot,
     .dump_graph = vk_dump_graph,
     .use_cache = vk_use_cache,

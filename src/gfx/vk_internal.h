@@ -571,6 +571,11 @@ struct ze_vk_backend_t {
     VkCommandBuffer upload_cmd; /* the frame's command buffer while draining */
     bool uploads_recorded;
     uint64_t revision;
+    /* unload and geometry budgets (vk_rrm.c, vk_memory.c): releases
+       applied, and what the stats report of what is held */
+    atomic_uint_fast64_t assets_released, mem_used_bytes;
+    atomic_uint_fast64_t vb_used, vb_cap, ib_used, ib_cap; /* bytes */
+    atomic_uint_fast32_t slots_used;
 
     /* pipelines (vk_pipeline.c) */
     VkPipelineCache pipeline_cache;
@@ -713,6 +718,7 @@ ze_result ze__vk_graph_dump(ze_vk_backend_t *b, const char *path);
 ze_result ze__vk_rrm_create(ze_vk_backend_t *b);
 void ze__vk_rrm_destroy(ze_vk_backend_t *b);
 ze_result ze__vk_rrm_asset_ready(ze_vk_backend_t *b, const ze_asset_data_t *data);
+ze_result ze__vk_rrm_asset_release(ze_vk_backend_t *b, ze_uuid_t uuid);
 /* BeginFrame: drain pending notifications, recording uploads into cmd. */
 ze_result ze__vk_rrm_begin_frame(ze_vk_backend_t *b, VkCommandBuffer cmd);
 void ze__vk_rrm_scene_reset(ze_vk_backend_t *b);

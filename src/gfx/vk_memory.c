@@ -5,9 +5,13 @@
  * sub-allocation is aligned to max(its alignment, bufferImageGranularity) so
  * buffers and images may share a block. Requests of 16 MiB and more, and
  * those the driver prefers dedicated, get their own VkDeviceMemory. Host-
- * visible blocks are mapped once, for their life. Empty blocks are kept
- * until destroy (a steady state allocates nothing). Statistics: device
- * bytes (VkDeviceMemory), bytes in use, live allocations, dedicated ones.
+ * visible blocks are mapped once, for their life. A block whose last
+ * sub-allocation is freed is freed too (its slot in the block array stays,
+ * empty, for the next new block: allocations keep their block index), so
+ * device memory returns to what was held before a level was loaded; frees
+ * come only from destroys the frame timeline already cleared.
+ * Statistics: device bytes (VkDeviceMemory), bytes in use, live
+ * allocations, dedicated ones.
  *
  * The range allocator also hands out the global vertex and index buffers.
  * Threads: create/destroy, or the render thread. */
@@ -133,6 +137,8 @@ void ze__vk_memory_fini(ze_vk_backend_t *b)
     ze_vk_memory_t *m = &b->mem;
     for (uint32_t i = 0; i < m->blocks.count; i++) {
         ze_vk_block_t *blk = &ZE_ARRAY_AT(&m->blocks, ze_vk_block_t, i);
+        if (!blk->memory)
+            continue;
         if (blk->mapped)
             vkUnmapMemory(b->device, blk->memory);
         vkFreeMemory(b->device, blk->memory, b->host_cb);
@@ -155,6 +161,14 @@ static int find_type(const ze_vk_memory_t *m, uint32_t bits, VkMemoryPropertyFla
 static void publish(ze_vk_backend_t *b)
 {
     atomic_store_explicit(&b->gpu_memory_bytes, b->mem.device_bytes, memory_order_relaxed);
+    atomic_store_explicit(&b->mem_used_bytes, b->mem.used_bytes, memory_order_relaxed);
+}
+
+static bool block_empty(const ze_vk_block_t *blk)
+{
+    const ze_vk_ranges_t *r = &blk->ranges;
+    return r->free.count == 1 && ZE_ARRAY_AT(&r->free, ze_vk_range_t, 0).offset == 0 &&
+           ZE_ARRAY_AT(&r->free, ze_vk_range_t, 0).size == r->capacity;
 }
 
 static ze_result device_alloc(ze_vk_backend_t *b, VkDeviceSize size, uint32_t type, bool host,
@@ -208,13 +222,14 @@ ze_result ze__vk_mem_alloc(ze_vk_backend_t *b, const VkMemoryRequirements *req,
         m->dedicated++;
         m->allocations++;
         m->used_bytes += req->size;
+        publish(b);
         return ZE_OK;
     }
     uint64_t align = req->alignment > m->granularity ? req->alignment : m->granularity;
     for (uint32_t i = 0; i < m->blocks.count; i++) {
         ze_vk_block_t *blk = &ZE_ARRAY_AT(&m->blocks, ze_vk_block_t, i);
         uint64_t off;
-        if (blk->type != (uint32_t)type ||
+        if (!blk->memory || blk->type != (uint32_t)type ||
             !ze__vk_ranges_alloc(&blk->ranges, req->size, align, &off))
             continue;
         out->memory = blk->memory;
@@ -223,6 +238,7 @@ ze_result ze__vk_mem_alloc(ze_vk_backend_t *b, const VkMemoryRequirements *req,
         out->mapped = blk->mapped ? blk->mapped + off : NULL;
         m->allocations++;
         m->used_bytes += req->size;
+        publish(b);
         return ZE_OK;
     }
     ze_vk_block_t blk = {.type = (uint32_t)type};
@@ -231,22 +247,28 @@ ze_result ze__vk_mem_alloc(ze_vk_backend_t *b, const VkMemoryRequirements *req,
         return r;
     ze__vk_ranges_init(&blk.ranges, b->alloc);
     uint64_t off = 0;
+    uint32_t at = 0; /* an empty slot of a block freed before, or a new one */
+    while (at < m->blocks.count && ZE_ARRAY_AT(&m->blocks, ze_vk_block_t, at).memory)
+        at++;
     if (ze__vk_ranges_grow(&blk.ranges, BLOCK_SIZE) != ZE_OK ||
         !ze__vk_ranges_alloc(&blk.ranges, req->size, align, &off) ||
-        ze_array_push(&m->blocks, &blk) != ZE_OK) {
+        (at == m->blocks.count && ze_array_push(&m->blocks, &blk) != ZE_OK)) {
         ze__vk_ranges_fini(&blk.ranges);
         if (blk.mapped)
             vkUnmapMemory(b->device, blk.memory);
         vkFreeMemory(b->device, blk.memory, b->host_cb);
         m->device_bytes -= BLOCK_SIZE;
+        publish(b);
         return ZE_ERR_OUT_OF_MEMORY;
     }
+    ZE_ARRAY_AT(&m->blocks, ze_vk_block_t, at) = blk;
     out->memory = blk.memory;
     out->offset = off;
-    out->block = (int32_t)(m->blocks.count - 1);
+    out->block = (int32_t)at;
     out->mapped = blk.mapped ? blk.mapped + off : NULL;
     m->allocations++;
     m->used_bytes += req->size;
+    publish(b);
     return ZE_OK;
 }
 
@@ -265,9 +287,18 @@ void ze__vk_mem_free(ze_vk_backend_t *b, ze_vk_alloc_t *a)
     } else {
         ze_vk_block_t *blk = &ZE_ARRAY_AT(&m->blocks, ze_vk_block_t, (uint32_t)a->block);
         ze__vk_ranges_free(&blk->ranges, a->offset, a->size);
+        if (block_empty(blk)) {
+            if (blk->mapped)
+                vkUnmapMemory(b->device, blk->memory);
+            vkFreeMemory(b->device, blk->memory, b->host_cb);
+            ze__vk_ranges_fini(&blk->ranges);
+            m->device_bytes -= BLOCK_SIZE;
+            memset(blk, 0, sizeof *blk);
+        }
     }
     m->allocations--;
     m->used_bytes -= a->size;
+    publish(b);
     memset(a, 0, sizeof *a);
 }
 

@@ -23,7 +23,17 @@
  * value (deferred). Materials are resolved against resident textures each
  * frame (vk_forward.c writes the frame's materials SSBO).
  * A scene_revision change is counted; resident assets stay (keyed by uuid:
- * the asset manager does not send them again). */
+ * the asset manager does not send them again).
+ * Unload: ze_render_backend_asset_release queues a release record (type
+ * UNKNOWN) in the same ring, so it is applied in order with the uploads:
+ * the resident entry goes, a mesh's vertex and index ranges return to the
+ * free lists (reused only behind the next upload's barrier, which waits
+ * for every earlier submission), a texture's image and bindless slot are
+ * freed by timeline value. When the last mesh is gone, the global buffers
+ * go back to their initial size (the seed's ResetGeometryBuffers: a level
+ * change does not keep the largest level's buffers). Growth stops at the
+ * geometry budgets (desc): a mesh that does not fit under one is refused,
+ * logged with the budget and the sizes. */
 #include <string.h>
 
 #include "gfx/vk_internal.h"
@@ -120,6 +130,22 @@ static void tex_payload(const ze_tex_view_t *t, uint8_t *p)
         memcpy(p + at, t->mips[i].data, t->mips[i].size);
         at += (t->mips[i].size + 15) & ~(size_t)15;
     }
+}
+
+ze_result ze__vk_rrm_asset_release(ze_vk_backend_t *b, ze_uuid_t uuid)
+{
+    uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
+    if (tail - head >= b->capacity) {
+        atomic_fetch_add_explicit(&b->assets_rejected, 1, memory_order_relaxed);
+        return ZE_ERR_FULL;
+    }
+    ze_vk_pending_t *p = &b->ring[tail % b->capacity];
+    memset(p, 0, sizeof *p);
+    p->uuid = uuid;
+    p->type = ZE_ASSET_TYPE_UNKNOWN;
+    atomic_store_explicit(&b->tail, tail + 1, memory_order_release);
+    return ZE_OK;
 }
 
 ze_result ze__vk_rrm_asset_ready(ze_vk_backend_t *b, const ze_asset_data_t *data)
@@ -244,8 +270,24 @@ static ze_result grow(ze_vk_backend_t *b, VkCommandBuffer cmd, ze_vk_buffer_t *b
                       ze_vk_ranges_t *ranges, uint64_t elem, uint64_t need,
                       VkBufferUsageFlags usage)
 {
+    bool vertex = ranges == &b->vb_ranges;
+    uint64_t budget = (vertex ? b->base.books.vertex_budget : b->base.books.index_budget) / elem;
     uint64_t cap = ranges->capacity;
+    if (cap + need > budget) {
+        /* the books on the main thread admitted it: the free space is cut up */
+        ZE_LOG_ERROR(ZE_VK_LOG,
+                     "%s budget exceeded: %llu bytes more do not fit in a buffer of %llu bytes "
+                     "(its free space is fragmented; the budget is %llu bytes, "
+                     "renderer.%s): mesh refused",
+                     vertex ? "vertex" : "index", (unsigned long long)(need * elem),
+                     (unsigned long long)(cap * elem), (unsigned long long)(budget * elem),
+                     vertex ? "vertex_budget_bytes" : "index_budget_bytes");
+        atomic_fetch_add_explicit(&b->base.books.rejections, 1, memory_order_relaxed);
+        return ZE_ERR_LIMIT;
+    }
     uint64_t want = cap * 2 > cap + need ? cap * 2 : cap + need;
+    if (want > budget)
+        want = budget;
     ze_vk_buffer_t nb;
     ze_result r = ze__vk_buffer_create(b, want * elem, usage, false, &nb);
     if (r != ZE_OK)
@@ -469,16 +511,113 @@ static ze_result process(ze_vk_backend_t *b, VkCommandBuffer cmd, const ze_vk_pe
     }
 }
 
+static uint64_t ranges_used(const ze_vk_ranges_t *r)
+{
+    uint64_t free = 0;
+    for (uint32_t i = 0; i < r->free.count; i++)
+        free += ZE_ARRAY_AT(&r->free, ze_vk_range_t, i).size;
+    return r->capacity - free;
+}
+
+/* What the stats say is held (render thread, or create). */
+static void publish_held(ze_vk_backend_t *b)
+{
+    const uint64_t vsz = sizeof(ze_vk_vertex_t), isz = sizeof(uint32_t);
+    atomic_store_explicit(&b->vb_used, ranges_used(&b->vb_ranges) * vsz, memory_order_relaxed);
+    atomic_store_explicit(&b->vb_cap, b->vb_ranges.capacity * vsz, memory_order_relaxed);
+    atomic_store_explicit(&b->ib_used, ranges_used(&b->ib_ranges) * isz, memory_order_relaxed);
+    atomic_store_explicit(&b->ib_cap, b->ib_ranges.capacity * isz, memory_order_relaxed);
+    atomic_store_explicit(&b->slots_used, ZE_VK_MAX_TEXTURES - b->free_slot_count,
+                          memory_order_relaxed);
+}
+
+/* The global vertex and index buffers at their initial size, empty. */
+static ze_result geometry_create(ze_vk_backend_t *b, ze_vk_buffer_t *vb, ze_vk_buffer_t *ib)
+{
+    ze_result r = ze__vk_buffer_create(b, (VkDeviceSize)VB_INITIAL * sizeof(ze_vk_vertex_t),
+                                       VB_USAGE, false, vb);
+    if (r == ZE_OK) {
+        r = ze__vk_buffer_create(b, (VkDeviceSize)IB_INITIAL * sizeof(uint32_t), IB_USAGE, false,
+                                 ib);
+        if (r != ZE_OK)
+            ze__vk_buffer_destroy(b, vb);
+    }
+    return r;
+}
+
+/* ResetGeometryBuffers: no mesh is resident and the buffers grew. The old
+ * ones are freed once the frames in flight retire. */
+static void reset_geometry(ze_vk_backend_t *b)
+{
+    if (b->vb_ranges.capacity <= VB_INITIAL && b->ib_ranges.capacity <= IB_INITIAL)
+        return;
+    ze_vk_buffer_t vb = {0}, ib = {0};
+    ze_vk_ranges_t vr, ir;
+    ze__vk_ranges_init(&vr, b->alloc);
+    ze__vk_ranges_init(&ir, b->alloc);
+    if (geometry_create(b, &vb, &ib) != ZE_OK || ze__vk_ranges_grow(&vr, VB_INITIAL) != ZE_OK ||
+        ze__vk_ranges_grow(&ir, IB_INITIAL) != ZE_OK) {
+        ZE_LOG_WARN(ZE_VK_LOG, "geometry buffers not reset (no memory): they keep their size");
+        ze__vk_defer_buffer(b, &vb);
+        ze__vk_defer_buffer(b, &ib);
+        ze__vk_ranges_fini(&vr);
+        ze__vk_ranges_fini(&ir);
+        return;
+    }
+    ZE_LOG_DEBUG(ZE_VK_LOG, "geometry buffers reset: %llu + %llu bytes back to %llu + %llu",
+                 (unsigned long long)b->vb.size, (unsigned long long)b->ib.size,
+                 (unsigned long long)vb.size, (unsigned long long)ib.size);
+    ze__vk_defer_buffer(b, &b->vb);
+    ze__vk_defer_buffer(b, &b->ib);
+    ze__vk_ranges_fini(&b->vb_ranges);
+    ze__vk_ranges_fini(&b->ib_ranges);
+    b->vb = vb;
+    b->ib = ib;
+    b->vb_ranges = vr;
+    b->ib_ranges = ir;
+}
+
+/* A release record: drop the uuid's resources (nothing when absent). */
+static bool release(ze_vk_backend_t *b, ze_uuid_t uuid)
+{
+    bool had = false;
+    pthread_mutex_lock(&b->lock);
+    ze_vk_resident_t *rr = ze_hashmap_get(&b->resident, &uuid);
+    if (rr) {
+        count(b, rr->type, -1);
+        ze_hashmap_remove(&b->resident, &uuid);
+        had = true;
+    }
+    pthread_mutex_unlock(&b->lock);
+    ze_vk_mesh_t *m = ze_hashmap_get(&b->meshes, &uuid);
+    if (m) {
+        mesh_release(b, m);
+        ze_hashmap_remove(&b->meshes, &uuid);
+    }
+    ze_vk_texture_t *t = ze_hashmap_get(&b->textures, &uuid);
+    if (t) {
+        ze__vk_defer_image(b, &t->image);
+        ze__vk_defer_slot(b, t->slot);
+        ze_hashmap_remove(&b->textures, &uuid);
+    }
+    ze_hashmap_remove(&b->materials, &uuid);
+    return had;
+}
+
 ze_result ze__vk_rrm_begin_frame(ze_vk_backend_t *b, VkCommandBuffer cmd)
 {
     ZE__VK_ON_RENDER_THREAD(b);
     b->uploads_recorded = false;
     uint64_t head = atomic_load_explicit(&b->head, memory_order_relaxed);
     uint64_t tail = atomic_load_explicit(&b->tail, memory_order_acquire);
-    uint64_t received = 0;
+    uint64_t received = 0, released = 0;
     ze_result res = ZE_OK;
     for (; head != tail; head++) {
         ze_vk_pending_t *p = &b->ring[head % b->capacity];
+        if (p->type == ZE_ASSET_TYPE_UNKNOWN) {
+            released += release(b, p->uuid);
+            continue;
+        }
         bool is_new = false;
         ze_result r = process(b, cmd, p, &is_new);
         if (r == ZE_ERR_FULL)
@@ -511,6 +650,15 @@ ze_result ze__vk_rrm_begin_frame(ze_vk_backend_t *b, VkCommandBuffer cmd)
         p->payload = NULL;
     }
     atomic_store_explicit(&b->head, head, memory_order_release);
+    if (released) {
+        atomic_store_explicit(&b->assets_released,
+                              atomic_load_explicit(&b->assets_released, memory_order_relaxed) +
+                                  released,
+                              memory_order_relaxed);
+        if (b->meshes.count == 0)
+            reset_geometry(b);
+    }
+    publish_held(b);
     atomic_store_explicit(&b->assets_received,
                           atomic_load_explicit(&b->assets_received, memory_order_relaxed) +
                               received,
@@ -637,11 +785,7 @@ ze_result ze__vk_rrm_create(ze_vk_backend_t *b)
     ze_result r =
         ze__vk_buffer_create(b, STAGING_SIZE, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &b->staging);
     if (r == ZE_OK)
-        r = ze__vk_buffer_create(b, (VkDeviceSize)VB_INITIAL * sizeof(ze_vk_vertex_t), VB_USAGE,
-                                 false, &b->vb);
-    if (r == ZE_OK)
-        r = ze__vk_buffer_create(b, (VkDeviceSize)IB_INITIAL * sizeof(uint32_t), IB_USAGE, false,
-                                 &b->ib);
+        r = geometry_create(b, &b->vb, &b->ib);
     if (r == ZE_OK)
         r = ze__vk_ranges_grow(&b->vb_ranges, VB_INITIAL);
     if (r == ZE_OK)
@@ -681,6 +825,7 @@ ze_result ze__vk_rrm_create(ze_vk_backend_t *b)
     ze_hashmap_init(&b->meshes, b->alloc, sizeof(ze_uuid_t), sizeof(ze_vk_mesh_t));
     ze_hashmap_init(&b->textures, b->alloc, sizeof(ze_uuid_t), sizeof(ze_vk_texture_t));
     ze_hashmap_init(&b->materials, b->alloc, sizeof(ze_uuid_t), sizeof(ze_vk_material_t));
+    publish_held(b);
     return r != ZE_OK ? r : r2;
 }
 

@@ -40,6 +40,8 @@ typedef struct fixture_t {
     ze_asset_manager_t *am;
     fix_ready_t ready[256];
     uint32_t ready_count;
+    ze_uuid_t released[256]; /* on_asset_released, in order */
+    uint32_t released_count;
 } fixture_t;
 
 ZE_MAYBE_UNUSED static int fix_rm_entry(const char *path, const struct stat *st, int flag,
@@ -55,6 +57,14 @@ ZE_MAYBE_UNUSED static void fix_on_ready(void *user, const ze_asset_data_t *data
     if (f->ready_count < 256)
         f->ready[f->ready_count++] =
             (fix_ready_t){data->uuid, data->type, data->generation, ze_time_now_ns()};
+}
+
+ZE_MAYBE_UNUSED static void fix_on_released(void *user, ze_uuid_t uuid, ze_asset_type type)
+{
+    fixture_t *f = user;
+    (void)type;
+    if (f->released_count < 256)
+        f->released[f->released_count++] = uuid;
 }
 
 ZE_MAYBE_UNUSED static bool fix_read_host(const char *path, uint8_t **data, size_t *size)
@@ -147,6 +157,7 @@ ZE_MAYBE_UNUSED static void fix_open_runtime(fixture_t *f, const fix_desc_t *d)
                                   .jobs = f->jobs,
                                   .budget = d->budget,
                                   .on_asset_ready = fix_on_ready,
+                                  .on_asset_released = fix_on_released,
                                   .user = f};
     assert_int_equal(ze_asset_manager_create(&md, &f->am), ZE_OK);
 }

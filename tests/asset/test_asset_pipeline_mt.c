@@ -237,6 +237,54 @@ static void test_manager_loads_counts_and_evicts(void **state)
     assert_non_null(ze_asset_get(f->am, tex));
 }
 
+static uint32_t count_of(const fixture_t *f, ze_uuid_t u, bool released)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < (released ? f->released_count : f->ready_count); i++)
+        n += ze_uuid_eq(released ? f->released[i] : f->ready[i].uuid, u);
+    return n;
+}
+
+/* Announcements follow the references: ready when data is there for a
+ * holder, released when the last holder goes, ready again (from the
+ * cache, no load) when it is taken again; a load nobody waits for any
+ * more is kept quiet. */
+static void test_release_announced(void **state)
+{
+    NEED_FIXTURE(f);
+    ze_uuid_t u = import_box(f), mesh, tex;
+    assert_true(find_sub(f, u, ZE_ASSET_TYPE_MESH, &mesh));
+    assert_true(find_sub(f, u, ZE_ASSET_TYPE_TEXTURE, &tex));
+    assert_int_equal(ze_asset_acquire(f->am, mesh), ZE_OK);
+    assert_int_equal(ze_asset_acquire(f->am, tex), ZE_OK);
+    assert_int_equal(ze_asset_release(f->am, tex), ZE_OK); /* before its load is done */
+    assert_int_equal(ze_asset_manager_wait(f->am, 20000), ZE_OK);
+    assert_int_equal(count_of(f, mesh, false), 1);
+    assert_int_equal(count_of(f, tex, false), 0); /* nobody held it when it came */
+    assert_int_equal(count_of(f, tex, true), 0);
+    ze_asset_manager_stats_t s0 = ze_asset_manager_stats(f->am);
+    for (uint32_t i = 1; i <= 3; i++) {
+        assert_int_equal(ze_asset_release(f->am, mesh), ZE_OK);
+        assert_int_equal(count_of(f, mesh, true), i);
+        assert_int_equal(ze_asset_acquire(f->am, mesh), ZE_OK); /* cached: at once */
+        assert_int_equal(count_of(f, mesh, false), i + 1);
+    }
+    assert_int_equal(ze_asset_acquire(f->am, mesh), ZE_OK); /* a second holder: quiet */
+    assert_int_equal(ze_asset_release(f->am, mesh), ZE_OK);
+    assert_int_equal(count_of(f, mesh, false), 4);
+    assert_int_equal(count_of(f, mesh, true), 3);
+    assert_int_equal(ze_asset_acquire(f->am, tex), ZE_OK);
+    assert_int_equal(count_of(f, tex, false), 1);
+    assert_int_equal(ze_asset_release(f->am, tex), ZE_OK);
+    assert_int_equal(ze_asset_release(f->am, mesh), ZE_OK);
+    assert_int_equal(ze_asset_release(f->am, mesh), ZE_ERR_STATE);
+    assert_int_equal(count_of(f, tex, true), 1);
+    assert_int_equal(count_of(f, mesh, true), 4);
+    ze_asset_manager_stats_t s1 = ze_asset_manager_stats(f->am);
+    assert_int_equal(s1.loads, s0.loads); /* all from memory */
+    assert_int_equal(s1.releases, s0.releases + 5);
+}
+
 static void test_wiped_cache_is_reimported_on_demand(void **state)
 {
     NEED_FIXTURE(f);
@@ -408,6 +456,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_import_states_meta_and_edges, setup, teardown),
         cmocka_unit_test_setup_teardown(test_up_to_date_source_needs_no_import, setup, teardown),
         cmocka_unit_test_setup_teardown(test_manager_loads_counts_and_evicts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_announced, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wiped_cache_is_reimported_on_demand, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hot_reload, setup, teardown),
         cmocka_unit_test_setup_teardown(test_garbage_and_deletion_keep_the_old_data, setup,

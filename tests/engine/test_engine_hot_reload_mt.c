@@ -86,6 +86,12 @@ static void test_hot_reload_reaches_backend(void **state)
        limit in on_update only catches a reload that never comes */
     assert_true(rep.shutdown_complete);
     assert_int_equal(rep.instances, FX_CRATES);
+    /* the reload replaced what the backend held (same uuids), nothing more:
+       one crate mesh of 24 vertices and 36 indices */
+    assert_int_equal(rep.meshes_resident, 1);
+    assert_int_equal(rep.materials_resident, 1);
+    assert_int_equal(rep.vertex_bytes_used, 24 * ZE_RENDER_VERTEX_BYTES);
+    assert_int_equal(rep.index_bytes_used, 36 * ZE_RENDER_INDEX_BYTES);
 }
 
 int main(void)

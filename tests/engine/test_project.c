@@ -106,6 +106,15 @@ static void test_every_field(void **state)
     assert_false(g_p.window.vsync);
     assert_false(g_p.window.headless);
     assert_string_equal(g_p.root, "");
+    /* the renderer's geometry budgets (0 when absent: the backend's defaults) */
+    assert_int_equal(g_p.renderer.vertex_budget_bytes, 0);
+    assert_int_equal(parse("{\"name\": \"R\", \"renderer\": {\"vertex_budget_bytes\": 268435456,"
+                           " \"index_budget_bytes\": 1048576, \"instance_budget\": 1000000}}",
+                           &rep, err),
+                     ZE_OK);
+    assert_int_equal(g_p.renderer.vertex_budget_bytes, 268435456);
+    assert_int_equal(g_p.renderer.index_budget_bytes, 1048576);
+    assert_int_equal(g_p.renderer.instance_budget, 1000000);
 }
 
 static void test_minimal_and_defaults(void **state)
@@ -154,6 +163,16 @@ static void test_errors(void **state)
     expect_fail("{}", "/name: required");
     expect_fail("{\"name\":\"\"}", "/name: required");
     expect_fail("{\"name\":7}", "/name: expected a string");
+    /* renderer */
+    expect_fail("{\"name\":\"a\",\"renderer\":7}", "/renderer: expected an object");
+    expect_fail("{\"name\":\"a\",\"renderer\":{\"vertex_budget_bytes\":1000}}",
+                "/renderer/vertex_budget_bytes: expected an integer of bytes, 1048576");
+    expect_fail("{\"name\":\"a\",\"renderer\":{\"index_budget_bytes\":\"big\"}}",
+                "/renderer/index_budget_bytes: expected");
+    expect_fail("{\"name\":\"a\",\"renderer\":{\"instance_budget\":0}}",
+                "/renderer/instance_budget: expected an integer 1..67108864");
+    expect_fail("{\"name\":\"a\",\"renderer\":{\"instance_budget\":67108865}}",
+                "/renderer/instance_budget: expected");
     /* window */
     expect_fail("{\"name\":\"a\",\"window\":[]}", "/window: expected an object");
     expect_fail("{\"name\":\"a\",\"window\":{\"width\":0}}", "/window/width: expected an integer "

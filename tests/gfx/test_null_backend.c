@@ -324,6 +324,108 @@ static void test_full_queue(void **state)
     ze_render_backend_destroy(b);
 }
 
+/* A mesh asset of v vertices and i indices (the budgets read the counts). */
+static ze_asset_data_t mesh_of(uint32_t n, uint32_t gen, uint32_t v, uint32_t i)
+{
+    ze_asset_data_t a = asset(n, ZE_ASSET_TYPE_MESH, gen);
+    a.as.mesh.vertex_count = v;
+    a.as.mesh.index_count = i;
+    return a;
+}
+
+/* Releases share the ring with the notifications, in order: a level's
+ * assets loaded and released 20 times leave nothing resident, the
+ * geometry bytes at 0, and a release then a ready of the same uuid ends
+ * resident; a full ring refuses a release like a notification. */
+static void test_release_protocol(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){.pending_capacity = 64});
+    ze_render_state_t s = scene_of(1, NULL, 0, NULL, 0);
+    for (uint32_t level = 0; level < 20; level++) {
+        for (uint32_t i = 0; i < 8; i++) {
+            ze_asset_data_t m = mesh_of(i, level + 1, 100 + i, 300);
+            ze_asset_data_t t = asset(100 + i, ZE_ASSET_TYPE_TEXTURE, level + 1);
+            ze_asset_data_t mt = asset(200 + i, ZE_ASSET_TYPE_MATERIAL, level + 1);
+            assert_int_equal(ze_render_backend_asset_ready(b, &m), ZE_OK);
+            assert_int_equal(ze_render_backend_asset_ready(b, &t), ZE_OK);
+            assert_int_equal(ze_render_backend_asset_ready(b, &mt), ZE_OK);
+        }
+        assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+        ze_render_stats_t st = ze_render_backend_stats(b);
+        assert_int_equal(st.meshes + st.textures + st.materials, 24);
+        assert_int_equal(st.vertex_bytes_used, (8 * 100 + 28) * ZE_RENDER_VERTEX_BYTES);
+        assert_int_equal(st.index_bytes_used, 8 * 300 * ZE_RENDER_INDEX_BYTES);
+        for (uint32_t i = 0; i < 8; i++) {
+            assert_int_equal(ze_render_backend_asset_release(b, uuid_n(i)), ZE_OK);
+            assert_int_equal(ze_render_backend_asset_release(b, uuid_n(100 + i)), ZE_OK);
+            assert_int_equal(ze_render_backend_asset_release(b, uuid_n(200 + i)), ZE_OK);
+        }
+        assert_int_equal(ze_render_backend_resident(b, uuid_n(3)), level + 1); /* next frame */
+        assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+        st = ze_render_backend_stats(b);
+        assert_int_equal(st.meshes + st.textures + st.materials, 0);
+        assert_int_equal(st.vertex_bytes_used, 0);
+        assert_int_equal(st.index_bytes_used, 0);
+        assert_int_equal(st.assets_released, (level + 1) * 24);
+        assert_int_equal(ze_render_backend_resident(b, uuid_n(3)), 0);
+    }
+    /* release then ready: resident; ready then release: gone */
+    ze_asset_data_t m = mesh_of(1, 7, 10, 30);
+    assert_int_equal(ze_render_backend_asset_ready(b, &m), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_release(b, uuid_n(1)), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_ready(b, &m), ZE_OK);
+    ze_asset_data_t m2 = mesh_of(2, 7, 10, 30);
+    assert_int_equal(ze_render_backend_asset_ready(b, &m2), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_release(b, uuid_n(2)), ZE_OK);
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    assert_int_equal(ze_render_backend_resident(b, uuid_n(1)), 7);
+    assert_int_equal(ze_render_backend_resident(b, uuid_n(2)), 0);
+    assert_int_equal(ze_render_backend_stats(b).vertex_bytes_used, 10 * ZE_RENDER_VERTEX_BYTES);
+    /* a full ring */
+    for (uint32_t i = 0; i < 64; i++)
+        assert_int_equal(ze_render_backend_asset_release(b, uuid_n(500 + i)), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_release(b, uuid_n(1)), ZE_ERR_FULL);
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    assert_int_equal(ze_render_backend_resident(b, uuid_n(1)), 7); /* the refused one */
+    ze_render_backend_destroy(b);
+}
+
+/* The geometry budgets are the backend layer's: the null backend refuses
+ * like Vulkan. */
+static void test_budgets(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b =
+        make(f, (ze_render_backend_desc_t){.vertex_budget_bytes = 1000 * ZE_RENDER_VERTEX_BYTES,
+                                           .index_budget_bytes = 3000 * ZE_RENDER_INDEX_BYTES,
+                                           .instance_budget = 2});
+    ze_render_state_t s = scene_of(1, NULL, 0, NULL, 0);
+    ze_asset_data_t a = mesh_of(1, 1, 600, 100), c = mesh_of(2, 1, 600, 100);
+    ze_asset_data_t d = mesh_of(3, 1, 100, 2901);
+    assert_int_equal(ze_render_backend_asset_ready(b, &a), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_ready(b, &c), ZE_ERR_LIMIT); /* vertices */
+    assert_int_equal(ze_render_backend_asset_ready(b, &d), ZE_ERR_LIMIT); /* indices */
+    a.generation = 2;
+    a.as.mesh.vertex_count = 1000; /* a reload replaces its own share: exactly the budget */
+    assert_int_equal(ze_render_backend_asset_ready(b, &a), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_release(b, uuid_n(1)), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_ready(b, &c), ZE_OK);
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    ze_render_stats_t st = ze_render_backend_stats(b);
+    assert_int_equal(st.budget_rejections, 2);
+    assert_int_equal(st.meshes, 1);
+    ze_render_instance_t inst[3] = {{.mesh = uuid_n(2), .id = 1}, {.id = 2}, {.id = 3}};
+    s = scene_of(2, inst, 3, NULL, 0);
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_ERR_LIMIT);
+    s = scene_of(3, inst, 2, NULL, 0);
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    st = ze_render_backend_stats(b);
+    assert_int_equal(st.instances_live, 2);
+    assert_int_equal(st.budget_rejections, 3);
+    ze_render_backend_destroy(b);
+}
+
 static void test_device_lost(void **state)
 {
     fixture_t *f = *state;
@@ -431,6 +533,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_snapshot_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_assets_resident_after_next_frame, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_queue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_protocol, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budgets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device_lost, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_revision, setup, teardown),
         cmocka_unit_test_setup_teardown(test_screenshot_and_frame_delay, setup, teardown),
