@@ -663,7 +663,7 @@ ze_result ze__vk_rrm_begin_frame(ze_vk_backend_t *b, VkCommandBuffer cmd)
                           atomic_load_explicit(&b->assets_received, memory_order_relaxed) +
                               received,
                           memory_order_relaxed);
-    if (received)
+    if (received || released)
         b->resident_serial++; /* the scene's tables follow (vk_scene.c) */
     if (b->uploads_recorded)
         transfer_barrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
