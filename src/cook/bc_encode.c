@@ -6,7 +6,8 @@
  * texels' colours (power iteration on their covariance), endpoints at the
  * extreme projections, then rounds of least squares (the endpoints that
  * minimise the error for the chosen indices, quantised to 5:6:5, kept when
- * the error drops). Always the four-colour mode (c0 > c1, or c0 == c1 with
+ * the error drops), then single 5:6:5 steps of each endpoint's channels
+ * while the error drops. Always the four-colour mode (c0 > c1, or c0 == c1 with
  * every index 0), so BC1 and BC3 decode alike and alpha is 1. The error is
  * measured on the stored bytes (sRGB textures in sRGB space), uniform
  * weights: what the PSNR counts.
@@ -260,6 +261,33 @@ static void bc1_encode(const uint8_t px[16][4], uint8_t out[8])
         c0 = n0;
         c1 = n1;
         memcpy(idx, try_idx, 16);
+    }
+    /* Last: each endpoint's channels one 5:6:5 step up or down, kept
+       while the error drops. */
+    static const uint16_t step[3] = {1u << 11, 1u << 5, 1u};
+    static const uint16_t field[3] = {31u << 11, 63u << 5, 31u};
+    for (int pass = 0; pass < 2 && err; pass++) {
+        bool better = false;
+        for (int e = 0; e < 2; e++)
+            for (int k = 0; k < 3; k++)
+                for (int sgn = -1; sgn <= 1; sgn += 2) {
+                    uint16_t cur = e ? c1 : c0, v = cur & field[k];
+                    if ((sgn < 0 && v == 0) || (sgn > 0 && v == field[k]))
+                        continue;
+                    uint16_t nv = (uint16_t)(sgn > 0 ? cur + step[k] : cur - step[k]);
+                    uint32_t ee = bc1_fit(px, e ? c0 : nv, e ? nv : c1, try_idx);
+                    if (ee < err) {
+                        err = ee;
+                        if (e)
+                            c1 = nv;
+                        else
+                            c0 = nv;
+                        memcpy(idx, try_idx, 16);
+                        better = true;
+                    }
+                }
+        if (!better)
+            break;
     }
     if (c0 < c1) { /* four-colour mode needs c0 > c1: swap, remap 0<->1, 2<->3 */
         uint16_t t = c0;
