@@ -10,6 +10,7 @@
 #define ZE_TEST_BC_REF_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
