@@ -182,7 +182,8 @@ static void test_bc_textures_sampled(void **state)
                 uint32_t sy = 16 + (uint32_t)(q / 2) * 20 + 10;
                 const uint8_t *got = shot + ((size_t)sy * W + sx) * 4;
                 uint8_t lin[3];
-                bool srgb = v->format == ZE_TEX_FORMAT_BC1_SRGB || v->format == ZE_TEX_FORMAT_BC3_SRGB;
+                bool srgb =
+                    v->format == ZE_TEX_FORMAT_BC1_SRGB || v->format == ZE_TEX_FORMAT_BC3_SRGB;
                 for (int c = 0; c < 3 && srgb; c++) {
                     double x = want[c] / 255.0;
                     x = x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
@@ -192,7 +193,8 @@ static void test_bc_textures_sampled(void **state)
                     want = lin;
                 bool ok = true;
                 for (int c = 0; c < 3; c++)
-                    ok = ok && abs((int)got[c] - (int)want[c]) <= (srgb ? 4 : 2); /* 1.5 sRGB steps at 255 */
+                    ok = ok && abs((int)got[c] - (int)want[c]) <=
+                                   (srgb ? 4 : 2); /* 1.5 sRGB steps at 255 */
                 if (!ok)
                     print_error("%s quadrant %d at %u,%u: got %u %u %u, decoded %u %u %u\n",
                                 ze_tex_format_name(v->format), q, sx, sy, got[0], got[1], got[2],
