@@ -109,7 +109,7 @@ static void release(cooked_t *c)
  * line in colour space (what four palette entries can follow). */
 static uint8_t *smooth_image(uint32_t w, uint32_t h)
 {
-    uint8_t *px = malloc((size_t)w * h * 4);
+    uint8_t *px = ze_mem_sys_alloc((size_t)w * h * 4);
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             uint8_t *p = px + ((size_t)y * w + x) * 4;
@@ -137,7 +137,7 @@ static double check_levels(const cooked_t *raw, const cooked_t *bc)
         uint32_t w = bc->v.mips[m].width, h = bc->v.mips[m].height;
         size_t blocks = (size_t)((w + 3) / 4) * ((h + 3) / 4);
         assert_int_equal(bc->v.mips[m].size, blocks * (kind == 1 || kind == 4 ? 8 : 16));
-        uint8_t *dec = malloc((size_t)w * h * 4);
+        uint8_t *dec = ze_mem_sys_alloc((size_t)w * h * 4);
         bcref_level(kind, bc->v.mips[m].data, w, h, dec);
         const uint8_t *src = raw->v.mips[m].data;
         double sse = 0;
@@ -174,7 +174,7 @@ static double check_levels(const cooked_t *raw, const cooked_t *bc)
             }
         if (m == 0)
             psnr0 = sse == 0 ? 100.0 : 10 * log10(255.0 * 255.0 / (sse / ((double)w * h * nch)));
-        free(dec);
+        ze_mem_sys_free(dec);
     }
     return psnr0;
 }
@@ -184,7 +184,7 @@ static void test_round_trip_every_format(void **state)
     (void)state;
     enum { W = 37, H = 23 };
     uint8_t *px = smooth_image(W, H);
-    uint8_t *tga = malloc(18 + (size_t)W * H * 4);
+    uint8_t *tga = ze_mem_sys_alloc(18 + (size_t)W * H * 4);
     size_t n = make_tga(tga, W, H, px);
     static const struct {
         ze_tex_compression c;
@@ -217,8 +217,8 @@ static void test_round_trip_every_format(void **state)
         release(&raw);
         release(&bc);
     }
-    free(tga);
-    free(px);
+    ze_mem_sys_free(tga);
+    ze_mem_sys_free(px);
 }
 
 /* Flat blocks of colours 5:6:5 holds exactly decode exactly (within the
@@ -292,7 +292,7 @@ static void corpus_image(const char *path, int *count, int *at35)
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    uint8_t *data = malloc((size_t)n);
+    uint8_t *data = ze_mem_sys_alloc((size_t)n);
     assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
     fclose(f);
     cooked_t raw, bc;
@@ -303,7 +303,7 @@ static void corpus_image(const char *path, int *count, int *at35)
     int kind = kind_of(bc.v.format), nch = channels_of(kind);
     assert_true(kind == 1 || kind == 3);
     uint32_t w = bc.v.width, h = bc.v.height;
-    uint8_t *dec = malloc((size_t)w * h * 4);
+    uint8_t *dec = ze_mem_sys_alloc((size_t)w * h * 4);
     bcref_level(kind, bc.v.mips[0].data, w, h, dec);
     double sse = 0;
     for (size_t i = 0; i < (size_t)w * h; i++)
@@ -327,10 +327,10 @@ static void corpus_image(const char *path, int *count, int *at35)
     assert_true(db >= 32.0);
     *at35 += db >= 35.0;
     assert_true(ratio <= (kind == 1 ? 0.13 : 0.2501));
-    free(dec);
+    ze_mem_sys_free(dec);
     release(&raw);
     release(&bc);
-    free(data);
+    ze_mem_sys_free(data);
     ++*count;
 }
 
@@ -340,11 +340,11 @@ static void walk(const char *dir, int *count, int *at35, int depth)
     if (!d)
         return;
     struct dirent *e;
-    char *names[256];
+    char names[64][256];
     int k = 0;
-    while ((e = readdir(d)) && k < 256)
+    while ((e = readdir(d)) && k < 64)
         if (e->d_name[0] != '.')
-            names[k++] = strdup(e->d_name);
+            snprintf(names[k++], sizeof names[0], "%s", e->d_name);
     closedir(d);
     for (int i = 0; i < k; i++) {
         char p[1024];
@@ -355,7 +355,6 @@ static void walk(const char *dir, int *count, int *at35, int depth)
             walk(p, count, at35, depth + 1);
         else if (l > 4 && (strcmp(p + l - 4, ".png") == 0 || strcmp(p + l - 4, ".jpg") == 0))
             corpus_image(p, count, at35);
-        free(names[i]);
     }
 }
 
@@ -452,7 +451,7 @@ static void read_file(const char *path, uint8_t **data, size_t *n)
     fseek(f, 0, SEEK_END);
     *n = (size_t)ftell(f);
     fseek(f, 0, SEEK_SET);
-    *data = malloc(*n);
+    *data = ze_mem_sys_alloc(*n);
     assert_int_equal(fread(*data, 1, *n, f), *n);
     fclose(f);
 }
@@ -520,8 +519,8 @@ static void test_settings_and_determinism(void **state)
     ze_diag_sink_t sink = ze_diag_capture_sink(&cap);
     assert_int_equal(ze_asset_zetex_read(da, na, &v, &sink), ZE_ERR_PARSE);
     assert_non_null(strstr(cap.last_message, "mip sizes"));
-    free(da);
-    free(db);
+    ze_mem_sys_free(da);
+    ze_mem_sys_free(db);
     ze_asset_cook_result_release(&ra);
     ze_asset_cook_result_release(&rb);
     atu_remove_tree(a);

@@ -82,7 +82,7 @@ typedef struct tex_t {
 static void cook(uint32_t n, const uint8_t *rgba, uint32_t w, uint32_t h, bool linear,
                  ze_tex_compression c, bool mips, int kind, ze_tex_format want, tex_t *t)
 {
-    uint8_t *tga = malloc(18 + (size_t)w * h * 4);
+    uint8_t *tga = ze_mem_sys_alloc(18 + (size_t)w * h * 4);
     size_t sz = make_tga(tga, w, h, rgba);
     ze_asset_data_t a = {.type = ZE_ASSET_TYPE_TEXTURE, .generation = 1};
     a.uuid.bytes[0] = 0xbc;
@@ -91,7 +91,7 @@ static void cook(uint32_t n, const uint8_t *rgba, uint32_t w, uint32_t h, bool l
         .format = ZE_IMAGE_FORMAT_TGA, .linear = linear, .compression = c, .no_mips = !mips};
     ze__asset_error_t err;
     assert_int_equal(ze__asset_zetex_cook(tga, sz, a.uuid, &d, &t->bytes, &t->size, &err), ZE_OK);
-    free(tga);
+    ze_mem_sys_free(tga);
     assert_int_equal(ze_asset_zetex_read(t->bytes, t->size, &a.as.texture, NULL), ZE_OK);
     assert_int_equal(a.as.texture.format, want);
     t->asset = a;
@@ -134,12 +134,12 @@ static void test_bc_textures_sampled(void **state)
     cook(4, px, 8, 8, true, ZE_TEX_COMPRESSION_BC4, false, 4, ZE_TEX_FORMAT_BC4_UNORM, &t[3]);
     cook(5, px, 8, 8, true, ZE_TEX_COMPRESSION_BC5, false, 5, ZE_TEX_FORMAT_BC5_UNORM, &t[4]);
     /* partial blocks at every mip level */
-    uint8_t *big = malloc(37 * 23 * 4);
+    uint8_t *big = ze_mem_sys_alloc(37 * 23 * 4);
     for (int i = 0; i < 37 * 23 * 4; i++)
         big[i] = (uint8_t)(i * 7 + i / 148);
     cook(6, big, 37, 23, false, ZE_TEX_COMPRESSION_BC1, true, 1, ZE_TEX_FORMAT_BC1_SRGB, &t[N]);
     assert_int_equal(t[N].asset.as.texture.mip_count, 6);
-    free(big);
+    ze_mem_sys_free(big);
     ze_render_ui_instance_t in[N];
     for (int i = 0; i <= N; i++)
         assert_int_equal(ze_render_backend_asset_ready(b, &t[i].asset), ZE_OK);
