@@ -348,7 +348,7 @@ static void walk(const char *dir, int *count, int *at35, int depth)
     closedir(d);
     for (int i = 0; i < k; i++) {
         char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        snprintf(p, sizeof p, "%.700s/%.255s", dir, names[i]);
         struct stat st;
         size_t l = strlen(p);
         if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth < 4)
