@@ -17,6 +17,15 @@
  *   bytes) of a PNG of the shared corpus, MB/s of decoded base-level RGBA8
  *   pixels (width x height x 4). No baseline: stb_image is private to the
  *   library.
+ * texture_bc: block compression (issue 17) of textures of the shared
+ *   corpus cooked by ze_asset_cook with the default settings ("auto":
+ *   BC1/BC3 for colour, BC5 for the normal map of NormalTangentMirrorTest),
+ *   the figures the cooker reports: per texture bc_psnr_<name> (dB of mip 0
+ *   decoded against the source, target >= 35) and bc_bytes_<name> (bytes
+ *   of its mips over the RGBA8 mips', target <= 0.25 for colour);
+ *   bc_encode: MB/s of RGBA8 chain (1024 x 1024, uv1.png) through
+ *   ze_asset_zetex_cook with "auto" (decode, mips, encode) against the same
+ *   cook with "none".
  * cook_corpus: seconds to ze_asset_cook every "valid" entry of
  *   ../shared/testdata/assets/manifest.json, one job per entry on the job
  *   system (all cores), against the same loop on one thread. Outputs go to
@@ -562,6 +571,117 @@ static void bench_texture_cook(ze_bench_t *b)
     ze_mem_sys_free(png);
 }
 
+/* -------------------------------------------------------------- texture_bc */
+
+static double cook_seconds(const uint8_t *data, size_t size, const ze_image_desc_t *desc,
+                           ze_bench_t *b, bool *failed)
+{
+    ze_allocator_t sys = ze_mem_system_allocator();
+    uint8_t *out = NULL;
+    size_t n = 0;
+    ze_diag_capture_t err = {0};
+    ze_diag_sink_t sink = ze_diag_capture_sink(&err);
+    uint64_t t0 = ze_bench_now_ns();
+    ze_result r = ze_asset_zetex_cook(data, size, (ze_uuid_t){0}, desc, &out, &n, &sink);
+    double s = (double)(ze_bench_now_ns() - t0) * 1e-9;
+    if (r != ZE_OK) {
+        ze_bench_fail(b, "bc_encode", "%s", err.last_message);
+        *failed = true;
+        return 0;
+    }
+    ze_free(sys, out, n);
+    return s;
+}
+
+static void bench_texture_bc(ze_bench_t *b, const char *dir)
+{
+    /* the figures the cooker reports (ze_cook_result_t.textures, what
+       `zengine cook --json` prints as cooked_textures), default settings */
+    static const struct {
+        const char *name, *path, *artifact; /* NULL: the source's only texture */
+        bool colour;
+    } k_tex[] = {
+        {"slotlabels", "textures/TextureEncodingTest/SlotLabels.png", NULL, true},
+        {"interpolation_l", "textures/InterpolationTest/l.jpg", NULL, true},
+        {"twosided_mr", "textures/TwoSidedPlane/TwoSidedPlane_MetallicRoughness.png", NULL, true},
+        {"wal67ar", "obj/wal67ar_small.jpg", NULL, true},
+        {"spidertex", "obj/SpiderTex.jpg", NULL, true},
+        {"drkwood2", "obj/drkwood2.jpg", NULL, true},
+        {"cesium_logo", "gltf/BoxTextured/glTF/CesiumLogoFlat.png", NULL, true},
+        {"uv1", "gltf/MultiUVTest/glTF/uv1.png", NULL, true},
+        {"ntm_normal", "gltf/NormalTangentMirrorTest/glTF/NormalTangentMirrorTest.gltf",
+         ".texture1.zetex", false},
+    };
+    for (size_t i = 0; i < ZE_COUNTOF(k_tex); i++) {
+        char path[1024], out[1100];
+        snprintf(path, sizeof path, "%s/assets/%s", ZE_TESTDATA_DIR, k_tex[i].path);
+        snprintf(out, sizeof out, "%s/bc/%s", dir, k_tex[i].name);
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            printf("  texture_bc: skipped (%s not found)\n", path);
+            return;
+        }
+        ze_diag_capture_t err = {0};
+        ze_cook_desc_t d = {.source = path, .out_dir = out, .diag = ze_diag_capture_sink(&err)};
+        ze_cook_result_t r;
+        if (ze_asset_cook(&d, &r) != ZE_OK) {
+            ze_bench_fail(b, "bc_psnr", "%s", err.last_message);
+            ze_asset_cook_result_release(&r);
+            return;
+        }
+        const ze_cook_texture_t *t = NULL;
+        for (uint32_t k = 0; k < r.texture_count && !t; k++) {
+            size_t la = strlen(r.textures[k].artifact);
+            const char *suf = k_tex[i].artifact;
+            if (!suf ||
+                (la > strlen(suf) && strcmp(r.textures[k].artifact + la - strlen(suf), suf) == 0))
+                t = &r.textures[k];
+        }
+        if (!t) {
+            ze_bench_fail(b, "bc_psnr", "%s: no texture artifact", path);
+            ze_asset_cook_result_release(&r);
+            return;
+        }
+        double ratio = (double)t->bytes / (double)t->rgba8_bytes;
+        printf("  texture_bc: %-16s %-10s %6.2f dB, %.4fx the RGBA8 mips (%llu of %llu bytes)\n",
+               k_tex[i].name, ze_tex_format_name(t->format), t->psnr_db, ratio,
+               (unsigned long long)t->bytes, (unsigned long long)t->rgba8_bytes);
+        char row[64];
+        snprintf(row, sizeof row, "bc_psnr_%s", k_tex[i].name);
+        ze_bench_add(b, row, 1, "dB", ZE_BENCH_HIGHER, t->psnr_db, ZE_BENCH_NONE, 35.0);
+        snprintf(row, sizeof row, "bc_bytes_%s", k_tex[i].name);
+        ze_bench_add(b, row, 1, "ratio", ZE_BENCH_LOWER, ratio, ZE_BENCH_NONE,
+                     k_tex[i].colour ? 0.25 : ZE_BENCH_NONE);
+        ze_asset_cook_result_release(&r);
+    }
+    /* bc_encode: one 1024 x 1024 texture cooked with "auto" against "none" */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/assets/gltf/MultiUVTest/glTF/uv1.png", ZE_TESTDATA_DIR);
+    size_t size = 0;
+    uint8_t *data = load_file(path, &size);
+    if (!data)
+        return;
+    ze_allocator_t sys = ze_mem_system_allocator();
+    ze_image_desc_t none = {.alloc = sys},
+                    bc = {.alloc = sys, .compression = ZE_TEX_COMPRESSION_AUTO};
+    uint32_t rounds = ze_bench_rounds(b, 5);
+    double v[101], base[101];
+    bool failed = false;
+    uint64_t bytes = 1024ull * 1024 * 4 * 4 / 3; /* the RGBA8 chain, about */
+    for (uint32_t r = 0; r <= rounds && !failed; r++) {
+        double tb = cook_seconds(data, size, &bc, b, &failed);
+        double tn = failed ? 0 : cook_seconds(data, size, &none, b, &failed);
+        if (r > 0 && !failed) {
+            v[r - 1] = (double)bytes / MB / tb;
+            base[r - 1] = (double)bytes / MB / tn;
+        }
+    }
+    ze_mem_sys_free(data);
+    if (!failed)
+        ze_bench_add(b, "bc_encode", 1, "MB/s", ZE_BENCH_HIGHER, ze_bench_median(v, rounds),
+                     ze_bench_median(base, rounds), ZE_BENCH_NONE);
+}
+
 /* ------------------------------------------------------------- cook_corpus */
 
 typedef struct corpus_ctx {
@@ -735,6 +855,8 @@ int main(int argc, char **argv)
     }
     if (ze_bench_enabled(&b, "texture_cook"))
         bench_texture_cook(&b);
+    if (ze_bench_enabled(&b, "texture_bc"))
+        bench_texture_bc(&b, dir);
     if (ze_bench_enabled(&b, "cook_corpus"))
         bench_cook_corpus(&b, jobs, dir);
     if (ze_bench_enabled(&b, "startup_check_frame_worst"))

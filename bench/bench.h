@@ -86,7 +86,7 @@ uint32_t ze_bench_rounds(const ze_bench_t *b, uint32_t full);
 uint64_t ze_bench_size(const ze_bench_t *b, uint64_t full, uint64_t smoke);
 
 /* Record one row. unit: "ns/op", "us/op", "ms/frame", "ops/s", "items/s",
- * "MB/s", "bytes", "s" or "ratio"; baseline/target: ZE_BENCH_NONE when absent.
+ * "MB/s", "bytes", "s", "ratio", "count" or "dB"; baseline/target: ZE_BENCH_NONE when absent.
  * (name, n) must be unique within the suite. */
 void ze_bench_add(ze_bench_t *b, const char *name, uint64_t n, const char *unit,
                   ze_bench_better better, double value, double baseline, double target);

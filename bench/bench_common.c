@@ -21,7 +21,7 @@
 
 /* The units schema.json allows; rows point at these strings. */
 static const char *const bench_units[] = {
-    "ns/op", "us/op", "ms/frame", "ops/s", "items/s", "MB/s", "bytes", "s", "ratio", "count",
+    "ns/op", "us/op", "ms/frame", "ops/s", "items/s", "MB/s", "bytes", "s", "ratio", "count", "dB",
 };
 
 enum { BENCH_ROUNDS_MAX = 101 };

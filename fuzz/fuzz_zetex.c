@@ -2,8 +2,9 @@
  * size and checksum made right so mutations reach the structural checks.
  * Whatever it accepts must be safe to walk: every texel of every mip. The
  * first byte also picks a second oracle: the bytes as an image to cook
- * (stb_image behind our structure walk and caps), whose output the reader
- * must accept. */
+ * (stb_image behind our structure walk and caps), uncompressed or block
+ * compressed (BC1/BC3/BC4/BC5, "auto"), whose output the reader must
+ * accept. */
 #include <string.h>
 
 #include "zengine/asset.h"
@@ -23,7 +24,10 @@ static void walk(const uint8_t *data, size_t size)
     }
     volatile uint32_t sink = 0;
     for (uint32_t i = 0; i < v.mip_count; i++) {
-        ZE_VERIFY(v.mips[i].size == (size_t)v.mips[i].width * v.mips[i].height * 4);
+        uint32_t bb = ze_tex_format_block_bytes(v.format), w = v.mips[i].width,
+                 h = v.mips[i].height;
+        ZE_VERIFY(v.mips[i].size ==
+                  (bb ? (size_t)((w + 3) / 4) * ((h + 3) / 4) * bb : (size_t)w * h * 4));
         ZE_VERIFY(v.mips[i].data >= data && v.mips[i].data + v.mips[i].size <= data + size);
         for (size_t k = 0; k < v.mips[i].size; k++)
             sink += v.mips[i].data[k];
@@ -54,7 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                              .max_bytes = 8u << 20,
                              .format =
                                  (data[0] & 4) ? ZE_IMAGE_FORMAT_TGA : ZE_IMAGE_FORMAT_UNKNOWN,
-                             .linear = (data[0] & 8) != 0};
+                             .linear = (data[0] & 8) != 0,
+                             /* bits 4-6: none, auto, bc1, bc3, bc4, bc5 */
+                             .compression = (ze_tex_compression)(((data[0] >> 4) & 7) % 6),
+                             .normal_map = (data[0] & 0x80) != 0};
         uint8_t *bytes;
         size_t n;
         ze__asset_error_t err;

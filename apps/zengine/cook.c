@@ -5,7 +5,10 @@
  * missing). With --json, prints one JSON object on stdout: the importer,
  * the counts found in the source (before any processing), the cooked
  * counts, the artifacts (paths relative to DIR, sorted), their sub-assets
- * (uuid, type, artifact; same order) and the dependencies (external files
+ * (uuid, type, artifact; same order), "cooked_textures" (per .zetex: its
+ * format, psnr_db of mip 0 against the source, bytes of its mips,
+ * rgba8_bytes of the same chain uncompressed, bytes_ratio) and the
+ * dependencies (external files
  * read, relative to the source's folder, with their content hashes). The
  * settings are a `.meta` "settings" object (the coordinator passes the
  * sidecar's). On invalid input: exit status 1,
@@ -64,19 +67,29 @@ static json_t *cook_json(const ze_cook_result_t *r)
         snprintf(dh, sizeof dh, "%016llx", (unsigned long long)r->dependency_hashes[i]);
         json_array_append_new(dep_hashes, json_string(dh));
     }
+    json_t *texs = json_array();
+    for (uint32_t i = 0; texs && i < r->texture_count; i++) {
+        const ze_cook_texture_t *t = &r->textures[i];
+        json_array_append_new(
+            texs, json_pack("{s:s, s:s, s:f, s:I, s:I, s:f}", "artifact", t->artifact, "format",
+                            ze_tex_format_name(t->format), "psnr_db", t->psnr_db, "bytes",
+                            (json_int_t)t->bytes, "rgba8_bytes", (json_int_t)t->rgba8_bytes,
+                            "bytes_ratio",
+                            t->rgba8_bytes ? (double)t->bytes / (double)t->rgba8_bytes : 0.0));
+    }
     char hash[17], shash[17];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->source_hash);
     snprintf(shash, sizeof shash, "%016llx", (unsigned long long)r->settings_hash);
     return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
-                     "s:o, s:o, s:o, s:s}",
+                     "s:o, s:o, s:o, s:o, s:s}",
                      "importer", r->importer, "uuid", uuid, "source_hash", hash, "meshes",
                      (json_int_t)s->meshes, "primitives", (json_int_t)s->primitives, "vertices",
                      (json_int_t)s->vertices, "indices", (json_int_t)s->indices, "materials",
                      (json_int_t)s->materials, "textures", (json_int_t)s->textures, "images",
                      (json_int_t)s->images, "nodes", (json_int_t)s->nodes, "scenes",
                      (json_int_t)s->scenes, "cameras", (json_int_t)s->cameras, "cooked", cooked,
-                     "artifacts", arts, "sub_assets", subs, "dependencies", deps,
-                     "dependency_hashes", dep_hashes, "settings_hash", shash);
+                     "artifacts", arts, "sub_assets", subs, "cooked_textures", texs, "dependencies",
+                     deps, "dependency_hashes", dep_hashes, "settings_hash", shash);
 }
 
 int ze_cli_cook(int argc, char **argv)

@@ -315,6 +315,16 @@ ze_result ze_asset_zematerial_read(const void *text, size_t size, ze_zematerial_
  * through our own reader. Zero fields are defaults. */
 enum { ZE_IMAGE_MAX_DIMENSION = 16384, ZE_TEX_MAX_MIPS = 15 };
 
+/* Texture block compression (settings "compression", below). */
+typedef enum ze_tex_compression {
+    ZE_TEX_COMPRESSION_NONE = 0, /* RGBA8 */
+    ZE_TEX_COMPRESSION_AUTO,     /* the settings' default */
+    ZE_TEX_COMPRESSION_BC1,
+    ZE_TEX_COMPRESSION_BC3,
+    ZE_TEX_COMPRESSION_BC4,
+    ZE_TEX_COMPRESSION_BC5,
+} ze_tex_compression;
+
 typedef struct ze_image_desc_t {
     ze_allocator_t alloc;   /* zero = the system allocator */
     ze_image_format format; /* UNKNOWN: told by the signature (PNG, JPEG);
@@ -324,6 +334,12 @@ typedef struct ze_image_desc_t {
     uint32_t max_dimension; /* per side; 0 (or more) = ZE_IMAGE_MAX_DIMENSION */
     uint64_t max_bytes;     /* decoded pixels, mips and decoder memory; 0 = 1 GiB */
     bool no_mips;           /* level 0 only (settings "mips": false) */
+    /* Block compression of the .zetex (settings "compression"); zero =
+       NONE (RGBA8). AUTO: BC5 for a normal map, BC4 for a red-only
+       texture, else BC1 when every texel is opaque, BC3 otherwise. */
+    ze_tex_compression compression;
+    bool normal_map; /* AUTO's usage hints: a normal map (x, y in R, G) */
+    bool red_only;   /* only its red channel is read (occlusion) */
 } ze_image_desc_t;
 
 typedef enum ze_tex_format {
@@ -331,7 +347,21 @@ typedef enum ze_tex_format {
     ZE_TEX_FORMAT_RGBA8_UNORM = 1,
     ZE_TEX_FORMAT_RGBA8_SRGB = 2,
     ZE_TEX_FORMAT_RGBA16F = 3, /* .zenvmap: RGB, alpha 1 */
+    /* Block-compressed .zetex (4x4 texel blocks, rows of blocks top to
+       bottom; a level smaller than 4 texels is padded to one block): */
+    ZE_TEX_FORMAT_BC1_UNORM = 4, /* 8 bytes a block, RGB, alpha 1 */
+    ZE_TEX_FORMAT_BC1_SRGB = 5,
+    ZE_TEX_FORMAT_BC3_UNORM = 6, /* 16 bytes: BC1 colour + BC4 alpha */
+    ZE_TEX_FORMAT_BC3_SRGB = 7,
+    ZE_TEX_FORMAT_BC4_UNORM = 8, /* 8 bytes: red (sampled as r, 0, 0, 1) */
+    ZE_TEX_FORMAT_BC5_UNORM = 9, /* 16 bytes: red, green (r, g, 0, 1) */
 } ze_tex_format;
+
+/* Bytes of one 4x4 block of a BC format, 0 for the others. */
+uint32_t ze_tex_format_block_bytes(ze_tex_format f);
+/* "rgba8_unorm", "rgba8_srgb", "rgba16f", "bc1_unorm", "bc1_srgb",
+   "bc3_unorm", "bc3_srgb", "bc4_unorm", "bc5_unorm"; "unknown". */
+const char *ze_tex_format_name(ze_tex_format f);
 
 /* .zetex and .zenvmap, version 1 (layout in src/asset/texture.c): magic,
  * version, format, uuid, size, mip table, mips (box-filtered chain down to
@@ -419,6 +449,17 @@ typedef struct ze_cook_stats_t {
     uint32_t skipped_primitives;
 } ze_cook_stats_t;
 
+/* One cooked .zetex: its format, the PSNR (dB) of its mip 0 decoded
+ * against the source over the channels the format keeps (100: lossless,
+ * e.g. uncompressed), and the bytes of its mips (what the GPU holds)
+ * against the RGBA8 mips of the same chain. */
+typedef struct ze_cook_texture_t {
+    const char *artifact; /* relative to out_dir */
+    ze_tex_format format;
+    double psnr_db;
+    uint64_t bytes, rgba8_bytes;
+} ze_cook_texture_t;
+
 typedef struct ze_cook_result_t {
     const char *importer; /* "gltf", "assimp", "image" or "hdr" */
     ze_model_stats_t source;
@@ -441,6 +482,9 @@ typedef struct ze_cook_result_t {
     const uint64_t *dependency_hashes;
     /* ze_import_settings_hash of the settings it was cooked with. */
     uint64_t settings_hash;
+    /* The .zetex written, in the order they were cooked. */
+    uint32_t texture_count;
+    const ze_cook_texture_t *textures;
     ze_allocator_t alloc_;
     void *storage_;
 } ze_cook_result_t;
@@ -453,7 +497,10 @@ typedef struct ze_cook_result_t {
  *   "up_axis": "y" (default) or "z" — a Z-up source is turned to Y-up
  *   "flip_uvs": bool, default false — v becomes 1 - v
  *   "mips": bool, default true — the texture mip chain
- *   "compression": "none" (default) — texture block compression
+ *   "compression": "auto" (default), "none", "bc1", "bc3", "bc4" or "bc5" —
+ *     texture block compression; "auto" picks by usage: BC5 for a normal
+ *     map, BC4 for a texture only read as occlusion, else BC1 (opaque) or
+ *     BC3 (with alpha); sRGB for colour, UNORM for data
  *   "lod_count": integer in [1, 1], default 1 — mesh levels of detail
  * scale, up_axis, flip_uvs and lod_count apply to models (gltf, assimp);
  * mips and compression to images and to the textures of models; hdr takes
@@ -466,17 +513,13 @@ typedef enum ze_up_axis {
     ZE_UP_AXIS_Z,
 } ze_up_axis;
 
-typedef enum ze_tex_compression {
-    ZE_TEX_COMPRESSION_NONE = 0,
-} ze_tex_compression;
-
 typedef struct ze_import_settings_t {
     double scale; /* 1 */
     ze_up_axis up_axis;
     bool flip_uvs;
-    bool no_mips; /* "mips": false */
-    ze_tex_compression compression;
-    uint32_t lod_count; /* 1 */
+    bool no_mips;                   /* "mips": false */
+    ze_tex_compression compression; /* AUTO */
+    uint32_t lod_count;             /* 1 */
 } ze_import_settings_t;
 
 /* The defaults. */

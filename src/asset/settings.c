@@ -40,7 +40,8 @@ enum { LOD_COUNT_MAX = 1 }; /* LODs are built by the render-graph issue's work *
 
 ze_import_settings_t ze_import_settings_default(void)
 {
-    return (ze_import_settings_t){.scale = 1.0, .lod_count = 1};
+    return (ze_import_settings_t){
+        .scale = 1.0, .compression = ZE_TEX_COMPRESSION_AUTO, .lod_count = 1};
 }
 
 static int applies_of(const char *importer)
@@ -103,12 +104,24 @@ static ze_result take(const char *key, key_id id, json_t *v, ze_import_settings_
             s->no_mips = !json_is_true(v);
         return ZE_OK;
     case K_COMPRESSION: {
+        static const struct {
+            const char *name;
+            ze_tex_compression c;
+        } k_comp[] = {
+            {"auto", ZE_TEX_COMPRESSION_AUTO}, {"none", ZE_TEX_COMPRESSION_NONE},
+            {"bc1", ZE_TEX_COMPRESSION_BC1},   {"bc3", ZE_TEX_COMPRESSION_BC3},
+            {"bc4", ZE_TEX_COMPRESSION_BC4},   {"bc5", ZE_TEX_COMPRESSION_BC5},
+        };
         const char *c = json_string_value(v);
-        if (!c || strcmp(c, "none") != 0)
-            return fail(diag, subject, s,
-                        "settings.%s: expected \"none\" (block compression is not built yet)", key);
-        s->compression = ZE_TEX_COMPRESSION_NONE;
-        return ZE_OK;
+        for (size_t i = 0; c && i < ZE_COUNTOF(k_comp); i++)
+            if (strcmp(c, k_comp[i].name) == 0) {
+                s->compression = k_comp[i].c;
+                return ZE_OK;
+            }
+        return fail(diag, subject, s,
+                    "settings.%s: expected \"auto\", \"none\", \"bc1\", \"bc3\", \"bc4\" or "
+                    "\"bc5\"",
+                    key);
     }
     case K_LOD_COUNT: {
         if (!json_is_integer(v))

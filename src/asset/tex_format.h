@@ -31,6 +31,23 @@ static inline uint32_t texel_size(ze_tex_format f)
     }
 }
 
+/* Bytes of one 4x4 block of a BC format, 0 for an uncompressed one. */
+static inline uint32_t block_bytes(ze_tex_format f)
+{
+    switch (f) {
+    case ZE_TEX_FORMAT_BC1_UNORM:
+    case ZE_TEX_FORMAT_BC1_SRGB:
+    case ZE_TEX_FORMAT_BC4_UNORM:
+        return 8;
+    case ZE_TEX_FORMAT_BC3_UNORM:
+    case ZE_TEX_FORMAT_BC3_SRGB:
+    case ZE_TEX_FORMAT_BC5_UNORM:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
 static inline uint32_t mip_dim(uint32_t d, uint32_t level)
 {
     d >>= level;
@@ -49,13 +66,23 @@ typedef struct layout_t {
     size_t total;
 } layout_t;
 
-static inline bool make_layout(uint32_t w, uint32_t h, uint32_t mips, uint32_t tsize, layout_t *l)
+/* Bytes of one level: texels x texel size, or (BC) blocks x block size,
+ * a partial block at the right or bottom edge counting whole. */
+static inline bool level_bytes(uint32_t mw, uint32_t mh, ze_tex_format f, size_t *n)
+{
+    uint32_t bb = block_bytes(f);
+    if (bb)
+        return ze_size_mul((size_t)((mw + 3u) / 4u) * ((mh + 3u) / 4u), bb, n);
+    return ze_size_mul((size_t)mw * mh, texel_size(f), n);
+}
+
+static inline bool make_layout(uint32_t w, uint32_t h, uint32_t mips, ze_tex_format f, layout_t *l)
 {
     l->mips = mips;
     size_t pos = align16(HEADER_SIZE + (size_t)mips * MIP_ENTRY_SIZE);
     for (uint32_t i = 0; i < mips; i++) {
         size_t n;
-        if (!ze_size_mul((size_t)mip_dim(w, i) * mip_dim(h, i), tsize, &n))
+        if (!level_bytes(mip_dim(w, i), mip_dim(h, i), f, &n))
             return false;
         l->offset[i] = pos;
         l->size[i] = n;

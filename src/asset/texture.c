@@ -10,7 +10,8 @@
  *   header (64 bytes)
  *     0  magic        "ZETEX\0\x1a\0" (.zetex) or "ZENVMAP\x1a" (.zenvmap)
  *     8  u32 version  1
- *    12  u32 format   ze_tex_format: .zetex RGBA8_UNORM or RGBA8_SRGB,
+ *    12  u32 format   ze_tex_format: .zetex RGBA8_UNORM, RGBA8_SRGB or a
+ *                     block format (BC1/BC3 UNORM or SRGB, BC4, BC5 UNORM),
  *                     .zenvmap RGBA16F
  *    16  uuid[16]     the texture's identity
  *    32  u32 width, u32 height   of mip 0, each 1..ZE_IMAGE_MAX_DIMENSION
@@ -20,7 +21,10 @@
  *    56  u64 reserved 0
  *   mip table[mips] (16 bytes each): u64 offset, u64 size
  *   mip data         mip i is max(1, width >> i) x max(1, height >> i)
- *                    texels, rows top to bottom, no row padding; each mip
+ *                    texels, rows top to bottom, no row padding (a block
+ *                    format: rows of 4x4 blocks, ceil(w/4) x ceil(h/4)
+ *                    blocks of 8 or 16 bytes, the texels of a partial
+ *                    block past the edge are padding); each mip
  *                    starts at the next 16-byte boundary after the
  *                    previous one (zero padding) and nothing else is there
  *   u64 checksum     ze_hash64 (XXH3, seed 0) of everything before it
@@ -88,6 +92,37 @@ float ze_asset_f16_to_f32(uint16_t h)
     return f;
 }
 
+uint32_t ze_tex_format_block_bytes(ze_tex_format f)
+{
+    return block_bytes(f);
+}
+
+const char *ze_tex_format_name(ze_tex_format f)
+{
+    switch (f) {
+    case ZE_TEX_FORMAT_RGBA8_UNORM:
+        return "rgba8_unorm";
+    case ZE_TEX_FORMAT_RGBA8_SRGB:
+        return "rgba8_srgb";
+    case ZE_TEX_FORMAT_RGBA16F:
+        return "rgba16f";
+    case ZE_TEX_FORMAT_BC1_UNORM:
+        return "bc1_unorm";
+    case ZE_TEX_FORMAT_BC1_SRGB:
+        return "bc1_srgb";
+    case ZE_TEX_FORMAT_BC3_UNORM:
+        return "bc3_unorm";
+    case ZE_TEX_FORMAT_BC3_SRGB:
+        return "bc3_srgb";
+    case ZE_TEX_FORMAT_BC4_UNORM:
+        return "bc4_unorm";
+    case ZE_TEX_FORMAT_BC5_UNORM:
+        return "bc5_unorm";
+    default:
+        return "unknown";
+    }
+}
+
 /* ----------------------------------------------------------------- reader */
 
 #define FAIL(code, ...)                        \
@@ -128,9 +163,9 @@ static ze_result tex_read(const char *what, const uint8_t magic[8], uint32_t ver
     t.height = ze__rd_u32le(b + 36);
     t.mip_count = ze__rd_u32le(b + 40);
     bool envmap = magic == g_zenvmap_magic;
-    bool format_ok =
-        envmap ? t.format == ZE_TEX_FORMAT_RGBA16F
-               : (t.format == ZE_TEX_FORMAT_RGBA8_UNORM || t.format == ZE_TEX_FORMAT_RGBA8_SRGB);
+    bool format_ok = envmap ? t.format == ZE_TEX_FORMAT_RGBA16F
+                            : (t.format == ZE_TEX_FORMAT_RGBA8_UNORM ||
+                               t.format == ZE_TEX_FORMAT_RGBA8_SRGB || block_bytes(t.format) != 0);
     if (!format_ok)
         FAIL(ZE_ERR_PARSE, "%s: unknown texel format %u", what, (unsigned)t.format);
     if (ze__rd_u32le(b + 44) != 0 || ze__rd_u64le(b + 56) != 0)
@@ -141,7 +176,7 @@ static ze_result tex_read(const char *what, const uint8_t magic[8], uint32_t ver
     if (t.mip_count == 0 || t.mip_count > ze_asset_tex_full_mips(t.width, t.height))
         FAIL(ZE_ERR_PARSE, "%s: %u mips for %ux%u", what, t.mip_count, t.width, t.height);
     layout_t l;
-    if (!make_layout(t.width, t.height, t.mip_count, texel_size(t.format), &l) || l.total != size)
+    if (!make_layout(t.width, t.height, t.mip_count, t.format, &l) || l.total != size)
         FAIL(ZE_ERR_PARSE, "%s: mip sizes do not add up to the file size", what);
     for (uint32_t i = 0; i < t.mip_count; i++) {
         const uint8_t *e = b + HEADER_SIZE + (size_t)i * MIP_ENTRY_SIZE;

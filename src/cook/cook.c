@@ -132,6 +132,7 @@ typedef struct cook_ctx_t {
     artifact_t *arts;
     uint32_t nart, cap;
     ze_import_settings_t settings; /* validated */
+    ze_cook_texture_t *texs;       /* the result's texture reports */
 } cook_ctx_t;
 
 static ze_uuid_t sub_uuid(const cook_ctx_t *c, const char *kind, uint32_t i)
@@ -186,6 +187,20 @@ static ze_result emit(cook_ctx_t *c, const char *kind, uint32_t index, const cha
     return emit_named(c, name, sub_uuid(c, kind, index), bytes, size);
 }
 
+/* A .zetex cooked: emitted, and its figures kept for the result. */
+static ze_result emit_texture(cook_ctx_t *c, uint32_t index, const uint8_t *bytes, size_t size,
+                              const ze__tex_cook_info_t *info)
+{
+    ZE__TRY(emit(c, "texture", index, "zetex", bytes, size));
+    ze_cook_texture_t *t = &c->texs[c->out->texture_count++];
+    *t = (ze_cook_texture_t){.artifact = c->arts[c->nart - 1].name,
+                             .format = info->format,
+                             .psnr_db = info->psnr_db,
+                             .bytes = info->bytes,
+                             .rgba8_bytes = info->rgba8_bytes};
+    return ZE_OK;
+}
+
 /* All written: move them into place; or, on failure, remove every trace. */
 static ze_result finish(cook_ctx_t *c, ze_result r)
 {
@@ -219,6 +234,8 @@ static ze_result finish(cook_ctx_t *c, ze_result r)
         if (c->created_dir)
             rmdir(c->desc->out_dir); /* only succeeds when empty */
         memset(&c->out->cooked, 0, sizeof c->out->cooked);
+        c->out->textures = NULL;
+        c->out->texture_count = 0;
         c->out->dependencies = NULL;
         c->out->dependency_hashes = NULL;
         c->out->dependency_count = 0;
@@ -245,6 +262,7 @@ static ze_result finish(cook_ctx_t *c, ze_result r)
         types[i] = c->arts[i].type;
     }
     c->out->artifacts = names;
+    c->out->textures = c->texs;
     c->out->sub_asset_uuids = uuids;
     c->out->sub_asset_types = types;
     c->out->artifact_count = c->nart;
@@ -329,6 +347,26 @@ static bool texture_is_linear(const ze_model_t *m, uint32_t t)
     return data_use;
 }
 
+/* Usage hints for "compression": "auto": a normal map (and nothing else
+ * reads it) gets BC5; a texture only read as occlusion (its red channel)
+ * gets BC4. */
+static void texture_usage(const ze_model_t *m, uint32_t t, bool *normal_map, bool *red_only)
+{
+    bool normal = false, occlusion = false, other = false;
+    for (uint32_t i = 0; i < m->material_count; i++) {
+        const ze_model_material_t *mat = &m->materials[i];
+        if (mat->base_color.texture == (int32_t)t || mat->emissive.texture == (int32_t)t ||
+            mat->metallic_roughness.texture == (int32_t)t)
+            other = true;
+        if (mat->normal.texture == (int32_t)t)
+            normal = true;
+        if (mat->occlusion.texture == (int32_t)t)
+            occlusion = true;
+    }
+    *normal_map = normal && !other && !occlusion;
+    *red_only = occlusion && !other && !normal;
+}
+
 /* The model's external files, copied into the result (the model goes),
  * each with the hash of its content: what the `.meta` records so that an
  * edit made while no engine runs is seen at the next start. The files are
@@ -383,7 +421,9 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
     /* the uuid of each mesh's .zemesh, nil when it has none (the scene's) */
     ze_uuid_t *mesh_ids =
         ze__astore_array(c->store, model->mesh_count + 1u, sizeof(ze_uuid_t), 16, true);
-    if (!mat_ids || !tex_ids || !mesh_ids) {
+    c->texs =
+        ze__astore_array(c->store, model->texture_count + 1u, sizeof(ze_cook_texture_t), 16, true);
+    if (!mat_ids || !tex_ids || !mesh_ids || !c->texs) {
         ze__asset_error_set(err, "out of memory");
         return ZE_ERR_OUT_OF_MEMORY;
     }
@@ -445,18 +485,21 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
                               .format = img->format,
                               .linear = texture_is_linear(model, i),
                               .max_bytes = c->desc->max_bytes,
-                              .no_mips = c->settings.no_mips};
+                              .no_mips = c->settings.no_mips,
+                              .compression = c->settings.compression};
+        texture_usage(model, i, &id.normal_map, &id.red_only);
         uint8_t *bytes = NULL;
         size_t size = 0;
         ze__asset_error_t ierr;
-        ze_result r =
-            ze__asset_zetex_cook(img->data, img->size, tex_ids[i], &id, &bytes, &size, &ierr);
+        ze__tex_cook_info_t info;
+        ze_result r = ze__asset_zetex_cook_ex(img->data, img->size, tex_ids[i], &id, &bytes, &size,
+                                              &info, &ierr);
         if (r != ZE_OK) {
             ze__asset_error_set(err, "texture %u (image %d%s%s): %s", i, im, img->uri ? ", " : "",
                                 img->uri ? img->uri : "", ierr.message);
             return r;
         }
-        r = emit(c, "texture", i, "zetex", bytes, size);
+        r = emit_texture(c, i, bytes, size, &info);
         ze_free(c->alloc, bytes, size);
         if (r != ZE_OK)
             return r;
@@ -513,20 +556,29 @@ static ze_result cook_image(cook_ctx_t *c, bool hdr)
     uint8_t *data;
     size_t size;
     ZE__TRY(read_source(c, &data, &size));
-    ze_image_desc_t id = {
-        .alloc = c->alloc, .max_bytes = c->desc->max_bytes, .no_mips = c->settings.no_mips};
+    ze_image_desc_t id = {.alloc = c->alloc,
+                          .max_bytes = c->desc->max_bytes,
+                          .no_mips = c->settings.no_mips,
+                          .compression = c->settings.compression};
+    c->texs = ze__astore_array(c->store, 1, sizeof(ze_cook_texture_t), 16, true);
+    if (!c->texs) {
+        free_source(c, data, size);
+        ze__asset_error_set(c->err, "out of memory");
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
     if (!hdr && ze__ends_with_ci(c->desc->source, ".tga"))
         id.format = ZE_IMAGE_FORMAT_TGA;
     uint8_t *bytes = NULL;
     size_t n = 0;
     ze_uuid_t uuid = sub_uuid(c, hdr ? "envmap" : "texture", 0);
     c->out->source_hash = ze_hash64(data, size, 0) | 1u;
+    ze__tex_cook_info_t info;
     ze_result r = hdr ? ze__asset_zenvmap_cook(data, size, uuid, &id, &bytes, &n, c->err)
-                      : ze__asset_zetex_cook(data, size, uuid, &id, &bytes, &n, c->err);
+                      : ze__asset_zetex_cook_ex(data, size, uuid, &id, &bytes, &n, &info, c->err);
     free_source(c, data, size);
     if (r != ZE_OK)
         return r;
-    r = emit(c, hdr ? "envmap" : "texture", 0, hdr ? "zenvmap" : "zetex", bytes, n);
+    r = hdr ? emit(c, "envmap", 0, "zenvmap", bytes, n) : emit_texture(c, 0, bytes, n, &info);
     ze_free(c->alloc, bytes, n);
     if (r == ZE_OK) {
         c->out->source.textures = 1;

@@ -136,9 +136,68 @@ static ze_image_desc_t desc_or_default(const ze_image_desc_t *desc)
     return d;
 }
 
+/* The block format a compression setting gives this texture (AUTO reads
+ * its texels: BC1 when all are opaque). UNKNOWN: RGBA8. */
+static ze_tex_format pick_format(const ze_image_desc_t *d, const uint8_t *rgba, size_t texels)
+{
+    ze_tex_compression c = d->compression;
+    if (c == ZE_TEX_COMPRESSION_AUTO) {
+        if (d->normal_map)
+            c = ZE_TEX_COMPRESSION_BC5;
+        else if (d->red_only)
+            c = ZE_TEX_COMPRESSION_BC4;
+        else {
+            c = ZE_TEX_COMPRESSION_BC1;
+            for (size_t i = 0; i < texels; i++)
+                if (rgba[i * 4 + 3] != 255) {
+                    c = ZE_TEX_COMPRESSION_BC3;
+                    break;
+                }
+        }
+    }
+    switch (c) {
+    case ZE_TEX_COMPRESSION_BC1:
+        return d->linear ? ZE_TEX_FORMAT_BC1_UNORM : ZE_TEX_FORMAT_BC1_SRGB;
+    case ZE_TEX_COMPRESSION_BC3:
+        return d->linear ? ZE_TEX_FORMAT_BC3_UNORM : ZE_TEX_FORMAT_BC3_SRGB;
+    case ZE_TEX_COMPRESSION_BC4:
+        return ZE_TEX_FORMAT_BC4_UNORM;
+    case ZE_TEX_COMPRESSION_BC5:
+        return ZE_TEX_FORMAT_BC5_UNORM;
+    default:
+        return ZE_TEX_FORMAT_UNKNOWN;
+    }
+}
+
+/* PSNR of decoded texels against the source over the channels `f` keeps. */
+static double psnr(ze_tex_format f, const uint8_t *src, const uint8_t *dec, size_t texels)
+{
+    int channels = f == ZE_TEX_FORMAT_BC4_UNORM                                    ? 1
+                   : f == ZE_TEX_FORMAT_BC5_UNORM                                  ? 2
+                   : (f == ZE_TEX_FORMAT_BC3_UNORM || f == ZE_TEX_FORMAT_BC3_SRGB) ? 4
+                                                                                   : 3;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < texels; i++)
+        for (int c = 0; c < channels; c++) {
+            int d = (int)src[i * 4 + (size_t)c] - (int)dec[i * 4 + (size_t)c];
+            sum += (uint64_t)(d * d);
+        }
+    if (sum == 0)
+        return 100.0;
+    double mse = (double)sum / ((double)texels * channels);
+    return fmin(100.0, 10.0 * log10(255.0 * 255.0 / mse));
+}
+
 ze_result ze__asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
                                const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
                                ze__asset_error_t *err)
+{
+    return ze__asset_zetex_cook_ex(encoded, size, uuid, desc, bytes, out_size, NULL, err);
+}
+
+ze_result ze__asset_zetex_cook_ex(const void *encoded, size_t size, ze_uuid_t uuid,
+                                  const ze_image_desc_t *desc, uint8_t **bytes, size_t *out_size,
+                                  ze__tex_cook_info_t *info, ze__asset_error_t *err)
 {
     ze__asset_error_t scratch;
     if (!err)
@@ -154,16 +213,24 @@ ze_result ze__asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
                              d.alloc, &px, err));
     ze_tex_format format = d.linear ? ZE_TEX_FORMAT_RGBA8_UNORM : ZE_TEX_FORMAT_RGBA8_SRGB;
     uint32_t w = px.width, h = px.height;
-    layout_t l;
-    if (!make_layout(w, h, d.no_mips ? 1u : ze_asset_tex_full_mips(w, h), 4, &l) ||
-        l.total > d.max_bytes) {
+    ze_tex_format block = pick_format(&d, px.rgba, (size_t)w * h);
+    uint32_t mips = d.no_mips ? 1u : ze_asset_tex_full_mips(w, h);
+    /* The RGBA8 chain is built first (the file itself when uncompressed),
+       then each level is encoded into the block file. */
+    layout_t l, bl = {0};
+    if (!make_layout(w, h, mips, format, &l) || l.total > d.max_bytes ||
+        (block && (!make_layout(w, h, mips, block, &bl) || bl.total > d.max_bytes - l.total))) {
         ze__pixels_release(&px);
         ze__asset_error_set(err, "texture of %ux%u exceeds the %llu byte cap", w, h,
                             (unsigned long long)d.max_bytes);
         return ZE_ERR_LIMIT;
     }
     uint8_t *buf = begin_file(g_zetex_magic, format, uuid, &l, w, h, d.alloc);
-    if (!buf) {
+    uint8_t *bbuf =
+        buf && block ? begin_file(g_zetex_magic, block, uuid, &bl, w, h, d.alloc) : NULL;
+    if (!buf || (block && !bbuf)) {
+        if (buf)
+            ze_free(d.alloc, buf, l.total);
         ze__pixels_release(&px);
         ze__asset_error_set(err, "out of memory for a %ux%u texture", w, h);
         return ZE_ERR_OUT_OF_MEMORY;
@@ -177,7 +244,37 @@ ze_result ze__asset_zetex_cook(const void *encoded, size_t size, ze_uuid_t uuid,
         downsample_rgba8(buf + l.offset[i - 1], mip_dim(w, i - 1), mip_dim(h, i - 1),
                          buf + l.offset[i], mip_dim(w, i), mip_dim(h, i),
                          format == ZE_TEX_FORMAT_RGBA8_SRGB ? &srgb : NULL);
+    uint64_t rgba8_bytes = 0, block_bytes_sum = 0;
+    for (uint32_t i = 0; i < l.mips; i++) {
+        rgba8_bytes += l.size[i];
+        block_bytes_sum += block ? bl.size[i] : l.size[i];
+    }
+    double db = 100.0;
+    if (block) {
+        for (uint32_t i = 0; i < l.mips; i++)
+            ze__bc_encode_level(block, buf + l.offset[i], mip_dim(w, i), mip_dim(h, i),
+                                bbuf + bl.offset[i]);
+        if (info) { /* level 0 decoded again, against the source texels */
+            uint8_t *dec = ze_alloc(d.alloc, l.size[0], 16);
+            if (!dec) {
+                ze_free(d.alloc, buf, l.total);
+                ze_free(d.alloc, bbuf, bl.total);
+                ze__asset_error_set(err, "out of memory for a %ux%u texture", w, h);
+                return ZE_ERR_OUT_OF_MEMORY;
+            }
+            ze__bc_decode_level(block, bbuf + bl.offset[0], w, h, dec);
+            db = psnr(block, buf + l.offset[0], dec, (size_t)w * h);
+            ze_free(d.alloc, dec, l.size[0]);
+        }
+        ze_free(d.alloc, buf, l.total);
+        buf = bbuf;
+        l = bl;
+        format = block;
+    }
     end_file(buf, l.total);
+    if (info)
+        *info = (ze__tex_cook_info_t){
+            .format = format, .psnr_db = db, .bytes = block_bytes_sum, .rgba8_bytes = rgba8_bytes};
     *bytes = buf;
     *out_size = l.total;
     return ZE_OK;
@@ -201,7 +298,8 @@ ze_result ze__asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
     layout_t l;
     /* Mips are built in float (RGBA f32, two levels at a time). */
     size_t work = 0;
-    bool ok = make_layout(w, h, d.no_mips ? 1u : ze_asset_tex_full_mips(w, h), 8, &l) &&
+    bool ok = make_layout(w, h, d.no_mips ? 1u : ze_asset_tex_full_mips(w, h),
+                          ZE_TEX_FORMAT_RGBA16F, &l) &&
               ze_size_mul((size_t)w * h, 16, &work) && l.total <= d.max_bytes &&
               work <= d.max_bytes - ZE_MIN(d.max_bytes, l.total);
     if (!ok) {

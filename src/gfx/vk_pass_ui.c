@@ -360,7 +360,11 @@ static void resolve_images(ze_vk_backend_t *b, ze_render_ui_instance_t *gpu, uin
                 ze_uuid_is_nil(uuids[k]) ? NULL : ze_hashmap_get(&b->textures, &uuids[k]);
             ze_render_ui_instance_t *in = &gpu[at[k]];
             in->texture = tex ? tex->slot : ZE_VK_TEX_FALLBACK;
-            in->_pad = !tex || tex->image.format == VK_FORMAT_R8G8B8A8_SRGB; /* the pink is */
+            /* sRGB images come back linear from the sampler: re-encoded
+               (the pink fallback is one) */
+            VkFormat fmt = tex ? tex->image.format : VK_FORMAT_R8G8B8A8_SRGB;
+            in->_pad = fmt == VK_FORMAT_R8G8B8A8_SRGB || fmt == VK_FORMAT_BC1_RGB_SRGB_BLOCK ||
+                       fmt == VK_FORMAT_BC3_SRGB_BLOCK;
         }
     }
 }

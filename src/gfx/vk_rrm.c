@@ -148,6 +148,34 @@ ze_result ze__vk_rrm_asset_release(ze_vk_backend_t *b, ze_uuid_t uuid)
     return ZE_OK;
 }
 
+/* The Vulkan format of a .zetex format; UNDEFINED for none. A BC level's
+ * bytes are rows of 4x4 blocks (ceil(w/4) blocks a row): bufferRowLength
+ * 0 (tightly packed) is that pitch, and each level starts 16-aligned (a
+ * multiple of the block size). */
+static VkFormat tex_vk_format(uint32_t f)
+{
+    switch ((ze_tex_format)f) {
+    case ZE_TEX_FORMAT_RGBA8_UNORM:
+        return VK_FORMAT_R8G8B8A8_UNORM;
+    case ZE_TEX_FORMAT_RGBA8_SRGB:
+        return VK_FORMAT_R8G8B8A8_SRGB;
+    case ZE_TEX_FORMAT_BC1_UNORM:
+        return VK_FORMAT_BC1_RGB_UNORM_BLOCK;
+    case ZE_TEX_FORMAT_BC1_SRGB:
+        return VK_FORMAT_BC1_RGB_SRGB_BLOCK;
+    case ZE_TEX_FORMAT_BC3_UNORM:
+        return VK_FORMAT_BC3_UNORM_BLOCK;
+    case ZE_TEX_FORMAT_BC3_SRGB:
+        return VK_FORMAT_BC3_SRGB_BLOCK;
+    case ZE_TEX_FORMAT_BC4_UNORM:
+        return VK_FORMAT_BC4_UNORM_BLOCK;
+    case ZE_TEX_FORMAT_BC5_UNORM:
+        return VK_FORMAT_BC5_UNORM_BLOCK;
+    default:
+        return VK_FORMAT_UNDEFINED;
+    }
+}
+
 ze_result ze__vk_rrm_asset_ready(ze_vk_backend_t *b, const ze_asset_data_t *data)
 {
     if (data->type == ZE_ASSET_TYPE_UNKNOWN || ze_uuid_is_nil(data->uuid) ||
@@ -174,8 +202,24 @@ ze_result ze__vk_rrm_asset_ready(ze_vk_backend_t *b, const ze_asset_data_t *data
         p->payload_size = mesh_payload_size(&data->as.mesh);
     } else if (data->type == ZE_ASSET_TYPE_TEXTURE) {
         ze_tex_format f = data->as.texture.format;
-        if (f != ZE_TEX_FORMAT_RGBA8_SRGB && f != ZE_TEX_FORMAT_RGBA8_UNORM) {
+        VkFormat vf = tex_vk_format((uint32_t)f);
+        if (vf == VK_FORMAT_UNDEFINED) {
             ZE_LOG_ERROR(ZE_VK_LOG, "texture of format %d rejected", (int)f);
+            return ZE_ERR_UNSUPPORTED;
+        }
+        /* Block formats are optional (textureCompressionBC): asked of the
+           device, which reports them per format. */
+        VkFormatProperties fp;
+        vkGetPhysicalDeviceFormatProperties(b->gpu, vf, &fp);
+        VkFormatFeatureFlags need =
+            VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+        if ((fp.optimalTilingFeatures & need) != need) {
+            char id[ZE_UUID_STRING_LEN + 1];
+            ze_uuid_format(data->uuid, id);
+            ZE_LOG_ERROR(ZE_VK_LOG,
+                         "texture %s: format %s cannot be sampled on this device (cook it with "
+                         "settings \"compression\": \"none\")",
+                         id, ze_tex_format_name(f));
             return ZE_ERR_UNSUPPORTED;
         }
         p->payload_size = tex_payload_size(&data->as.texture);
@@ -461,8 +505,7 @@ static ze_result upload_texture(ze_vk_backend_t *b, VkCommandBuffer cmd, const z
         ZE_LOG_ERROR(ZE_VK_LOG, "bindless texture array full (%u)", ZE_VK_MAX_TEXTURES);
         return ZE_ERR_LIMIT;
     }
-    VkFormat fmt =
-        h->format == ZE_TEX_FORMAT_RGBA8_SRGB ? VK_FORMAT_R8G8B8A8_SRGB : VK_FORMAT_R8G8B8A8_UNORM;
+    VkFormat fmt = tex_vk_format(h->format);
     ze_vk_texture_t t = {.generation = p->generation};
     ze_result r = image_upload(b, cmd, fmt, h->width, h->height, h->mips, p->payload, h->offset,
                                h->size, &t.image);

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "asset_test_util.h"
+#include "zengine/asset.h"
 #include "zengine/base.h"
+#include "zengine/mem.h"
 
 #define ASSETS ATU_ASSETS
 
@@ -81,6 +83,47 @@ static void run(run_t *r, const char *const *args)
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     slurp(out_path, r->out, sizeof r->out);
     slurp(err_path, r->err, sizeof r->err);
+}
+
+/* cooked_textures: one per .zetex, its format and bytes those of the file
+ * written, its PSNR and byte ratio in range (default settings: "auto"). */
+static void check_cooked_textures(const char *rel, const char *out, json_t *o)
+{
+    json_t *texs = json_object_get(o, "cooked_textures");
+    assert_true(json_is_array(texs));
+    assert_int_equal(json_array_size(texs),
+                     json_integer_value(json_object_get(json_object_get(o, "cooked"), "textures")));
+    size_t k;
+    json_t *t;
+    json_array_foreach(texs, k, t)
+    {
+        char p[1400];
+        snprintf(p, sizeof p, "%s/%s", out, json_string_value(json_object_get(t, "artifact")));
+        FILE *f = fopen(p, "rb");
+        if (!f)
+            fail_msg("%s: cooked_textures[%zu]: %s missing", rel, k, p);
+        fseek(f, 0, SEEK_END);
+        size_t n = (size_t)ftell(f);
+        fseek(f, 0, SEEK_SET);
+        uint8_t *b = ze_mem_sys_alloc(n);
+        assert_non_null(b);
+        assert_int_equal(fread(b, 1, n, f), n);
+        fclose(f);
+        ze_tex_view_t v;
+        assert_int_equal(ze_asset_zetex_read(b, n, &v, NULL), ZE_OK);
+        uint64_t bytes = 0;
+        for (uint32_t m = 0; m < v.mip_count; m++)
+            bytes += v.mips[m].size;
+        ze_mem_sys_free(b);
+        assert_string_equal(json_string_value(json_object_get(t, "format")),
+                            ze_tex_format_name(v.format));
+        assert_int_not_equal(ze_tex_format_block_bytes(v.format), 0); /* auto compresses */
+        assert_int_equal(json_integer_value(json_object_get(t, "bytes")), bytes);
+        double db = json_number_value(json_object_get(t, "psnr_db"));
+        double ratio = json_number_value(json_object_get(t, "bytes_ratio"));
+        if (!(db >= 30.0 && db <= 100.0) || !(ratio > 0.1 && ratio <= 0.2501))
+            fail_msg("%s: %s: %.2f dB, %.4fx", rel, p, db, ratio);
+    }
 }
 
 static size_t count_lines(const char *s)
@@ -181,6 +224,7 @@ static void test_valid_models_cook(void **state)
             if (stat(p, &st) != 0)
                 fail_msg("%s: artifact %s missing", rel, name);
         }
+        check_cooked_textures(rel, out, o);
         json_decref(o);
         cooked++;
     }

@@ -133,8 +133,8 @@ static void test_zetex_reader_rejects(void **state)
         uint8_t val;
         const char *msg;
     } bad[] = {
-        {12, 9, "texel format"}, {32, 6, "mip"},      {36, 0, "dimensions"},
-        {40, 4, "mips"},         {44, 1, "reserved"}, {64, 72, "mip 0"},
+        {12, 99, "texel format"}, {32, 6, "mip"},      {36, 0, "dimensions"},
+        {40, 4, "mips"},          {44, 1, "reserved"}, {64, 72, "mip 0"},
     };
     for (size_t k = 0; k < ZE_COUNTOF(bad); k++) {
         memcpy(copy, bytes, size);

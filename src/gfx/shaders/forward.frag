@@ -64,7 +64,11 @@ void main()
     if (m.tex.z != TEX_NONE && v_tangent.w != 0.0) {
         vec3 T = normalize(v_tangent.xyz - N * dot(N, v_tangent.xyz));
         vec3 B = cross(N, T) * v_tangent.w;
-        vec3 tn = texture(textures[nonuniformEXT(m.tex.z)], v_uv).xyz * 2.0 - 1.0;
+        // x and y only: a BC5 normal map has no z, and a unit normal's z
+        // follows from them (RGB maps give the same)
+        vec3 tn;
+        tn.xy = texture(textures[nonuniformEXT(m.tex.z)], v_uv).xy * 2.0 - 1.0;
+        tn.z = sqrt(max(0.0, 1.0 - dot(tn.xy, tn.xy)));
         tn.xy *= m.params.z;
         N = normalize(T * tn.x + B * tn.y + N * tn.z);
     }
