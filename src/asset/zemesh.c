@@ -267,11 +267,11 @@ static ze_result check_layout(const uint8_t *b, size_t size, uint32_t version, b
                 FAIL(ZE_ERR_PARSE, "submesh %u: index %u at %u is outside its vertices", i, ix[k],
                      k);
     }
-    if (next_index != v.index_count || next_vertex != v.vertex_count)
-        FAIL(ZE_ERR_PARSE, "submeshes do not cover every index and vertex");
     if (next_lod != (v1 ? 0 : v.lod_total))
         FAIL(ZE_ERR_PARSE, "submeshes use %llu of the %u levels of detail",
              (unsigned long long)next_lod, v.lod_total);
+    if (next_index != v.index_count || next_vertex != v.vertex_count)
+        FAIL(ZE_ERR_PARSE, "submeshes do not cover every index and vertex");
     *out = v;
     return ZE_OK;
 }
