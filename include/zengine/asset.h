@@ -273,7 +273,7 @@ typedef struct ze_zemesh_submesh_t {
  * the bytes are. */
 typedef struct ze_zemesh_view_t {
     ze_uuid_t uuid;
-    uint32_t version; /* of the file: 1 or ZE_ZEMESH_VERSION */
+    uint32_t version;    /* of the file: 1 or ZE_ZEMESH_VERSION */
     uint32_t attributes; /* ZE_VATTR_BIT set; POSITION always */
     uint32_t vertex_stride;
     uint32_t attribute_offset[ZE_VATTR_COUNT]; /* bytes into a vertex */

@@ -237,8 +237,7 @@ static ze_result check_layout(const uint8_t *b, size_t size, uint32_t version, b
                 FAIL(ZE_ERR_PARSE, "submesh %u: level 0 has %u indices, the submesh %u", i,
                      l->index_count, s.index_count);
             if (l->index_offset != next_index)
-                FAIL(ZE_ERR_PARSE, "submesh %u level %u does not follow the previous level", i,
-                     k);
+                FAIL(ZE_ERR_PARSE, "submesh %u level %u does not follow the previous level", i, k);
             if (l->index_count == 0 || l->index_count % 3 != 0)
                 FAIL(ZE_ERR_PARSE, "submesh %u level %u has %u indices", i, k, l->index_count);
             next_index += l->index_count;
@@ -250,8 +249,8 @@ static ze_result check_layout(const uint8_t *b, size_t size, uint32_t version, b
                      "submesh %u level %u: error %g is not finite, not 0 at level 0 or below "
                      "the previous level's",
                      i, k, (double)l->error);
-            if (!v1 && ze__rd_u32le(v.lods_ + (size_t)(next_lod - s.lod_count + k) * LOD_SIZE +
-                                    12) != 0)
+            if (!v1 &&
+                ze__rd_u32le(v.lods_ + (size_t)(next_lod - s.lod_count + k) * LOD_SIZE + 12) != 0)
                 FAIL(ZE_ERR_PARSE, "submesh %u level %u: reserved bytes are not zero", i, k);
         }
         if (!check_indices)

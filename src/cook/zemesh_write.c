@@ -201,8 +201,8 @@ ze_result ze_asset_zemesh_write_lods(const ze_model_t *model, uint32_t mesh, ze_
     lod_buf_t lb = {.alloc = alloc};
     uint8_t *buf = NULL;
     size_t total = 0;
-    ze_result res = opt_idx && src_of && remap && kept && levels && lvl_off && lvl_cnt &&
-                            lvl_err && (!lods_on || (pos && scratch))
+    ze_result res = opt_idx && src_of && remap && kept && levels && lvl_off && lvl_cnt && lvl_err &&
+                            (!lods_on || (pos && scratch))
                         ? ZE_OK
                         : ZE_ERR_OUT_OF_MEMORY;
     uint64_t kept_total = 0, lod_total = 0, lod_idx_total = 0;

@@ -240,7 +240,7 @@ static void e_index(uint8_t *b, size_t n)
 static void e_sub_range(uint8_t *b, size_t n)
 {
     (void)n;
-    put32(b + 96 + 64 + 4, 6); /* second submesh claims 6 indices, */
+    put32(b + 96 + 64 + 4, 6);          /* second submesh claims 6 indices, */
     put32(b + 96 + 2 * 64 + 16 + 4, 6); /* so does its level 0 */
 }
 static void e_bounds(uint8_t *b, size_t n)

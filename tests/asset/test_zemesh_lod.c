@@ -68,8 +68,8 @@ static uint32_t check_levels(const ze_zemesh_view_t *v)
                 assert_true(l->index_offset ==
                             s.lods[k - 1].index_offset + s.lods[k - 1].index_count);
                 /* at least 1/8 fewer indices than the level before */
-                assert_true(l->index_count <= s.lods[k - 1].index_count -
-                                                  s.lods[k - 1].index_count / 8);
+                assert_true(l->index_count <=
+                            s.lods[k - 1].index_count - s.lods[k - 1].index_count / 8);
                 assert_true(isfinite(l->error) && l->error >= s.lods[k - 1].error);
                 /* object-space units: within the simplifier's relative
                    target (1 % doubling per level) of the extent */
@@ -128,9 +128,9 @@ static void test_lods_sphere(void **state)
     ze_uuid_t id = {{1}};
     assert_int_equal(ze_asset_zemesh_write_lods(m, 0, id, NULL, 0, a, &again, &again_size),
                      ZE_ERR_INVALID_ARG);
-    assert_int_equal(ze_asset_zemesh_write_lods(m, 0, id, NULL, ZE_ZEMESH_LOD_MAX + 1, a, &again,
-                                                &again_size),
-                     ZE_ERR_INVALID_ARG);
+    assert_int_equal(
+        ze_asset_zemesh_write_lods(m, 0, id, NULL, ZE_ZEMESH_LOD_MAX + 1, a, &again, &again_size),
+        ZE_ERR_INVALID_ARG);
     /* All eight asked for: the sphere stops when it cannot halve any more. */
     write_lods(m, ZE_ZEMESH_LOD_MAX, &again, &again_size);
     ze_zemesh_view_t v8;
@@ -307,8 +307,7 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
-static uint8_t g_a[1 << 20] __attribute__((aligned(16))), g_b[1 << 20]
-    __attribute__((aligned(16)));
+static uint8_t g_a[1 << 20] __attribute__((aligned(16))), g_b[1 << 20] __attribute__((aligned(16)));
 
 /* Cook the corpus model with `settings` into root/sub; the mesh's bytes in
  * buf. */
@@ -402,9 +401,9 @@ static void test_lods_setting_range(void **state)
     for (size_t i = 0; i < ZE_COUNTOF(bad); i++) {
         ze_diag_capture_t cap = {0};
         ze_diag_sink_t sink = ze_diag_capture_sink(&cap);
-        assert_int_equal(ze_import_settings_parse(bad[i], strlen(bad[i]), "assimp", &s, "m.obj",
-                                                  &sink),
-                         ZE_ERR_PARSE);
+        assert_int_equal(
+            ze_import_settings_parse(bad[i], strlen(bad[i]), "assimp", &s, "m.obj", &sink),
+            ZE_ERR_PARSE);
         assert_int_equal(s.lod_count, 1); /* the defaults on failure */
         if (!strstr(cap.last, "settings.lod_count"))
             fail_msg("%s: '%s'", bad[i], cap.last);
@@ -425,10 +424,8 @@ static void test_lods_setting_range(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lods_sphere),
-        cmocka_unit_test(test_lods_rejections),
-        cmocka_unit_test(test_lods_reads_version1),
-        cmocka_unit_test(test_lods_cook_corpus),
+        cmocka_unit_test(test_lods_sphere),         cmocka_unit_test(test_lods_rejections),
+        cmocka_unit_test(test_lods_reads_version1), cmocka_unit_test(test_lods_cook_corpus),
         cmocka_unit_test(test_lods_setting_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
