@@ -299,8 +299,8 @@ static void remove_tree(const char *dir)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        char p[700];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        char p[1024];
+        snprintf(p, sizeof p, "%.600s/%.255s", dir, e->d_name);
         unlink(p);
     }
     closedir(d);
