@@ -498,6 +498,26 @@ static void bench_zemesh_load(ze_bench_t *b, const gen_t *g, const char *dir)
     uint64_t t0 = ze_bench_now_ns();
     r = ze_asset_zemesh_write(model, 0, ze_uuid_v4(), NULL, sys, &bytes, &c.size);
     double write_s = (double)(ze_bench_now_ns() - t0) * 1e-9;
+    if (r == ZE_OK) {
+        /* The same mesh with 4 levels of detail per submesh (issue 18). */
+        uint8_t *lod_bytes = NULL;
+        size_t lod_size = 0;
+        t0 = ze_bench_now_ns();
+        ze_result lr =
+            ze_asset_zemesh_write_lods(model, 0, ze_uuid_v4(), NULL, 4, sys, &lod_bytes, &lod_size);
+        double lod_s = (double)(ze_bench_now_ns() - t0) * 1e-9;
+        if (lr != ZE_OK) {
+            ze_bench_fail(b, "lod_build", "ze_asset_zemesh_write_lods: %s", ze_result_str(lr));
+        } else {
+            printf("  lod_build: 4 levels, %.1f MB .zemesh, %.2f s (without levels %.2f s)\n",
+                   (double)lod_size / MB, lod_s, write_s);
+            /* no baseline: the plain write (printed) does less work, it is
+               not something to beat */
+            ze_bench_add(b, "lod_build", g->indices, "s", ZE_BENCH_LOWER, lod_s, ZE_BENCH_NONE,
+                         ZE_BENCH_NONE);
+            ze_free(sys, lod_bytes, lod_size);
+        }
+    }
     ze_asset_model_destroy(model);
     if (r != ZE_OK || !write_host(c.path, bytes, c.size)) {
         ze_bench_fail(b, "zemesh_load", "cannot write %s", c.path);

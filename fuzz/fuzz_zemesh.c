@@ -1,7 +1,8 @@
 /* The .zemesh reader on arbitrary bytes, as they are (magic, version, size
  * and checksum checks) and again with the checksum recomputed so that
  * mutations reach the structural checks. Whatever the reader accepts must
- * be safe to walk: every submesh and every index inside the vertices. */
+ * be safe to walk: every submesh, every level of detail of it, and every
+ * index inside the vertices. */
 #include <string.h>
 
 #include "zengine/asset.h"
@@ -22,10 +23,16 @@ static void walk(const uint8_t *data, size_t size)
     for (uint32_t i = 0; i < v.submesh_count; i++) {
         ze_zemesh_submesh_t s;
         ze_asset_zemesh_submesh(&v, i, &s);
-        for (uint32_t k = 0; k < s.index_count; k++) {
-            uint32_t ix = v.indices[s.index_offset + k];
-            ZE_VERIFY(ix < v.vertex_count);
-            sink += v.vertices[(size_t)ix * v.vertex_stride + v.vertex_stride - 1];
+        ZE_VERIFY(s.lod_count >= 1 && s.lod_count <= ZE_ZEMESH_LOD_MAX);
+        for (uint32_t l = 0; l < s.lod_count; l++) {
+            const ze_zemesh_lod_t *lod = &s.lods[l];
+            ZE_VERIFY((uint64_t)lod->index_offset + lod->index_count <= v.index_count);
+            ZE_VERIFY(l == 0 || lod->error >= s.lods[l - 1].error);
+            for (uint32_t k = 0; k < lod->index_count; k++) {
+                uint32_t ix = v.indices[lod->index_offset + k];
+                ZE_VERIFY(ix >= s.vertex_offset && ix < s.vertex_offset + s.vertex_count);
+                sink += v.vertices[(size_t)ix * v.vertex_stride + v.vertex_stride - 1];
+            }
         }
     }
     (void)sink;

@@ -5,7 +5,8 @@
 # (default ./gpu-out): the device, every render-graph pass's GPU time
 # (gpu_passes), the render thread's CPU time and the main loop's, at the
 # showcase scene and with --instances N for each N in GPU_INSTANCES
-# (default "0 10000 100000"; GPU_FRAMES frames each, default 3000), plus the last frame as a PNG (files back
+# (default "0 10000 100000"; GPU_FRAMES frames each, default 3000; GPU_MOVING
+# percent of the extra crates moving, default 25), plus the last frame as a PNG (files back
 # from the device machine: at most 8, so the PNGs of the first and last N
 # only; the logs in one file).
 set -uo pipefail
@@ -24,7 +25,7 @@ status=0
 for n in ${GPU_INSTANCES:-0 10000 100000}; do
   rm -rf /tmp/zengine-gpu-project && cp -r "$b/project" /tmp/zengine-gpu-project
   "$b/bin/showcase" --project /tmp/zengine-gpu-project/project.json --headless \
-    --backend vulkan --frames "${GPU_FRAMES:-3000}" --max-fps 1000 --instances "$n" \
+    --backend vulkan --frames "${GPU_FRAMES:-3000}" --max-fps 1000 --instances "$n" --moving "${GPU_MOVING:-25}" \
     --stats "$out/showcase-$n.json" --screenshot "$out/showcase-$n.png" --log-level warn \
     >>"$out/logs.txt" 2>&1
   rc=$?

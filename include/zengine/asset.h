@@ -21,7 +21,7 @@
  * references by path ("/models/crate.gltf#mesh/0" <-> uuid, through the
  * registry).
  * Not: the importers and writers themselves (zengine/cook.h: the runtime
- * never links them). Not yet: LODs.
+ * never links them).
  * Threads: the types' functions and the readers are reentrant; an imported
  * model belongs to one thread at a time and is immutable once returned. The
  * runtime (registry, coordinator, manager) belongs to the main thread unless
@@ -240,31 +240,51 @@ typedef struct ze_model_t {
 
 /* ---------------------------------------------------------------- .zemesh */
 
-/* Little-endian binary, version 1 (layout in src/asset/zemesh.c): magic,
- * version, uuid, attribute set, counts, bounds, submeshes, u32 triangle-list
- * indices, interleaved vertices (streams in ze_vattr order), XXH3 checksum.
- * The same inputs always give the same bytes. */
-enum { ZE_ZEMESH_VERSION = 1 };
+/* Little-endian binary, version 2 (layout in src/asset/zemesh.c): magic,
+ * version, uuid, attribute set, counts, bounds, submeshes, levels of detail,
+ * u32 triangle-list indices, interleaved vertices (streams in ze_vattr
+ * order), XXH3 checksum. The reader also takes version 1 (one level per
+ * submesh). The same inputs always give the same bytes. */
+enum { ZE_ZEMESH_VERSION = 2, ZE_ZEMESH_LOD_MAX = 8 };
+
+/* One level of detail of a submesh: a triangle list over the submesh's own
+ * vertices (index-only LODs). error: how far the level's surface may lie
+ * from the original, in the mesh's object-space units (meshoptimizer's
+ * relative error times meshopt_simplifyScale of the submesh's positions);
+ * 0 for level 0, non-decreasing with the level. */
+typedef struct ze_zemesh_lod_t {
+    uint32_t index_offset, index_count; /* into the index array */
+    float error;
+} ze_zemesh_lod_t;
 
 typedef struct ze_zemesh_submesh_t {
-    uint32_t index_offset, index_count;   /* into the index array */
+    uint32_t index_offset, index_count;   /* into the index array: level 0 */
     uint32_t vertex_offset, vertex_count; /* its vertices; indices are absolute */
     ze_uuid_t material;                   /* nil = default material */
     ze_vec3_t min, max;
+    /* Levels of detail, finest first: lods[0] is the range above; level
+       k + 1 has about half the indices of level k. Its indices follow
+       level k's in the index array; the next submesh's follow the last. */
+    uint32_t lod_count; /* [1, ZE_ZEMESH_LOD_MAX] */
+    ze_zemesh_lod_t lods[ZE_ZEMESH_LOD_MAX];
 } ze_zemesh_submesh_t;
 
 /* A validated view into a .zemesh held in memory (no copies): valid while
  * the bytes are. */
 typedef struct ze_zemesh_view_t {
     ze_uuid_t uuid;
+    uint32_t version;    /* of the file: 1 or ZE_ZEMESH_VERSION */
     uint32_t attributes; /* ZE_VATTR_BIT set; POSITION always */
     uint32_t vertex_stride;
     uint32_t attribute_offset[ZE_VATTR_COUNT]; /* bytes into a vertex */
+    /* index_count: the whole index array, every level of every submesh */
     uint32_t vertex_count, index_count, submesh_count;
+    uint32_t lod_total; /* levels of all submeshes together */
     ze_vec3_t min, max;
     const uint32_t *indices; /* little-endian hosts only (checked) */
     const uint8_t *vertices;
     const uint8_t *submeshes_; /* read with ze_asset_zemesh_submesh */
+    const uint8_t *lods_;      /* the level table (version 2; NULL for 1) */
 } ze_zemesh_view_t;
 
 /* Byte size of one vertex with these attributes. */
@@ -501,7 +521,9 @@ typedef struct ze_cook_result_t {
  *     texture block compression; "auto" picks by usage: BC5 for a normal
  *     map, BC4 for a texture only read as occlusion, else BC1 (opaque) or
  *     BC3 (with alpha); sRGB for colour, UNORM for data
- *   "lod_count": integer in [1, 1], default 1 — mesh levels of detail
+ *   "lod_count": integer in [1, 8], default 1 — mesh levels of detail per
+ *     submesh, each about half the triangles of the one before (fewer when
+ *     the simplifier can reduce no further)
  * scale, up_axis, flip_uvs and lod_count apply to models (gltf, assimp);
  * mips and compression to images and to the textures of models; hdr takes
  * mips only. An unknown key, a key the importer does not take, a wrong
@@ -519,7 +541,7 @@ typedef struct ze_import_settings_t {
     bool flip_uvs;
     bool no_mips;                   /* "mips": false */
     ze_tex_compression compression; /* AUTO */
-    uint32_t lod_count;             /* 1 */
+    uint32_t lod_count;             /* 1: the mesh as it is; up to ZE_ZEMESH_LOD_MAX */
 } ze_import_settings_t;
 
 /* The defaults. */

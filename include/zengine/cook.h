@@ -54,6 +54,15 @@ void ze_asset_model_destroy(ze_model_t *model);
 ze_result ze_asset_zemesh_write(const ze_model_t *model, uint32_t mesh, ze_uuid_t uuid,
                                 const ze_uuid_t *material_uuids, ze_allocator_t alloc,
                                 uint8_t **bytes, size_t *size);
+/* The same with up to lod_count ([1, ZE_ZEMESH_LOD_MAX]) levels of detail
+ * per submesh (ze_zemesh_submesh_t.lods): meshopt_simplify from level 0 to
+ * about half the previous level's indices, within a relative error of 1 %
+ * at level 1 doubling per level, borders locked; a submesh stops early when
+ * a level would drop less than 1/8 of the previous one's indices.
+ * ze_asset_zemesh_write is lod_count 1. */
+ze_result ze_asset_zemesh_write_lods(const ze_model_t *model, uint32_t mesh, ze_uuid_t uuid,
+                                     const ze_uuid_t *material_uuids, uint32_t lod_count,
+                                     ze_allocator_t alloc, uint8_t **bytes, size_t *size);
 
 /* Material `index` of a model as .zematerial text (no NUL) allocated from
  * `alloc` (free with ze_free(alloc, *text, *size)). texture_uuids: one per

@@ -224,6 +224,22 @@ static inline void ze_render_state_set_instances(ze_render_state_t *s, ze_render
     s->instances_pending = false;
 }
 
+/* --------------------------------------------------- levels of detail */
+
+/* The level of detail to draw (the CPU reference of the cull pass's
+ * choice; docs/gfx.md "LODs"). lod_error[i]: level i's object-space error
+ * (ze_zemesh_lod_t.error; non-decreasing, lod_error[0] = 0), world_scale:
+ * the instance's largest axis scale, distance: from the camera to the
+ * bounding sphere's centre, radius: the sphere's world-space radius,
+ * proj_scale: projection[1][1] * viewport_height / 2 (pixels per unit at
+ * distance 1). Level i projects to
+ *   lod_error[i] * world_scale * proj_scale / max(distance - radius, 1e-4)
+ * pixels; the result is the highest level whose projection is at most
+ * threshold_px, 0 when the camera is inside the sphere (distance <= radius)
+ * or lod_count <= 1. Any thread; pure. */
+uint32_t ze_render_lod_select(const float *lod_error, uint32_t lod_count, float world_scale,
+                              float distance, float radius, float proj_scale, float threshold_px);
+
 /* ----------------------------------------------------------- backends */
 
 typedef struct ze_render_backend_t ze_render_backend_t;

@@ -36,7 +36,7 @@ static const struct {
 
 /* Limits: a scale beyond these is a unit mistake, not a wish. */
 #define SCALE_MAX 10000.0
-enum { LOD_COUNT_MAX = 1 }; /* LODs are built by the render-graph issue's work */
+enum { LOD_COUNT_MAX = ZE_ZEMESH_LOD_MAX };
 
 ze_import_settings_t ze_import_settings_default(void)
 {
@@ -128,10 +128,8 @@ static ze_result take(const char *key, key_id id, json_t *v, ze_import_settings_
             return fail(diag, subject, s, "settings.%s: expected an integer", key);
         json_int_t n = json_integer_value(v);
         if (n < 1 || n > LOD_COUNT_MAX)
-            return fail(diag, subject, s,
-                        "settings.%s: %lld is out of range [1, %d] (more levels are not built "
-                        "yet)",
-                        key, (long long)n, LOD_COUNT_MAX);
+            return fail(diag, subject, s, "settings.%s: %lld is out of range [1, %d]", key,
+                        (long long)n, LOD_COUNT_MAX);
         s->lod_count = (uint32_t)n;
         return ZE_OK;
     }

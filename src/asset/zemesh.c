@@ -1,26 +1,44 @@
 /* .zemesh: the cooked mesh format and its bounds-checked reader (the asset
  * runtime); the writer is the cooker's (src/cook/zemesh_write.c).
  *
- * File format, version 1. Little-endian whatever the host; offsets from the
+ * File format, version 2. Little-endian whatever the host; offsets from the
  * start of the file; every section starts on a 4-byte boundary.
  *
- *   header (80 bytes)
+ *   header (96 bytes)
  *     0  magic          "ZEMESH" 0x00 0x1a
- *     8  u32 version    1
+ *     8  u32 version    2
  *    12  u32 attributes ZE_VATTR_BIT set (POSITION always; no unknown bits)
  *    16  uuid[16]       the mesh's identity
  *    32  u32 stride     bytes per vertex (must match the attributes)
  *    36  u32 vertices
- *    40  u32 indices    triangle-list indices (a multiple of 3)
+ *    40  u32 indices    triangle-list indices of every level (multiple of 3)
  *    44  u32 submeshes  at least 1
  *    48  f32 min[3], f32 max[3]   bounds of all positions
  *    72  u64 size       bytes of the whole file, checksum included
- *   submeshes[submeshes] (56 bytes each)
- *     0  u32 index_offset, u32 index_count, u32 vertex_offset, u32 vertex_count
+ *    80  u32 lods       levels of all submeshes together
+ *    84  u32 reserved[3] zero
+ *   submeshes[submeshes] (64 bytes each)
+ *     0  u32 index_offset, u32 index_count (level 0), u32 vertex_offset,
+ *        u32 vertex_count
  *    16  uuid[16] material (nil = default)
  *    32  f32 min[3], f32 max[3]
- *   u32 indices[indices]   absolute vertex numbers; those of a submesh lie in
- *                          its vertex range
+ *    56  u32 lod_first  its first entry in the level table
+ *    60  u32 lod_count  [1, ZE_ZEMESH_LOD_MAX]
+ *   lods[lods] (16 bytes each), submesh by submesh, finest first
+ *     0  u32 index_offset, u32 index_count
+ *     8  f32 error      object-space units; level 0: 0; finite,
+ *                       non-decreasing within a submesh
+ *    12  u32 reserved   zero
+ * A submesh's level 0 is its index range; each next level's indices follow
+ * the previous level's; the next submesh's follow its last level's (so the
+ * submeshes' levels tile the index array in order).
+ *
+ * Version 1 (still read) has an 80-byte header (no lods, no reserved), 56-
+ * byte submeshes (no lod_first, lod_count) and no level table: one level
+ * per submesh, error 0.
+ *
+ *   u32 indices[indices]   absolute vertex numbers; those of a submesh's
+ *                          levels lie in its vertex range
  *   vertices[vertices]     interleaved streams in ze_vattr order:
  *                          POSITION f32x3, NORMAL f32x3, TANGENT f32x4,
  *                          TEXCOORD0 f32x2, TEXCOORD1 f32x2, COLOR0 f32x4,
@@ -33,7 +51,9 @@
  * post-transform vertex cache (meshopt_optimizeVertexCache), then vertices
  * renumbered in first-use order for fetch locality
  * (meshopt_optimizeVertexFetchRemap), which also drops vertices no triangle
- * uses. Both are deterministic. Streams a
+ * uses. Both are deterministic. Levels past the first (importer setting
+ * lod_count) come from meshopt_simplify on level 0, each optimized for the
+ * vertex cache again (src/cook/zemesh_write.c). Streams a
  * primitive lacks but another has are filled with defaults: normal 0,
  * tangent (1,0,0,1), texcoords 0, colour (1,1,1,1), joints 0, weights 0.
  */
@@ -131,15 +151,17 @@ static uint32_t index_spread(const uint32_t *ix, size_t n, uint32_t lo)
     return spread_body(ix, n, lo);
 }
 
-/* Everything after the checksum: header fields, the submesh table and,
- * unless check_indices is false, the index ranges of every submesh, in the
- * order (and with the messages) of the format's checks. Only reads inside
- * the `size` bytes, so it may run before the checksum is verified. */
-static ze_result check_layout(const uint8_t *b, size_t size, bool check_indices,
+/* Everything after the checksum: header fields, the submesh and level
+ * tables and, unless check_indices is false, the index ranges of every
+ * submesh, in the order (and with the messages) of the format's checks.
+ * Only reads inside the `size` bytes, so it may run before the checksum is
+ * verified. The caller checked the size against the version's header. */
+static ze_result check_layout(const uint8_t *b, size_t size, uint32_t version, bool check_indices,
                               ze_zemesh_view_t *out, ze__asset_error_t *err)
 {
     ze_zemesh_view_t v;
     memset(&v, 0, sizeof v);
+    v.version = version;
     v.attributes = ze__rd_u32le(b + 12);
     memcpy(v.uuid.bytes, b + 16, 16);
     v.vertex_stride = ze__rd_u32le(b + 32);
@@ -148,6 +170,10 @@ static ze_result check_layout(const uint8_t *b, size_t size, bool check_indices,
     v.submesh_count = ze__rd_u32le(b + 44);
     v.min = rd_vec3(b + 48);
     v.max = rd_vec3(b + 60);
+    const bool v1 = version == 1;
+    const size_t header = v1 ? HEADER_SIZE_V1 : HEADER_SIZE;
+    const size_t sub_size = v1 ? SUBMESH_SIZE_V1 : SUBMESH_SIZE;
+    v.lod_total = v1 ? v.submesh_count : ze__rd_u32le(b + 80);
     if (v.attributes >> ZE_VATTR_COUNT)
         FAIL(ZE_ERR_PARSE, "unknown attribute bits 0x%x", v.attributes);
     if (!(v.attributes & ZE_VATTR_BIT(ZE_VATTR_POSITION)))
@@ -160,19 +186,38 @@ static ze_result check_layout(const uint8_t *b, size_t size, bool check_indices,
         FAIL(ZE_ERR_PARSE, "index count %u is not a multiple of 3", v.index_count);
     if (!bounds_ok(v.min, v.max))
         FAIL(ZE_ERR_PARSE, "invalid bounds");
-    size_t expect = HEADER_SIZE + CHECKSUM_SIZE, part;
-    if (!ze_size_mul(v.submesh_count, SUBMESH_SIZE, &part) || !ze_size_add(expect, part, &expect) ||
-        !ze_size_mul(v.index_count, 4, &part) || !ze_size_add(expect, part, &expect) ||
+    if (!v1 && (ze__rd_u32le(b + 84) | ze__rd_u32le(b + 88) | ze__rd_u32le(b + 92)) != 0)
+        FAIL(ZE_ERR_PARSE, "reserved header bytes are not zero");
+    size_t expect = header + CHECKSUM_SIZE, part;
+    if (!ze_size_mul(v.submesh_count, sub_size, &part) || !ze_size_add(expect, part, &expect) ||
+        !ze_size_mul(v1 ? 0 : v.lod_total, LOD_SIZE, &part) ||
+        !ze_size_add(expect, part, &expect) || !ze_size_mul(v.index_count, 4, &part) ||
+        !ze_size_add(expect, part, &expect) ||
         !ze_size_mul(v.vertex_count, v.vertex_stride, &part) ||
         !ze_size_add(expect, part, &expect) || expect != size)
         FAIL(ZE_ERR_PARSE, "section sizes do not add up to the file size");
-    const uint8_t *subs = b + HEADER_SIZE;
+    const uint8_t *subs = b + header;
     v.submeshes_ = subs;
-    v.indices = (const uint32_t *)(const void *)(subs + (size_t)v.submesh_count * SUBMESH_SIZE);
+    v.lods_ = v1 ? NULL : subs + (size_t)v.submesh_count * sub_size;
+    v.indices = (const uint32_t *)(const void *)(subs + (size_t)v.submesh_count * sub_size +
+                                                 (v1 ? 0 : (size_t)v.lod_total * LOD_SIZE));
     v.vertices = (const uint8_t *)(v.indices + v.index_count);
 
-    uint64_t next_index = 0, next_vertex = 0;
+    uint64_t next_index = 0, next_vertex = 0, next_lod = 0;
     for (uint32_t i = 0; i < v.submesh_count; i++) {
+        if (!v1) {
+            /* The level table entries, before ze_asset_zemesh_submesh
+               reads them. */
+            const uint8_t *p = subs + (size_t)i * sub_size;
+            const uint32_t first = ze__rd_u32le(p + 56), n = ze__rd_u32le(p + 60);
+            if (n == 0 || n > ZE_ZEMESH_LOD_MAX)
+                FAIL(ZE_ERR_PARSE, "submesh %u has %u levels of detail (1 to %d)", i, n,
+                     ZE_ZEMESH_LOD_MAX);
+            if (first != next_lod || next_lod + n > v.lod_total)
+                FAIL(ZE_ERR_PARSE, "submesh %u: levels %u..%u are not the next in the table of %u",
+                     i, first, first + n - 1, v.lod_total);
+            next_lod += n;
+        }
         ze_zemesh_submesh_t s;
         ze_asset_zemesh_submesh(&v, i, &s);
         /* Submeshes tile the index and vertex arrays in order. */
@@ -181,28 +226,60 @@ static ze_result check_layout(const uint8_t *b, size_t size, bool check_indices,
         if (s.index_count == 0 || s.index_count % 3 != 0 || s.vertex_count == 0)
             FAIL(ZE_ERR_PARSE, "submesh %u has %u indices and %u vertices", i, s.index_count,
                  s.vertex_count);
-        next_index += s.index_count;
         next_vertex += s.vertex_count;
-        if (next_index > v.index_count || next_vertex > v.vertex_count)
+        if (next_vertex > v.vertex_count)
             FAIL(ZE_ERR_PARSE, "submesh %u runs past the index or vertex array", i);
         if (!bounds_ok(s.min, s.max))
             FAIL(ZE_ERR_PARSE, "submesh %u has invalid bounds", i);
+        for (uint32_t k = 0; k < s.lod_count; k++) {
+            const ze_zemesh_lod_t *l = &s.lods[k];
+            if (k == 0 && l->index_count != s.index_count)
+                FAIL(ZE_ERR_PARSE, "submesh %u: level 0 has %u indices, the submesh %u", i,
+                     l->index_count, s.index_count);
+            if (l->index_offset != next_index)
+                FAIL(ZE_ERR_PARSE, "submesh %u level %u does not follow the previous level", i, k);
+            if (l->index_count == 0 || l->index_count % 3 != 0)
+                FAIL(ZE_ERR_PARSE, "submesh %u level %u has %u indices", i, k, l->index_count);
+            next_index += l->index_count;
+            if (next_index > v.index_count)
+                FAIL(ZE_ERR_PARSE, "submesh %u runs past the index or vertex array", i);
+            if (!isfinite(l->error) || (k == 0 && l->error != 0.0f) ||
+                (k > 0 && !(l->error >= s.lods[k - 1].error)))
+                FAIL(ZE_ERR_PARSE,
+                     "submesh %u level %u: error %g is not finite, not 0 at level 0 or below "
+                     "the previous level's",
+                     i, k, (double)l->error);
+            if (!v1 &&
+                ze__rd_u32le(v.lods_ + (size_t)(next_lod - s.lod_count + k) * LOD_SIZE + 12) != 0)
+                FAIL(ZE_ERR_PARSE, "submesh %u level %u: reserved bytes are not zero", i, k);
+        }
         if (!check_indices)
             continue;
         /* lo + vertex_count cannot wrap: next_vertex <= v.vertex_count. */
         const uint32_t *ix = v.indices + s.index_offset;
+        const uint32_t block = (uint32_t)(next_index - s.index_offset);
         const uint32_t lo = s.vertex_offset, hi = s.vertex_offset + s.vertex_count;
-        if (index_spread(ix, s.index_count, lo) < s.vertex_count)
+        if (index_spread(ix, block, lo) < s.vertex_count)
             continue;
-        for (uint32_t k = 0; k < s.index_count; k++) /* the first culprit, for the message */
+        for (uint32_t k = 0; k < block; k++) /* the first culprit, for the message */
             if (ix[k] < lo || ix[k] >= hi)
                 FAIL(ZE_ERR_PARSE, "submesh %u: index %u at %u is outside its vertices", i, ix[k],
                      k);
     }
+    if (next_lod != (v1 ? 0 : v.lod_total))
+        FAIL(ZE_ERR_PARSE, "submeshes use %llu of the %u levels of detail",
+             (unsigned long long)next_lod, v.lod_total);
     if (next_index != v.index_count || next_vertex != v.vertex_count)
         FAIL(ZE_ERR_PARSE, "submeshes do not cover every index and vertex");
     *out = v;
     return ZE_OK;
+}
+
+/* One past a submesh's last index: the end of its last level. */
+static size_t block_end(const ze_zemesh_submesh_t *s)
+{
+    const ze_zemesh_lod_t *l = &s->lods[s->lod_count - 1];
+    return (size_t)l->index_offset + l->index_count;
 }
 
 static void hash_update(XXH3_state_t *st, const void *p, size_t n)
@@ -245,7 +322,7 @@ static uint64_t hash_and_check_indices(const uint8_t *b, size_t len, const ze_ze
         size_t k = (size_t)(lo - ibeg) / 4;
         const size_t k1 = (size_t)(hi - ibeg) / 4;
         while (k < k1) {
-            const size_t send = (size_t)s.index_offset + s.index_count;
+            const size_t send = block_end(&s);
             const size_t seg = (send < k1 ? send : k1) - k;
             const uint32_t d = index_spread(v->indices + k, seg, s.vertex_offset);
             spread = d > spread ? d : spread;
@@ -281,14 +358,16 @@ ze_result ze__asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t 
         FAIL(ZE_ERR_UNSUPPORTED, "views need a little-endian host");
     if (((uintptr_t)b & 3u) != 0)
         FAIL(ZE_ERR_INVALID_ARG, "data must be 4-byte aligned");
-    if (size < HEADER_SIZE + CHECKSUM_SIZE)
+    if (size < HEADER_SIZE_V1 + CHECKSUM_SIZE)
         FAIL(ZE_ERR_PARSE, "truncated: %zu bytes, shorter than the header", size);
     if (memcmp(b, g_zemesh_magic, 8) != 0)
         FAIL(ZE_ERR_PARSE, "bad magic (not a .zemesh file)");
     uint32_t version = ze__rd_u32le(b + 8);
-    if (version != ZE_ZEMESH_VERSION)
-        FAIL(ZE_ERR_UNSUPPORTED, "format version %u is not supported (this reader: %u)", version,
-             ZE_ZEMESH_VERSION);
+    if (version != 1 && version != ZE_ZEMESH_VERSION)
+        FAIL(ZE_ERR_UNSUPPORTED, "format version %u is not supported (this reader: 1 to %u)",
+             version, ZE_ZEMESH_VERSION);
+    if (version != 1 && size < HEADER_SIZE + CHECKSUM_SIZE)
+        FAIL(ZE_ERR_PARSE, "truncated: %zu bytes, shorter than the header", size);
     uint64_t declared = ze__rd_u64le(b + 72);
     if (declared != size)
         FAIL(ZE_ERR_PARSE, "truncated or padded: the header says %llu bytes, there are %zu",
@@ -299,7 +378,7 @@ ze_result ze__asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t 
     /* A sound layout (checked first, its verdict kept for after the
        checksum) allows the one fused pass; otherwise hash, then report what
        the checks in their order find. A bad checksum wins either way. */
-    if (check_layout(b, size, false, &v, &layout_err) == ZE_OK) {
+    if (check_layout(b, size, version, false, &v, &layout_err) == ZE_OK) {
         bool indices_ok;
         if (sum != hash_and_check_indices(b, size - CHECKSUM_SIZE, &v, &indices_ok))
             FAIL(ZE_ERR_PARSE, "checksum mismatch (the file is corrupted)");
@@ -310,7 +389,7 @@ ze_result ze__asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t 
     } else if (sum != ze_hash64(b, size - CHECKSUM_SIZE, 0)) {
         FAIL(ZE_ERR_PARSE, "checksum mismatch (the file is corrupted)");
     }
-    ze_result r = check_layout(b, size, true, &v, err);
+    ze_result r = check_layout(b, size, version, true, &v, err);
     if (r == ZE_OK)
         *out = v;
     return r;
@@ -318,7 +397,9 @@ ze_result ze__asset_zemesh_read(const void *data, size_t size, ze_zemesh_view_t 
 
 void ze_asset_zemesh_submesh(const ze_zemesh_view_t *view, uint32_t i, ze_zemesh_submesh_t *out)
 {
-    const uint8_t *p = view->submeshes_ + (size_t)i * SUBMESH_SIZE;
+    const bool v1 = view->version == 1;
+    const uint8_t *p = view->submeshes_ + (size_t)i * (v1 ? SUBMESH_SIZE_V1 : SUBMESH_SIZE);
+    memset(out, 0, sizeof *out);
     out->index_offset = ze__rd_u32le(p);
     out->index_count = ze__rd_u32le(p + 4);
     out->vertex_offset = ze__rd_u32le(p + 8);
@@ -326,4 +407,15 @@ void ze_asset_zemesh_submesh(const ze_zemesh_view_t *view, uint32_t i, ze_zemesh
     memcpy(out->material.bytes, p + 16, 16);
     out->min = rd_vec3(p + 32);
     out->max = rd_vec3(p + 44);
+    if (v1) {
+        out->lod_count = 1;
+        out->lods[0] = (ze_zemesh_lod_t){out->index_offset, out->index_count, 0.0f};
+        return;
+    }
+    const uint32_t first = ze__rd_u32le(p + 56), n = ze__rd_u32le(p + 60);
+    out->lod_count = n < ZE_ZEMESH_LOD_MAX ? n : ZE_ZEMESH_LOD_MAX;
+    for (uint32_t k = 0; k < out->lod_count; k++) {
+        const uint8_t *l = view->lods_ + ((size_t)first + k) * LOD_SIZE;
+        out->lods[k] = (ze_zemesh_lod_t){ze__rd_u32le(l), ze__rd_u32le(l + 4), ze__rd_f32le(l + 8)};
+    }
 }

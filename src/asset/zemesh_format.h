@@ -9,8 +9,15 @@
 #include "zengine/asset.h"
 
 enum {
-    HEADER_SIZE = 80,
-    SUBMESH_SIZE = 56,
+    /* version 1 */
+    HEADER_SIZE_V1 = 80,
+    SUBMESH_SIZE_V1 = 56,
+    /* version 2: the header gains the level count (and reserved zeros),
+       a submesh its first level and level count, and a level table follows
+       the submesh table */
+    HEADER_SIZE = 96,
+    SUBMESH_SIZE = 64,
+    LOD_SIZE = 16,
     CHECKSUM_SIZE = 8,
 };
 

@@ -435,8 +435,8 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
     for (uint32_t i = 0; i < model->mesh_count; i++) {
         uint8_t *bytes = NULL;
         size_t size = 0;
-        ze_result wr = ze_asset_zemesh_write(model, i, sub_uuid(c, "mesh", i), mat_ids, c->alloc,
-                                             &bytes, &size);
+        ze_result wr = ze_asset_zemesh_write_lods(model, i, sub_uuid(c, "mesh", i), mat_ids,
+                                                  c->settings.lod_count, c->alloc, &bytes, &size);
         if (wr == ZE_ERR_NOT_FOUND)
             continue; /* a mesh of points and lines only */
         if (wr != ZE_OK) {

@@ -210,7 +210,7 @@ static ze_result read_copy(const uint8_t *src, size_t size, void (*edit)(uint8_t
 static void e_version(uint8_t *b, size_t n)
 {
     (void)n;
-    put32(b + 8, 2);
+    put32(b + 8, 3);
 }
 static void e_attr(uint8_t *b, size_t n)
 {
@@ -235,12 +235,13 @@ static void e_subs(uint8_t *b, size_t n)
 static void e_index(uint8_t *b, size_t n)
 {
     (void)n;
-    put32(b + 80 + 2 * 56, 5); /* first index: a vertex of the second submesh */
+    put32(b + 96 + 2 * 64 + 2 * 16, 5); /* first index: a vertex of the second submesh */
 }
 static void e_sub_range(uint8_t *b, size_t n)
 {
     (void)n;
-    put32(b + 80 + 56 + 4, 6); /* second submesh claims 6 indices */
+    put32(b + 96 + 64 + 4, 6);          /* second submesh claims 6 indices, */
+    put32(b + 96 + 2 * 64 + 16 + 4, 6); /* so does its level 0 */
 }
 static void e_bounds(uint8_t *b, size_t n)
 {
@@ -269,7 +270,7 @@ static void test_zemesh_rejections(void **state)
     }
     ze_free(a, b, size);
     assert_int_equal(read_copy(bytes, size, e_version, &err), ZE_ERR_UNSUPPORTED);
-    assert_non_null(strstr(err.message, "version 2"));
+    assert_non_null(strstr(err.message, "version 3"));
     struct {
         void (*edit)(uint8_t *, size_t);
         const char *expect;
