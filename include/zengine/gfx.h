@@ -275,6 +275,11 @@ typedef struct ze_render_backend_desc_t {
        pixel is shaded once (worth it where shading is dear and overdraw
        high; one more geometry pass otherwise) */
     bool depth_prepass;
+    /* vulkan: the screen-space error a mesh level of detail may make, in
+       pixels: the cull pass draws the coarsest level whose error projects
+       to at most this (ze_render_lod_select; meshes cooked with one level
+       always draw it). 0 = 1 pixel; negative: level 0 always. */
+    float lod_error_px;
     /* Geometry budgets (a project's renderer settings): the global vertex
        buffer's bytes (48 a vertex: position, normal, uv, tangent), the
        index buffer's (4 an index) and the instance table's slots. The
@@ -303,6 +308,8 @@ typedef struct ze_render_pass_time_t {
     char name[ZE_RENDER_PASS_NAME_MAX];
     double gpu_ms;
 } ze_render_pass_time_t;
+
+enum { ZE_RENDER_LOD_MAX = 8 }; /* levels of detail a mesh may have (ZE_ZEMESH_LOD_MAX) */
 
 typedef struct ze_render_stats_t {
     uint64_t frames;          /* frames rendered */
@@ -358,6 +365,9 @@ typedef struct ze_render_stats_t {
        its mesh): candidates, those drawn, and those outside the view
        frustum (candidates - visible; 0 without culling) */
     uint32_t last_draws, last_draws_visible, last_draws_frustum_culled;
+    /* vulkan: the last completed frame's visible draws by the level of
+       detail the cull pass chose (0: full detail) */
+    uint32_t last_draws_lod[ZE_RENDER_LOD_MAX];
     /* the instance table: live rows, their digest sum
        (ze_render_instance_digest), the records the last applied state
        carried and all applied so far, states applied, and states whose

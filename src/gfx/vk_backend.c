@@ -70,6 +70,7 @@ static ze_result vk_create(const ze_render_backend_desc_t *desc, const ze__rende
     b->desc = *desc;
     b->cull = desc->cull != ZE_RENDER_CULL_NONE;
     b->prepass = desc->depth_prepass;
+    b->lod_error_px = desc->lod_error_px == 0.0f ? 1.0f : desc->lod_error_px;
     b->lose_device_at_frame = faults->lose_device_at_frame;
     b->desc.title = NULL; /* not kept */
     snprintf(b->device_name, sizeof b->device_name, "vulkan (no device)");
@@ -316,6 +317,8 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
     st.last_draws = ld32(&b->last_draws);
     st.last_draws_visible = ld32(&b->last_draws_visible);
     st.last_draws_frustum_culled = st.last_draws - st.last_draws_visible;
+    for (uint32_t k = 0; k < ZE_RENDER_LOD_MAX; k++)
+        st.last_draws_lod[k] = ld32(&b->last_draws_lod[k]);
     pthread_mutex_lock(&b->lock);
     st.gpu_pass_count = b->pass_time_count;
     memcpy(st.gpu_passes, b->pass_times, sizeof st.gpu_passes[0] * b->pass_time_count);

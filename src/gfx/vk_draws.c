@@ -303,10 +303,12 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
     gf->scene[2] = f->draw_capacity;
     gf->scene[3] = updates;
     gf->params[0] = s->alpha;
+    gf->params[1] = fabsf(s->camera.projection.m[1][1]) * (float)b->target->height * 0.5f;
+    gf->params[2] = b->lod_error_px;
     f->draws = (ze_vk_draw_list_t){
         .stride = f->draw_capacity, .draws = draws, .slots = gf->scene[0], .updates = updates};
     uint32_t *counts = (uint32_t *)f->visible_count.map;
-    for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++)
+    for (uint32_t k = 0; k < ZE_VK_LOD_COUNTS + ZE_RENDER_LOD_MAX; k++)
         counts[k] = 0; /* the cull pass counts from here */
     f->count_pending = true;
     return ZE_OK;
@@ -318,10 +320,12 @@ void ze__vk_draws_retire(ze_vk_backend_t *b, ze_vk_frame_t *f)
         return;
     f->count_pending = false;
     uint32_t n = f->draws.draws, visible = 0;
-    if (n) {
-        const uint32_t *c = (const uint32_t *)f->visible_count.map;
+    const uint32_t *c = (const uint32_t *)f->visible_count.map;
+    if (n)
         visible = c[0] + c[1] + c[2];
-    }
+    for (uint32_t k = 0; k < ZE_RENDER_LOD_MAX; k++)
+        atomic_store_explicit(&b->last_draws_lod[k], n ? c[ZE_VK_LOD_COUNTS + k] : 0,
+                              memory_order_relaxed);
     atomic_store_explicit(&b->last_draws, n, memory_order_relaxed);
     atomic_store_explicit(&b->last_draws_visible, visible < n ? visible : n, memory_order_relaxed);
 }

@@ -348,10 +348,17 @@ typedef struct ze_vk_vertex_t {
     float pos[3], normal[3], uv[2], tangent[4]; /* tangent.w 0 = none */
 } ze_vk_vertex_t;
 
+typedef struct ze_vk_lod_t {
+    uint32_t index_offset, index_count; /* in the mesh's indices */
+    float error;                        /* object space */
+} ze_vk_lod_t;
+
 typedef struct ze_vk_submesh_t {
-    uint32_t index_offset, index_count;
+    uint32_t index_offset, index_count; /* level 0 */
     ze_uuid_t material;
     float sphere[4]; /* bounds for culling: its box's centre, half-diagonal */
+    uint32_t lod_count;
+    ze_vk_lod_t lods[ZE_RENDER_LOD_MAX]; /* lods[0]: the submesh's own range */
 } ze_vk_submesh_t;
 
 typedef struct ze_vk_mesh_payload_t {
@@ -410,10 +417,16 @@ typedef struct ze_vk_gpu_frame_t {
     /* x = instance slots, y = flags (ZE_VK_FRAME_CULL), z = commands per
        class range, w = instance records to scatter */
     uint32_t scene[4];
-    float params[4]; /* x = interpolation alpha */
+    /* x = interpolation alpha, y = pixels per unit at distance 1
+       (|projection[1][1]| x height / 2), z = the LOD error in pixels
+       (<= 0: level 0 always) */
+    float params[4];
 } ze_vk_gpu_frame_t;
 
 enum { ZE_VK_FRAME_CULL = 1u };
+/* visible_count: the classes' counts at 0..2, the visible draws per level
+   of detail from here (cull.comp) */
+enum { ZE_VK_LOD_COUNTS = 4 };
 
 typedef struct ze_vk_gpu_material_t {
     float base_color[4];
@@ -443,8 +456,10 @@ typedef struct ze_vk_gpu_mesh_t {
 typedef struct ze_vk_gpu_submesh_t {
     uint32_t index_count, first_index;
     int32_t vertex_offset;
-    uint32_t material; /* handle + 1; 0: the default */
-    float sphere[4];   /* local bounds: centre, radius */
+    uint32_t material;                     /* handle + 1; 0: the default */
+    float sphere[4];                       /* local bounds: centre, radius */
+    uint32_t lod[4];                       /* x = levels */
+    uint32_t levels[ZE_RENDER_LOD_MAX][4]; /* first index, index count, error (float bits) */
 } ze_vk_gpu_submesh_t;
 
 /* A draw the cull pass emitted: its instance slot and material index. */
@@ -611,6 +626,8 @@ struct ze_vk_backend_t {
     bool cull;
     bool prepass; /* desc.depth_prepass (vk_pass_prepass.c) */
     atomic_uint_fast32_t last_draws, last_draws_visible;
+    atomic_uint_fast32_t last_draws_lod[ZE_RENDER_LOD_MAX];
+    float lod_error_px; /* desc.lod_error_px, defaulted */
 };
 
 static inline ze_vk_backend_t *ze__vk(ze_render_backend_t *b)

@@ -59,6 +59,9 @@ static size_t mesh_payload_size(const ze_zemesh_view_t *v)
            sizeof(ze_vk_vertex_t) * (size_t)v->vertex_count + sizeof(uint32_t) * v->index_count;
 }
 
+_Static_assert((int)ZE_RENDER_LOD_MAX == (int)ZE_ZEMESH_LOD_MAX,
+               "every level of a cooked mesh is drawable");
+
 static void read_f32(const uint8_t *p, float *out, int n)
 {
     memcpy(out, p, sizeof(float) * (size_t)n);
@@ -77,7 +80,14 @@ static void mesh_payload(const ze_zemesh_view_t *v, uint8_t *p)
     for (uint32_t i = 0; i < v->submesh_count; i++) {
         ze_zemesh_submesh_t sm;
         ze_asset_zemesh_submesh(v, i, &sm);
-        subs[i] = (ze_vk_submesh_t){sm.index_offset, sm.index_count, sm.material, {0}};
+        subs[i] = (ze_vk_submesh_t){sm.index_offset, sm.index_count, sm.material, {0}, 0, {{0}}};
+        subs[i].lod_count = sm.lod_count ? sm.lod_count : 1;
+        if (subs[i].lod_count > ZE_RENDER_LOD_MAX)
+            subs[i].lod_count = ZE_RENDER_LOD_MAX;
+        subs[i].lods[0] = (ze_vk_lod_t){sm.index_offset, sm.index_count, 0.0f};
+        for (uint32_t k = 1; k < subs[i].lod_count; k++)
+            subs[i].lods[k] =
+                (ze_vk_lod_t){sm.lods[k].index_offset, sm.lods[k].index_count, sm.lods[k].error};
         /* the box's bounding sphere (GPU culling: vk_pass_cull.c) */
         ze_vec3_t c = ze_vec3_scale(ze_vec3_add(sm.min, sm.max), 0.5f);
         subs[i].sphere[0] = c.x;

@@ -199,6 +199,12 @@ static ze_result tables_build(ze_vk_backend_t *b)
                 .material = mh == ZE_VK_NO_HANDLE ? 0 : mh + 1,
             };
             memcpy(gs.sphere, sm->sphere, sizeof gs.sphere);
+            gs.lod[0] = sm->lod_count;
+            for (uint32_t l = 0; l < sm->lod_count; l++) {
+                gs.levels[l][0] = (uint32_t)m->index_first + sm->lods[l].index_offset;
+                gs.levels[l][1] = sm->lods[l].index_count;
+                memcpy(&gs.levels[l][2], &sm->lods[l].error, sizeof(float));
+            }
             if (r == ZE_OK)
                 r = ze_array_push(&sc->submeshes_gpu, &gs);
             if (r == ZE_OK)

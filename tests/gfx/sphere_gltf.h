@@ -112,11 +112,13 @@ static inline char *sphere_gltf(ze_allocator_t alloc, bool uv, size_t *len, size
 }
 
 /* The sphere as a cooked mesh notification (`mesh`, viewing *bytes: free
- * with ze_free(alloc, *bytes, *size)) and its glTF material as a material
- * notification with uuid `material_uuid`. false with a message on stderr. */
-static inline bool sphere_assets(ze_allocator_t alloc, bool uv, ze_uuid_t mesh_uuid,
-                                 ze_uuid_t material_uuid, uint8_t **bytes, size_t *size,
-                                 ze_asset_data_t *mesh, ze_asset_data_t *material)
+ * with ze_free(alloc, *bytes, *size)) with up to lod_count levels of
+ * detail, and its glTF material as a material notification with uuid
+ * `material_uuid`. false with a message on stderr. */
+static inline bool sphere_assets_lods(ze_allocator_t alloc, bool uv, uint32_t lod_count,
+                                      ze_uuid_t mesh_uuid, ze_uuid_t material_uuid, uint8_t **bytes,
+                                      size_t *size, ze_asset_data_t *mesh,
+                                      ze_asset_data_t *material)
 {
     size_t len = 0, cap = 0;
     char *json = sphere_gltf(alloc, uv, &len, &cap);
@@ -129,8 +131,8 @@ static inline bool sphere_assets(ze_allocator_t alloc, bool uv, ze_uuid_t mesh_u
         fprintf(stderr, "sphere glTF: %s\n", err.message);
         return false;
     }
-    bool ok =
-        ze_asset_zemesh_write(model, 0, mesh_uuid, &material_uuid, alloc, bytes, size) == ZE_OK;
+    bool ok = ze_asset_zemesh_write_lods(model, 0, mesh_uuid, &material_uuid, lod_count, alloc,
+                                         bytes, size) == ZE_OK;
     char *mtext = NULL;
     size_t msize = 0;
     memset(material, 0, sizeof *material);
@@ -154,6 +156,14 @@ static inline bool sphere_assets(ze_allocator_t alloc, bool uv, ze_uuid_t mesh_u
     if (!ok)
         fprintf(stderr, "sphere: cooking failed\n");
     return ok;
+}
+
+/* The same with one level. */
+static inline bool sphere_assets(ze_allocator_t alloc, bool uv, ze_uuid_t mesh_uuid,
+                                 ze_uuid_t material_uuid, uint8_t **bytes, size_t *size,
+                                 ze_asset_data_t *mesh, ze_asset_data_t *material)
+{
+    return sphere_assets_lods(alloc, uv, 1, mesh_uuid, material_uuid, bytes, size, mesh, material);
 }
 
 #endif /* ZE_TEST_SPHERE_GLTF_H */

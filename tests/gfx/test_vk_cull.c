@@ -44,9 +44,9 @@ static const float FOV = 0.9f, NEAR = 0.1f, FAR = 40.0f;
 typedef struct fixture_t {
     ze_mem_t *mm;
     ze_allocator_t alloc;
-    uint8_t *mesh_bytes;
-    size_t mesh_size;
-    ze_asset_data_t mesh, material, double_sided;
+    uint8_t *mesh_bytes, *lod_bytes;
+    size_t mesh_size, lod_size;
+    ze_asset_data_t mesh, material, double_sided, lod_mesh;
     double centre[3], radius; /* the submesh's bounding sphere, local */
 } fixture_t;
 
@@ -72,6 +72,10 @@ static int setup(void **state)
     if (!sphere_assets(f.alloc, false, uuid_n(1), uuid_n(2), &f.mesh_bytes, &f.mesh_size, &f.mesh,
                        &f.material))
         return -1;
+    ze_asset_data_t lod_material;
+    if (!sphere_assets_lods(f.alloc, false, 4, uuid_n(4), uuid_n(2), &f.lod_bytes, &f.lod_size,
+                            &f.lod_mesh, &lod_material))
+        return -1;
     f.double_sided = f.material;
     f.double_sided.uuid = uuid_n(3);
     f.double_sided.as.material.uuid = f.double_sided.uuid;
@@ -92,6 +96,7 @@ static int teardown(void **state)
 {
     fixture_t *f = *state;
     ze_free(f->alloc, f->mesh_bytes, f->mesh_size);
+    ze_free(f->alloc, f->lod_bytes, f->lod_size);
     ze_mem_destroy(f->mm);
     ze_log_reset();
     return 0;
@@ -107,6 +112,7 @@ static ze_render_backend_t *make(fixture_t *f, ze_render_cull_mode mode)
     assert_int_equal(ze_render_backend_asset_ready(b, &f->mesh), ZE_OK);
     assert_int_equal(ze_render_backend_asset_ready(b, &f->material), ZE_OK);
     assert_int_equal(ze_render_backend_asset_ready(b, &f->double_sided), ZE_OK);
+    assert_int_equal(ze_render_backend_asset_ready(b, &f->lod_mesh), ZE_OK);
     return b;
 }
 
@@ -529,6 +535,82 @@ static void test_inside_a_sphere_single_and_double_sided(void **state)
     ze_render_backend_destroy(b);
 }
 
+/* Levels of detail: random spheres of the 4-level mesh at random
+ * distances and scales in view; the visible draws per level the cull pass
+ * counts equal ze_render_lod_select's choices (the CPU reference) for the
+ * same spheres, with spheres whose choice sits within 1 % of a level's
+ * threshold (where float order may flip it) drawn again elsewhere. The
+ * 1-level mesh always draws level 0. */
+static void test_lod_choice_matches_reference(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_DEFAULT);
+    ze_zemesh_submesh_t sm;
+    ze_asset_zemesh_submesh(&f->lod_mesh.as.mesh, 0, &sm);
+    print_message("LOD mesh: %u levels, errors", sm.lod_count);
+    float err[ZE_RENDER_LOD_MAX] = {0};
+    for (uint32_t l = 0; l < sm.lod_count; l++) {
+        err[l] = sm.lods[l].error;
+        print_message(" %g (%u indices)", (double)err[l], sm.lods[l].index_count);
+    }
+    print_message("\n");
+    assert_true(sm.lod_count >= 3);
+    enum { N = 400 };
+    scene_t sc;
+    scene_init(f, &sc, N + 1);
+    frustum_t fr = frustum_of(&sc.s);
+    float proj = fabsf(sc.s.camera.projection.m[1][1]) * (float)H * 0.5f;
+    uint32_t want[ZE_RENDER_LOD_MAX] = {0};
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 0x10D5u);
+    double dir[3] = {-EYE.x, -EYE.y, -EYE.z};
+    double dl = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    for (int k = 0; k < 3; k++)
+        dir[k] /= dl;
+    uint32_t tries = 0;
+    while (sc.s.instance_update_count < N) {
+        assert_true(++tries < 100 * N);
+        double d = 1.0 + 6.0 * (double)uniform(&rng, 0, 1);
+        float scale = (float)(0.3 + 1.7 * (double)uniform(&rng, 0, 1));
+        double c[3] = {EYE.x + dir[0] * d + ((double)uniform(&rng, 0, 1) - 0.5) * 0.4 * d,
+                       EYE.y + dir[1] * d + ((double)uniform(&rng, 0, 1) - 0.5) * 0.3 * d,
+                       EYE.z + dir[2] * d};
+        ze_mat4_t w = at(c, scale);
+        double margin;
+        if (!reference_visible(f, &fr, &w, &margin) || margin < 0.01)
+            continue;
+        double wc[3], r;
+        world_sphere(f, &w, wc, &r);
+        double dx = wc[0] - EYE.x, dy = wc[1] - EYE.y, dz = wc[2] - EYE.z;
+        float dist = (float)sqrt(dx * dx + dy * dy + dz * dz);
+        bool tie = false;
+        for (uint32_t l = 1; l < sm.lod_count; l++) {
+            double px = err[l] * scale * proj / fmax(dist - r, 1e-4);
+            tie |= fabs(px - 1.0) < 0.01;
+        }
+        if (tie)
+            continue;
+        uint32_t lod = ze_render_lod_select(err, sm.lod_count, scale, dist, (float)r, proj, 1.0f);
+        want[lod]++;
+        scene_add(&sc, w);
+        sc.inst[sc.s.instance_update_count - 1].mesh = uuid_n(4);
+    }
+    /* and one of the 1-level mesh, close and far: level 0 */
+    scene_add(&sc, at((double[3]){0.0, 0.0, -30.0}, 1.0f));
+    want[0]++;
+    ze_render_stats_t st = render(b, &sc, NULL);
+    uint32_t levels_used = 0;
+    for (uint32_t l = 0; l < ZE_RENDER_LOD_MAX; l++) {
+        print_message("level %u: %u drawn, reference %u\n", l, st.last_draws_lod[l], want[l]);
+        assert_int_equal(st.last_draws_lod[l], want[l]);
+        levels_used += want[l] > 0;
+    }
+    assert_int_equal(st.last_draws_visible, N + 1);
+    assert_true(levels_used >= 3); /* the scene exercises the choice */
+    scene_free(f, &sc);
+    ze_render_backend_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_growth_and_no_camera),
         cmocka_unit_test(test_mirrored_instance_keeps_its_front_faces),
         cmocka_unit_test(test_inside_a_sphere_single_and_double_sided),
+        cmocka_unit_test(test_lod_choice_matches_reference),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
