@@ -34,6 +34,12 @@ for n in ${GPU_INSTANCES:-0 10000 100000}; do
   grep -A12 '"gpu_passes"' "$out/showcase-$n.json" 2>/dev/null | tr -d ' \n' | head -c 600
   echo
 done
+files=()
+for n in ${GPU_INSTANCES:-0 10000 100000}; do
+  [ -f "$out/showcase-$n.json" ] && files+=("$out/showcase-$n.json")
+done
+[ ${#files[@]} -gt 0 ] &&
+  bash scripts/gpu_summary.sh "$(cat "$b/commit")" "${GPU_MOVING:-25}" "${files[@]}" >"$out/render.json"
 ns=(${GPU_INSTANCES:-0 10000 100000})
 for n in "${ns[@]:1:${#ns[@]}-2}"; do rm -f "$out/showcase-$n.png"; done
 exit $status
