@@ -775,6 +775,11 @@ void ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass);
 void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
                             VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
                             uint32_t height);
+/* The layout of the scene's pipelines: set 0 the bindless textures, set 1
+ * the frame's (vk_draws.c). */
+ze_result ze__vk_scene_layout(ze_vk_backend_t *b, VkPipelineLayout *out);
+/* Destroys both (either may be VK_NULL_HANDLE) and clears them. */
+void ze__vk_pipeline_release(ze_vk_backend_t *b, VkPipelineLayout *layout, VkPipeline *pipeline);
 /* A compute pipeline of one shader (<name>.spv) with `layout`. */
 ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipelineLayout layout,
                                   VkPipeline *out);

@@ -36,26 +36,16 @@ static const ze_rg_import_t REFS_IMPORT = {
 static ze_result cull_create(ze_vk_backend_t *b, void *state)
 {
     cull_t *c = state;
-    VkDescriptorSetLayout sets[2] = {b->bindless_layout, b->frame_layout};
-    VkPipelineLayoutCreateInfo lci = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 2,
-        .pSetLayouts = sets,
-    };
-    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, &c->layout),
-               "vkCreatePipelineLayout");
+    ze_result r = ze__vk_scene_layout(b, &c->layout);
+    if (r != ZE_OK)
+        return r;
     return ze__vk_compute_pipeline(b, "cull.comp", c->layout, &c->pipeline);
 }
 
 static void cull_destroy(ze_vk_backend_t *b, void *state)
 {
     cull_t *c = state;
-    if (c->pipeline)
-        vkDestroyPipeline(b->device, c->pipeline, b->host_cb);
-    if (c->layout)
-        vkDestroyPipelineLayout(b->device, c->layout, b->host_cb);
-    c->pipeline = VK_NULL_HANDLE;
-    c->layout = VK_NULL_HANDLE;
+    ze__vk_pipeline_release(b, &c->layout, &c->pipeline);
 }
 
 static void cull_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,

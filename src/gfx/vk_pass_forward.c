@@ -24,14 +24,9 @@ typedef struct forward_t {
 static ze_result forward_create(ze_vk_backend_t *b, void *state)
 {
     forward_t *fw = state;
-    VkDescriptorSetLayout sets[2] = {b->bindless_layout, b->frame_layout};
-    VkPipelineLayoutCreateInfo lci = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 2,
-        .pSetLayouts = sets,
-    };
-    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, &fw->layout),
-               "vkCreatePipelineLayout");
+    ze_result lr = ze__vk_scene_layout(b, &fw->layout);
+    if (lr != ZE_OK)
+        return lr;
     /* after a depth prepass: equal depth, not written (each pixel shaded
        once); else the usual less-than with writes */
     ze_vk_geometry_desc_t gd = {
@@ -48,12 +43,7 @@ static ze_result forward_create(ze_vk_backend_t *b, void *state)
 static void forward_destroy(ze_vk_backend_t *b, void *state)
 {
     forward_t *fw = state;
-    if (fw->pipeline)
-        vkDestroyPipeline(b->device, fw->pipeline, b->host_cb);
-    if (fw->layout)
-        vkDestroyPipelineLayout(b->device, fw->layout, b->host_cb);
-    fw->pipeline = VK_NULL_HANDLE;
-    fw->layout = VK_NULL_HANDLE;
+    ze__vk_pipeline_release(b, &fw->layout, &fw->pipeline);
 }
 
 static void forward_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,

@@ -25,14 +25,9 @@ static bool prepass_enabled(const ze_vk_shape_t *shape)
 static ze_result prepass_create(ze_vk_backend_t *b, void *state)
 {
     prepass_t *p = state;
-    VkDescriptorSetLayout sets[2] = {b->bindless_layout, b->frame_layout};
-    VkPipelineLayoutCreateInfo lci = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 2,
-        .pSetLayouts = sets,
-    };
-    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, &p->layout),
-               "vkCreatePipelineLayout");
+    ze_result lr = ze__vk_scene_layout(b, &p->layout);
+    if (lr != ZE_OK)
+        return lr;
     ze_vk_geometry_desc_t gd = {
         .layout = p->layout,
         .fragment = "prepass.frag",
@@ -47,12 +42,7 @@ static ze_result prepass_create(ze_vk_backend_t *b, void *state)
 static void prepass_destroy(ze_vk_backend_t *b, void *state)
 {
     prepass_t *p = state;
-    if (p->pipeline)
-        vkDestroyPipeline(b->device, p->pipeline, b->host_cb);
-    if (p->layout)
-        vkDestroyPipelineLayout(b->device, p->layout, b->host_cb);
-    p->pipeline = VK_NULL_HANDLE;
-    p->layout = VK_NULL_HANDLE;
+    ze__vk_pipeline_release(b, &p->layout, &p->pipeline);
 }
 
 static void prepass_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,

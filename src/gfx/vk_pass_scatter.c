@@ -24,26 +24,16 @@ static const ze_rg_import_t INSTANCES_IMPORT = {
 static ze_result scatter_create(ze_vk_backend_t *b, void *state)
 {
     scatter_t *s = state;
-    VkDescriptorSetLayout sets[2] = {b->bindless_layout, b->frame_layout};
-    VkPipelineLayoutCreateInfo lci = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 2,
-        .pSetLayouts = sets,
-    };
-    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, &s->layout),
-               "vkCreatePipelineLayout");
+    ze_result r = ze__vk_scene_layout(b, &s->layout);
+    if (r != ZE_OK)
+        return r;
     return ze__vk_compute_pipeline(b, "scatter.comp", s->layout, &s->pipeline);
 }
 
 static void scatter_destroy(ze_vk_backend_t *b, void *state)
 {
     scatter_t *s = state;
-    if (s->pipeline)
-        vkDestroyPipeline(b->device, s->pipeline, b->host_cb);
-    if (s->layout)
-        vkDestroyPipelineLayout(b->device, s->layout, b->host_cb);
-    s->pipeline = VK_NULL_HANDLE;
-    s->layout = VK_NULL_HANDLE;
+    ze__vk_pipeline_release(b, &s->layout, &s->pipeline);
 }
 
 static void scatter_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,

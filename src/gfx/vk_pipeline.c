@@ -78,6 +78,29 @@ ze_result ze__vk_shader_load(ze_vk_backend_t *b, const char *name, VkShaderModul
     return r;
 }
 
+ze_result ze__vk_scene_layout(ze_vk_backend_t *b, VkPipelineLayout *out)
+{
+    VkDescriptorSetLayout sets[2] = {b->bindless_layout, b->frame_layout};
+    VkPipelineLayoutCreateInfo lci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 2,
+        .pSetLayouts = sets,
+    };
+    ZE__VK_TRY(b, vkCreatePipelineLayout(b->device, &lci, b->host_cb, out),
+               "vkCreatePipelineLayout");
+    return ZE_OK;
+}
+
+void ze__vk_pipeline_release(ze_vk_backend_t *b, VkPipelineLayout *layout, VkPipeline *pipeline)
+{
+    if (*pipeline)
+        vkDestroyPipeline(b->device, *pipeline, b->host_cb);
+    if (*layout)
+        vkDestroyPipelineLayout(b->device, *layout, b->host_cb);
+    *pipeline = VK_NULL_HANDLE;
+    *layout = VK_NULL_HANDLE;
+}
+
 ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipelineLayout layout,
                                   VkPipeline *out)
 {

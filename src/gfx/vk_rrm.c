@@ -142,16 +142,27 @@ static void tex_payload(const ze_tex_view_t *t, uint8_t *p)
     }
 }
 
+/* The ring's next record, zeroed (published by storing *tail + 1), or
+ * NULL when it is full (counted). */
+static ze_vk_pending_t *ring_reserve(ze_vk_backend_t *b, uint64_t *tail)
+{
+    *tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
+    if (*tail - head >= b->capacity) {
+        atomic_fetch_add_explicit(&b->assets_rejected, 1, memory_order_relaxed);
+        return NULL;
+    }
+    ze_vk_pending_t *p = &b->ring[*tail % b->capacity];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
 ze_result ze__vk_rrm_asset_release(ze_vk_backend_t *b, ze_uuid_t uuid)
 {
-    uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
-    uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
-    if (tail - head >= b->capacity) {
-        atomic_fetch_add_explicit(&b->assets_rejected, 1, memory_order_relaxed);
+    uint64_t tail;
+    ze_vk_pending_t *p = ring_reserve(b, &tail);
+    if (!p)
         return ZE_ERR_FULL;
-    }
-    ze_vk_pending_t *p = &b->ring[tail % b->capacity];
-    memset(p, 0, sizeof *p);
     p->uuid = uuid;
     p->type = ZE_ASSET_TYPE_UNKNOWN;
     atomic_store_explicit(&b->tail, tail + 1, memory_order_release);
@@ -197,14 +208,10 @@ ze_result ze__vk_rrm_asset_ready(ze_vk_backend_t *b, const ze_asset_data_t *data
     }
     if (!kept_type((uint32_t)data->type))
         return ZE_OK;
-    uint64_t tail = atomic_load_explicit(&b->tail, memory_order_relaxed);
-    uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
-    if (tail - head >= b->capacity) {
-        atomic_fetch_add_explicit(&b->assets_rejected, 1, memory_order_relaxed);
+    uint64_t tail;
+    ze_vk_pending_t *p = ring_reserve(b, &tail);
+    if (!p)
         return ZE_ERR_FULL;
-    }
-    ze_vk_pending_t *p = &b->ring[tail % b->capacity];
-    memset(p, 0, sizeof *p);
     p->uuid = data->uuid;
     p->type = (uint32_t)data->type;
     p->generation = data->generation;
