@@ -2,7 +2,7 @@
  *
  * ze_hierarchy_update derives every Transform's world matrix from its local
  * TRS and its parent's world matrix. The order (parents before children) is
- * computed afresh on each update, in O(n) for n Transform holders:
+ * computed by a walk, in O(n) for n Transform holders:
  *   1. one query walk lists the entities, their Parent links and pointers to
  *      their Transforms (borrows: no structural change happens meanwhile);
  *   2. each entity's link is resolved to the parent's position in that list
@@ -27,7 +27,16 @@
  * in this one; everything else keeps its matrix and its version. A Parent
  * written, added or removed, or a Transform removed (its children become
  * roots), recomputes all (still writing only the matrices that differ).
- * Steps 1-3 walk every Transform whenever something changed.
+ *
+ * Steps 1-3 run only when the structure may have changed: on the first
+ * update, and after a Parent was written, added or removed, or a Transform
+ * added (the pool's count grew with no removal) or removed. Each walk keeps
+ * the members' order (ze__hier_cache_t: the entities with a resolved parent
+ * and those parents, parents first, with their parents' positions). When
+ * only Transform rows were written since, members_run uses it: the loose
+ * roots (everything else) written since are found through the row versions,
+ * as roots_run does, and the members are recomputed in the kept order, so
+ * the update costs the rows written plus the members, not the pool.
  *
  * Entities and components are reached through the public API, except the
  * row versions and stamps of the Transform pool. */
