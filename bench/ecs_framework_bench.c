@@ -53,6 +53,17 @@
  *                            reader parses one entity at a time, the baseline
  *                            builds the whole tree), 3 rounds; and its _ratio,
  *                            target >= 0.5.
+ *   hierarchy_static_members_1m  issue 18: ze_hierarchy_update of a world
+ *                            of n = 1,000,000 static loose crates (Transform
+ *                            only), 8 parents with 8 children each and 16
+ *                            spinning loose crates; each round turns the 16
+ *                            crates and 2 of the parents (their 16 children
+ *                            follow), then times the update; µs per update.
+ *                            Baseline: the same update with the members'
+ *                            order dropped first (the walk over every
+ *                            Transform that the update did before issue 18:
+ *                            it recomputes the same rows). Each round checks
+ *                            a turned crate's and a child's matrices.
  *
  * Every pair runs in interleaved rounds (ze_bench_compare), medians of 9.
  * One memory manager whose ECS budget is raised to hold the 1M-entity
@@ -64,6 +75,7 @@
 #include "bench.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -888,6 +900,131 @@ out:
 
 /* -------------------------------------------------------------------- main */
 
+/* ------------------------------------------------------------ hierarchy */
+
+enum { HIER_PARENTS = 8, HIER_CHILDREN = 8, HIER_SPIN = 16, HIER_SPIN_PARENTS = 2 };
+
+typedef struct hier_ctx_t {
+    ze_world_t *w;
+    ze_entity_t spin[HIER_SPIN];
+    ze_entity_t parent[HIER_PARENTS];
+    ze_entity_t child[HIER_PARENTS][HIER_CHILDREN];
+    float angle;
+    uint32_t failures;
+    char why[160];
+} hier_ctx_t;
+
+static void hier_turn(hier_ctx_t *c)
+{
+    c->angle += 0.01f;
+    ze_quat_t q = ze_quat_from_axis_angle((ze_vec3_t){0, 1, 0}, c->angle);
+    for (uint32_t i = 0; i < HIER_SPIN; i++)
+        ze_get_mut(c->w, c->spin[i], ze_transform_t)->rotation = q;
+    for (uint32_t i = 0; i < HIER_SPIN_PARENTS; i++)
+        ze_get_mut(c->w, c->parent[i], ze_transform_t)->rotation = q;
+}
+
+static bool hier_near(ze_mat4_t a, ze_mat4_t b)
+{
+    for (int col = 0; col < 4; col++)
+        for (int r = 0; r < 4; r++)
+            if (!(fabsf(a.m[col][r] - b.m[col][r]) <= 1e-4f))
+                return false;
+    return true;
+}
+
+static void hier_check(hier_ctx_t *c, const char *who)
+{
+    const ze_transform_t *s = ze_get(c->w, c->spin[3], ze_transform_t);
+    const ze_transform_t *p = ze_get(c->w, c->parent[1], ze_transform_t);
+    const ze_transform_t *k = ze_get(c->w, c->child[1][5], ze_transform_t);
+    ze_mat4_t ks = ze_mat4_mul(p->world, ze_mat4_from_trs(k->position, k->rotation, k->scale));
+    if (!hier_near(s->world, ze_mat4_from_trs(s->position, s->rotation, s->scale)) ||
+        !hier_near(k->world, ks)) {
+        if (!c->failures++)
+            snprintf(c->why, sizeof c->why, "%s: a turned crate's or a child's matrix is stale",
+                     who);
+    }
+}
+
+static double hier_round(hier_ctx_t *c, bool drop_order, const char *who)
+{
+    hier_turn(c);
+    if (drop_order && c->w->hier_cache)
+        c->w->hier_cache->valid = false;
+    uint64_t t0 = ze_bench_now_ns();
+    ze_result res = ze_hierarchy_update(c->w);
+    uint64_t t1 = ze_bench_now_ns();
+    if (res != ZE_OK && !c->failures++)
+        snprintf(c->why, sizeof c->why, "%s: ze_hierarchy_update: %s", who, ze_result_str(res));
+    hier_check(c, who);
+    return (double)(t1 - t0) / 1e3;
+}
+
+static double hier_members(void *ctx)
+{
+    return hier_round(ctx, false, "members' order");
+}
+
+static double hier_full_walk(void *ctx)
+{
+    return hier_round(ctx, true, "full walk");
+}
+
+static void bench_hierarchy(ze_bench_t *b, const env_t *env)
+{
+    const char *name = "hierarchy_static_members_1m";
+    uint32_t n = (uint32_t)ze_bench_size(b, 1000000, 20000);
+    hier_ctx_t *c = ze_bench_table_alloc(sizeof(*c));
+    c->w = ze_world_create(env->k, &(ze_world_desc_t){.name = "hierarchy"});
+    if (!c->w) {
+        ze_bench_fail(b, name, "ze_world_create failed");
+        goto out;
+    }
+    ze_transform_t t = ze_transform_identity();
+    for (uint32_t i = 0; i < n; i++) {
+        t.position = (ze_vec3_t){(float)(i % 1000), 0, (float)(i / 1000)};
+        ze_entity_t e = ze_entity_create(c->w);
+        if (ze_entity_is_null(e) || ze_component_set(c->w, e, ZE_ID(ze_transform_t), &t) != ZE_OK) {
+            ze_bench_fail(b, name, "creating crate %u failed", i);
+            goto out;
+        }
+        if (i < HIER_SPIN)
+            c->spin[i] = e;
+        else if (i < HIER_SPIN + HIER_PARENTS)
+            c->parent[i - HIER_SPIN] = e;
+    }
+    for (uint32_t p = 0; p < HIER_PARENTS; p++)
+        for (uint32_t k = 0; k < HIER_CHILDREN; k++) {
+            t.position = (ze_vec3_t){1.0f + (float)k, 0.5f, 0};
+            ze_entity_t e = ze_entity_create(c->w);
+            if (ze_entity_is_null(e) ||
+                ze_component_set(c->w, e, ZE_ID(ze_transform_t), &t) != ZE_OK ||
+                ze_set(c->w, e, ze_parent_t, {c->parent[p]}) != ZE_OK) {
+                ze_bench_fail(b, name, "creating a child failed");
+                goto out;
+            }
+            c->child[p][k] = e;
+        }
+    if (ze_hierarchy_update(c->w) != ZE_OK) {
+        ze_bench_fail(b, name, "the first ze_hierarchy_update failed");
+        goto out;
+    }
+    ze_bench_pair_t r = ze_bench_compare(ze_bench_rounds(b, 9), hier_members, c, hier_full_walk, c);
+    if (c->failures) {
+        ze_bench_fail(b, name, "%u failures: %s", c->failures, c->why);
+        goto out;
+    }
+    printf("  %s: %u static crates, %u parents x %u children, %u spinning crates and %u "
+           "spinning parents; us per update\n",
+           name, n, HIER_PARENTS, HIER_CHILDREN, HIER_SPIN, HIER_SPIN_PARENTS);
+    ze_bench_add(b, name, n, "us/op", ZE_BENCH_LOWER, r.value, r.baseline, ZE_BENCH_NONE);
+out:
+    if (c->w)
+        ze_world_destroy(c->w);
+    ze_bench_table_free(c);
+}
+
 int main(int argc, char **argv)
 {
     ze_bench_t b;
@@ -919,6 +1056,9 @@ int main(int argc, char **argv)
     if (ze_bench_enabled(&b, "scene_json_load_1m") ||
         ze_bench_enabled(&b, "scene_json_load_1m_ratio"))
         bench_scene(&b, &env, "scene_json_load_1m", 1000000, 500, 3);
+
+    if (ze_bench_enabled(&b, "hierarchy_static_members_1m"))
+        bench_hierarchy(&b, &env);
 
     env_destroy(&env);
     return ze_bench_finish(&b);

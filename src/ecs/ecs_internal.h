@@ -273,11 +273,12 @@ struct ze_world_t {
     /* Change tracking (versions.c): writes stamp rows with `version`;
      * ze_world_version and the start of each wave move it on. */
     _Atomic uint32_t version;
-    uint32_t rebased_at;   /* version of the last rebase (wrap-around guard) */
-    uint32_t hier_version; /* hierarchy.c: the version of its last update */
-    bool hier_valid;       /* world matrices were computed once */
-    bool hier_cycles;      /* and Parent cycles were broken then */
-    uint32_t snap_version; /* hierarchy.c: of the last ze_transforms_snapshot */
+    uint32_t rebased_at;                 /* version of the last rebase (wrap-around guard) */
+    uint32_t hier_version;               /* hierarchy.c: the version of its last update */
+    bool hier_valid;                     /* world matrices were computed once */
+    bool hier_cycles;                    /* and Parent cycles were broken then */
+    struct ze__hier_cache_t *hier_cache; /* hierarchy.c: the members' order */
+    uint32_t snap_version;               /* hierarchy.c: of the last ze_transforms_snapshot */
     bool snap_valid;
 };
 
@@ -566,6 +567,29 @@ typedef struct ze__fixed_advance_t {
 void ze__fixed_clock_set_step(ze_kernel_t *k, double fixed_dt);
 ze__fixed_advance_t ze__fixed_clock_advance(ze_kernel_t *k, double dt);
 
+/* The members' order, kept between updates (one per world): the entities
+ * that have a resolved Parent or are someone's resolved parent ("members";
+ * every other Transform is a loose root), parents before children, each
+ * with its parent's position in the order, as the last walk found them.
+ * Valid while no Parent was written, added or removed, no Transform added or
+ * removed since (hierarchy_run checks these before using it). In
+ * this header for the tests. */
+typedef struct ze__hier_cache_t {
+    uint32_t *idx;       /* [count] entity slots, parents first */
+    uint32_t *parent;    /* [count] the parent's position in idx, or UINT32_MAX (a root) */
+    ze_transform_t **tf; /* [count] this update's Transforms (rows may move between) */
+    uint8_t *changed;    /* [count] this update's: the matrix was written */
+    uint32_t count, cap;
+    uint64_t *member; /* [words] bit per entity slot: a member */
+    uint32_t words;
+    uint32_t transforms; /* Transform pool's count at the walk */
+    uint32_t cycles;     /* broken at the walk, with the first one's entities */
+    ze_entity_t cycle_at, cycle_parent;
+    bool valid;
+} ze__hier_cache_t;
+
+/* hierarchy.c: frees the members' order it keeps (world destroy). */
+void ze__hierarchy_fini(ze_world_t *w);
 /* hierarchy.c, for destroys (world.c, commands.c). collect appends to `out`
  * (ze_entity_t) the entities whose Parent names `root` (its children) or,
  * with `subtree`, leads to it (every descendant), parents before their

@@ -121,6 +121,7 @@ void ze_world_destroy(ze_world_t *w)
     ze_free(w->alloc, w->pend_union, sizeof(uint64_t) * w->mask_words);
     ze_free(w->alloc, w->tmp_bits, sizeof(uint64_t) * w->mask_words);
     ze__queries_free(w);
+    ze__hierarchy_fini(w);
     ze_hashmap_free(&w->query_map);
     for (uint32_t i = 0; i < w->tag_count; i++)
         if (w->tags[i])

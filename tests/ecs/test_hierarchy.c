@@ -94,6 +94,15 @@ static void expect_mat4_near(ze_mat4_t a, ze_mat4_t b, float tol)
         }
 }
 
+static bool mat_near(ze_mat4_t a, ze_mat4_t b)
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            if (!(fabsf(a.m[c][r] - b.m[c][r]) <= 1e-5f * fmaxf(1.0f, fabsf(b.m[c][r]))))
+                return false;
+    return true;
+}
+
 static ze_mat4_t local_of(ze_world_t *w, ze_entity_t e)
 {
     const ze_transform_t *t = ze_get(w, e, ze_transform_t);
@@ -733,6 +742,374 @@ static void test_roots_only_moved_rows(void **state)
     fixture_end(&f);
 }
 
+/* ------------------------------------- members' order (only rows changed) */
+
+/* v's Transform rows whose version is newer than v. */
+static uint32_t rows_newer(ze_world_t *w, uint32_t v)
+{
+    return (uint32_t)ze_changed_count(w, ZE_ID(ze_transform_t), v);
+}
+
+/* 100k loose roots (half of them with a null Parent) and a small parented
+ * subtree: after the first update, moving one loose root or one member
+ * recomputes (and stamps) exactly that row, or that member's subtree; the
+ * walk's cache holds exactly the members; the matrices match a naive
+ * product up the chain. */
+static void test_loose_roots_and_members_only_changed(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    enum { LOOSE = 100000, MEMBERS = 15 };
+    static ze_entity_t loose[LOOSE];
+    ze_entity_t m[MEMBERS];
+    for (uint32_t i = 0; i < LOOSE / 2; i++)
+        loose[i] = spawn(f.w, (ze_vec3_t){(float)i, 0, 0}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+    /* A binary tree: m[i]'s parent is m[(i - 1) / 2]. */
+    for (uint32_t i = 0; i < MEMBERS; i++) {
+        m[i] = spawn(f.w, (ze_vec3_t){1, (float)i, 0},
+                     ze_quat_from_axis_angle((ze_vec3_t){0, 0, 1}, 0.1f), (ze_vec3_t){1, 1, 1});
+        if (i)
+            set_parent(f.w, m[i], m[(i - 1) / 2]);
+    }
+    for (uint32_t i = LOOSE / 2; i < LOOSE; i++) {
+        loose[i] = spawn(f.w, (ze_vec3_t){(float)i, 0, 0}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+        set_parent(f.w, loose[i], ZE_ENTITY_NULL); /* a Parent naming nobody: still loose */
+    }
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    const ze__hier_cache_t *c = f.w->hier_cache;
+    assert_non_null(c);
+    assert_true(c->valid);
+    assert_int_equal(c->count, MEMBERS);
+    /* Each member once, parents before children; no loose root. */
+    for (uint32_t i = 0; i < MEMBERS; i++) {
+        uint32_t at = UINT32_MAX, parent_at = UINT32_MAX;
+        for (uint32_t j = 0; j < c->count; j++) {
+            at = c->idx[j] == ze_entity_index(m[i]) ? j : at;
+            parent_at = i && c->idx[j] == ze_entity_index(m[(i - 1) / 2]) ? j : parent_at;
+        }
+        assert_true(at != UINT32_MAX);
+        assert_int_equal(c->parent[at], parent_at);
+        assert_true(parent_at == UINT32_MAX || parent_at < at);
+    }
+
+    /* Nothing moved: nothing stamped. */
+    uint32_t v = ze_world_version(f.w);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    assert_int_equal(rows_newer(f.w, v), 0);
+
+    /* One loose root of each kind. */
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t i = k ? LOOSE - 7 : 123;
+        ze_get_mut(f.w, loose[i], ze_transform_t)->position.y = 3.0f;
+        v = ze_world_version(f.w);
+        assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+        assert_int_equal(rows_newer(f.w, v), 1);
+        const ze_transform_t *t = ze_get(f.w, loose[i], ze_transform_t);
+        assert_true(t->world.m[3][0] == (float)i && t->world.m[3][1] == 3.0f);
+        assert_true(f.w->hier_cache->valid && f.w->hier_cache->count == MEMBERS);
+    }
+
+    /* A member: its subtree (m[2] has m[5], m[6], m[11..14]: 7 rows); the
+     * root of the tree: all 15; a leaf: 1. A row written with its own value:
+     * none. */
+    static const struct {
+        uint32_t member, rows;
+    } moves[] = {{2, 7}, {0, MEMBERS}, {13, 1}};
+    for (uint32_t k = 0; k < 3; k++) {
+        ze_get_mut(f.w, m[moves[k].member], ze_transform_t)->position.z += 1.0f;
+        v = ze_world_version(f.w);
+        assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+        assert_int_equal(rows_newer(f.w, v), moves[k].rows);
+        for (uint32_t i = 0; i < MEMBERS; i++) {
+            ze_mat4_t want = local_of(f.w, m[i]);
+            for (uint32_t a = i; a; a = (a - 1) / 2)
+                want = ze_mat4_mul(local_of(f.w, m[(a - 1) / 2]), want);
+            expect_mat4_near(ze_get(f.w, m[i], ze_transform_t)->world, want, 1e-5f);
+        }
+    }
+    (void)ze_get_mut(f.w, m[4], ze_transform_t); /* stamped, same value */
+    v = ze_world_version(f.w);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    assert_int_equal(rows_newer(f.w, v), 0);
+
+    /* Moves of a loose root and a member in one update. */
+    ze_get_mut(f.w, loose[5], ze_transform_t)->position.y = 1.0f;
+    ze_get_mut(f.w, m[6], ze_transform_t)->position.y = 9.0f; /* m[6], m[13], m[14] */
+    v = ze_world_version(f.w);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    assert_int_equal(rows_newer(f.w, v), 4);
+
+    /* A loose root becomes a member: the walk rebuilds the cache. */
+    set_parent(f.w, loose[9], m[14]);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    assert_true(f.w->hier_cache->valid && f.w->hier_cache->count == MEMBERS + 1);
+    ze_get_mut(f.w, m[14], ze_transform_t)->position.x = 4.0f;
+    v = ze_world_version(f.w);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_OK);
+    assert_int_equal(rows_newer(f.w, v), 2);
+    expect_mat4_near(
+        ze_get(f.w, loose[9], ze_transform_t)->world,
+        ze_mat4_mul(ze_get(f.w, m[14], ze_transform_t)->world, local_of(f.w, loose[9])), 1e-5f);
+    fixture_end(&f);
+}
+
+/* Random mixed sequences, two worlds in lockstep: A updates as it does, B
+ * is forced to walk every Transform on each update (its last update made
+ * invalid). Each step both must hold bit-identical matrices and stamp the
+ * same number of rows, and A must match a naive recursive product up the
+ * live Parent chains. Steps: moves of loose roots and members, rows written
+ * with their own value, reparenting (no cycles), Parent removed, entities
+ * destroyed (subtree or detached), Transforms added (to new entities, to
+ * one that is somebody's parent without a Transform), Transforms removed. */
+enum { MIX_N = 3000, MIX_STEPS = 400 };
+
+static ze_entity_t g_mix[2][MIX_N + MIX_STEPS];
+static uint32_t g_mix_count;
+static uint32_t g_mix_at[1u << 16]; /* entity slot -> its latest i */
+
+static void mix_note(uint32_t i)
+{
+    uint32_t slot = ze_entity_index(g_mix[0][i]);
+    assert_true(slot < (1u << 16) && ze_entity_eq(g_mix[0][i], g_mix[1][i]));
+    g_mix_at[slot] = i;
+}
+
+/* i of a live entity. */
+static uint32_t mix_index(ze_entity_t e)
+{
+    uint32_t i = g_mix_at[ze_entity_index(e)];
+    assert_true(ze_entity_eq(g_mix[0][i], e));
+    return i;
+}
+
+static bool mix_alive_tf(ze_world_t *w, ze_entity_t e)
+{
+    return ze__alive(w, e) && ze_get(w, e, ze_transform_t);
+}
+
+/* The world matrix from the live chain, memoized by slot. */
+static ze_mat4_t g_naive[MIX_N + MIX_STEPS];
+static uint8_t g_naive_have[MIX_N + MIX_STEPS];
+
+static ze_mat4_t mix_naive(ze_world_t *w, uint32_t i)
+{
+    if (g_naive_have[i])
+        return g_naive[i];
+    ze_entity_t e = g_mix[0][i];
+    ze_mat4_t m = local_of(w, e);
+    const ze_parent_t *p = ze_get(w, e, ze_parent_t);
+    if (p && mix_alive_tf(w, p->parent))
+        m = ze_mat4_mul(mix_naive(w, mix_index(p->parent)), m);
+    g_naive[i] = m;
+    g_naive_have[i] = 1;
+    return m;
+}
+
+/* Whether `anc` is `e` or one of its ancestors in w. */
+static bool mix_is_ancestor(ze_world_t *w, ze_entity_t anc, ze_entity_t e)
+{
+    for (uint32_t guard = 0; guard < MIX_N + MIX_STEPS; guard++) {
+        if (ze_entity_eq(anc, e))
+            return true;
+        const ze_parent_t *p = ze_get(w, e, ze_parent_t);
+        if (!p || !ze__alive(w, p->parent))
+            return false;
+        e = p->parent;
+    }
+    return true; /* a cycle: say so, the caller skips */
+}
+
+static ze_transform_t mix_transform(ze_rng_t *r)
+{
+    ze_transform_t t = ze_transform_identity();
+    t.position = (ze_vec3_t){rnd(r, -2, 2), rnd(r, -2, 2), rnd(r, -2, 2)};
+    t.rotation = ze_quat_from_axis_angle(
+        ze_vec3_normalize((ze_vec3_t){rnd(r, -1, 1), 1, rnd(r, -1, 1)}), rnd(r, -0.3f, 0.3f));
+    float s = rnd(r, 0.95f, 1.05f);
+    t.scale = (ze_vec3_t){s, s, s};
+    return t;
+}
+
+static void test_random_mixed_against_full_walk(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    ze_world_t *w[2] = {f.w, ze_world_create(f.k, &(ze_world_desc_t){.name = "full walk"})};
+    assert_non_null(w[1]);
+    ze_rng_t rng;
+    ze_rng_seed(&rng, 777);
+    /* Mostly loose roots; about a tenth in small trees. */
+    for (uint32_t i = 0; i < MIX_N; i++) {
+        ze_transform_t t = mix_transform(&rng);
+        int parent = i > 10 && ze_rng_below(&rng, 10) == 0 ? (int)ze_rng_below(&rng, i) : -1;
+        for (int k = 0; k < 2; k++) {
+            g_mix[k][i] = ze_entity_create(w[k]);
+            assert_int_equal(ze_component_set(w[k], g_mix[k][i], ZE_ID(ze_transform_t), &t), ZE_OK);
+            if (parent >= 0)
+                set_parent(w[k], g_mix[k][i], g_mix[k][parent]);
+        }
+        mix_note(i);
+    }
+    g_mix_count = MIX_N;
+    uint32_t counts[8] = {0};
+    uint32_t stripped = UINT32_MAX, gave_back = 0; /* kind 6 */
+    for (uint32_t step = 0; step < MIX_STEPS; step++) {
+        uint32_t op = (uint32_t)ze_rng_below(&rng, 100);
+        uint32_t moves = 1 + (uint32_t)ze_rng_below(&rng, 4);
+        uint32_t kind = op < 60   ? 0
+                        : op < 66 ? 1
+                        : op < 76 ? 2
+                        : op < 80 ? 3
+                        : op < 86 ? 4
+                        : op < 92 ? 5
+                        : op < 96 ? 6
+                                  : 7;
+        counts[kind]++;
+        if (kind == 0) { /* moves (often of members: their parents are picked) */
+            for (uint32_t k = 0; k < moves; k++) {
+                uint32_t i = (uint32_t)ze_rng_below(&rng, g_mix_count);
+                if (ze_rng_below(&rng, 2)) {
+                    const ze_parent_t *p = ze_get(w[0], g_mix[0][i], ze_parent_t);
+                    if (p && ze__alive(w[0], p->parent))
+                        i = mix_index(p->parent);
+                }
+                if (!mix_alive_tf(w[0], g_mix[0][i]))
+                    continue;
+                float dx = rnd(&rng, -1, 1);
+                for (int q = 0; q < 2; q++)
+                    ze_get_mut(w[q], g_mix[q][i], ze_transform_t)->position.x += dx;
+            }
+        } else if (kind == 1) { /* written with the same value */
+            uint32_t i = (uint32_t)ze_rng_below(&rng, g_mix_count);
+            for (int q = 0; q < 2 && mix_alive_tf(w[0], g_mix[0][i]); q++)
+                (void)ze_get_mut(w[q], g_mix[q][i], ze_transform_t);
+        } else if (kind == 2) { /* reparent, no cycle */
+            uint32_t i = (uint32_t)ze_rng_below(&rng, g_mix_count);
+            uint32_t j = (uint32_t)ze_rng_below(&rng, g_mix_count);
+            if (ze__alive(w[0], g_mix[0][i]) && ze__alive(w[0], g_mix[0][j]) &&
+                !mix_is_ancestor(w[0], g_mix[0][i], g_mix[0][j]))
+                for (int q = 0; q < 2; q++)
+                    set_parent(w[q], g_mix[q][i], g_mix[q][j]);
+        } else if (kind == 3) { /* Parent removed */
+            uint32_t i = (uint32_t)ze_rng_below(&rng, g_mix_count);
+            for (int q = 0; q < 2 && ze__alive(w[0], g_mix[0][i]); q++)
+                ze_component_remove(w[q], g_mix[q][i], ZE_ID(ze_parent_t));
+        } else if (kind == 4) { /* destroyed (its subtree, or its children detached) */
+            uint32_t i = (uint32_t)ze_rng_below(&rng, g_mix_count);
+            bool detach = ze_rng_below(&rng, 2), alive = ze__alive(w[0], g_mix[0][i]);
+            for (int q = 0; q < 2 && alive; q++)
+                assert_int_equal(ze_entity_destroy_ex(w[q], g_mix[q][i],
+                                                      detach ? ZE_DESTROY_DETACH_CHILDREN : 0),
+                                 ZE_OK);
+        } else if (kind == 5) { /* a new entity with a Transform, maybe a child */
+            ze_transform_t t = mix_transform(&rng);
+            uint32_t j = (uint32_t)ze_rng_below(&rng, g_mix_count);
+            bool child = ze_rng_below(&rng, 2) && ze__alive(w[0], g_mix[0][j]);
+            for (int q = 0; q < 2; q++) {
+                g_mix[q][g_mix_count] = ze_entity_create(w[q]);
+                assert_int_equal(
+                    ze_component_set(w[q], g_mix[q][g_mix_count], ZE_ID(ze_transform_t), &t),
+                    ZE_OK);
+                if (child)
+                    set_parent(w[q], g_mix[q][g_mix_count], g_mix[q][j]);
+            }
+            mix_note(g_mix_count++);
+        } else if (kind == 6) {
+            /* A parent's Transform removed (its children become roots), and
+             * at the next such step given back (they are children again,
+             * with no Parent written). */
+            uint32_t i = stripped;
+            if (i == UINT32_MAX) {
+                i = (uint32_t)ze_rng_below(&rng, g_mix_count);
+                const ze_parent_t *p =
+                    ze__alive(w[0], g_mix[0][i]) ? ze_get(w[0], g_mix[0][i], ze_parent_t) : NULL;
+                i = p && mix_alive_tf(w[0], p->parent) ? mix_index(p->parent) : i;
+            }
+            ze_transform_t t = mix_transform(&rng);
+            bool alive = ze__alive(w[0], g_mix[0][i]),
+                 had = alive && ze_get(w[0], g_mix[0][i], ze_transform_t);
+            for (int q = 0; q < 2 && alive; q++) {
+                if (had)
+                    ze_component_remove(w[q], g_mix[q][i], ZE_ID(ze_transform_t));
+                else
+                    assert_int_equal(ze_component_set(w[q], g_mix[q][i], ZE_ID(ze_transform_t), &t),
+                                     ZE_OK);
+            }
+            stripped = alive && had ? i : UINT32_MAX;
+            gave_back += alive && !had;
+        } else { /* several moves of one subtree's members in one update */
+            for (uint32_t k = 0; k < moves * 3; k++) {
+                uint32_t i = (uint32_t)ze_rng_below(&rng, g_mix_count);
+                if (!mix_alive_tf(w[0], g_mix[0][i]) || !ze_get(w[0], g_mix[0][i], ze_parent_t))
+                    continue;
+                float dy = rnd(&rng, -1, 1);
+                for (int q = 0; q < 2; q++)
+                    ze_get_mut(w[q], g_mix[q][i], ze_transform_t)->position.y += dy;
+            }
+        }
+        uint32_t rows[2];
+        for (int q = 0; q < 2; q++) {
+            if (q == 1)
+                w[q]->hier_valid = false; /* B: the full walk */
+            uint32_t v = ze_world_version(w[q]);
+            assert_int_equal(ze_hierarchy_update(w[q]), ZE_OK);
+            rows[q] = rows_newer(w[q], v);
+        }
+        if (step) /* B's first recomputes what A computed at once too */
+            assert_int_equal(rows[0], rows[1]);
+        memset(g_naive_have, 0, sizeof g_naive_have);
+        for (uint32_t i = 0; i < g_mix_count; i++) {
+            if (!mix_alive_tf(w[0], g_mix[0][i])) {
+                assert_false(mix_alive_tf(w[1], g_mix[1][i]));
+                continue;
+            }
+            const ze_transform_t *a = ze_get(w[0], g_mix[0][i], ze_transform_t);
+            const ze_transform_t *b = ze_get(w[1], g_mix[1][i], ze_transform_t);
+            assert_non_null(b);
+            if (memcmp(&a->world, &b->world, sizeof a->world) != 0) {
+                print_error("step %u, entity %u: the update differs from the full walk\n", step, i);
+                fail();
+            }
+            expect_mat4_near(a->world, mix_naive(w[0], i), 1e-4f);
+        }
+    }
+    /* Every kind of step happened. */
+    for (int k = 0; k < 8; k++)
+        assert_true(counts[k] > 0);
+    assert_true(gave_back > 0);
+    fixture_end(&f);
+}
+
+/* A cycle stays reported (and broken) on updates that only move rows. */
+static void test_cycle_kept_when_only_rows_move(void **state)
+{
+    (void)state;
+    fixture_t f = fixture();
+    ze_entity_t a = spawn(f.w, (ze_vec3_t){1, 0, 0}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+    ze_entity_t b = spawn(f.w, (ze_vec3_t){0, 1, 0}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+    ze_entity_t c = spawn(f.w, (ze_vec3_t){0, 0, 1}, ZE_QUAT_IDENTITY, (ze_vec3_t){1, 1, 1});
+    set_parent(f.w, a, b);
+    set_parent(f.w, b, a);
+    set_parent(f.w, c, b);
+    assert_int_equal(ze_hierarchy_update(f.w), ZE_ERR_CYCLE);
+    for (int round = 0; round < 3; round++) {
+        ze_get_mut(f.w, a, ze_transform_t)->position.x += 1.0f;
+        ze_get_mut(f.w, b, ze_transform_t)->position.y += 1.0f;
+        assert_int_equal(ze_hierarchy_update(f.w), ZE_ERR_CYCLE);
+        assert_true(f.w->hier_cache->valid);
+        /* One of a and b is the root, the other below it; c below b. */
+        ze_mat4_t wa = ze_get(f.w, a, ze_transform_t)->world;
+        ze_mat4_t wb = ze_get(f.w, b, ze_transform_t)->world;
+        ze_mat4_t la = local_of(f.w, a), lb = local_of(f.w, b);
+        bool a_root = mat_near(wa, la) && mat_near(wb, ze_mat4_mul(la, lb));
+        bool b_root = mat_near(wb, lb) && mat_near(wa, ze_mat4_mul(lb, la));
+        assert_true(a_root != b_root);
+        assert_true(
+            mat_near(ze_get(f.w, c, ze_transform_t)->world, ze_mat4_mul(wb, local_of(f.w, c))));
+    }
+    fixture_end(&f);
+}
+
 static void test_update_timing(void **state)
 {
     (void)state;
@@ -798,6 +1175,9 @@ int main(void)
         cmocka_unit_test(test_random_forest_against_naive),
         cmocka_unit_test(test_snapshot_and_system_desc),
         cmocka_unit_test(test_roots_only_moved_rows),
+        cmocka_unit_test(test_loose_roots_and_members_only_changed),
+        cmocka_unit_test(test_random_mixed_against_full_walk),
+        cmocka_unit_test(test_cycle_kept_when_only_rows_move),
         cmocka_unit_test(test_update_timing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
