@@ -288,13 +288,16 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
     uint8_t *base = f->data.map;
     ze_vk_gpu_frame_t *gf = (ze_vk_gpu_frame_t *)base;
     fill_frame(b, s, gf);
-    if (f->tables_serial != sc->built_serial) {
-        memcpy(base + l.materials, sc->materials_gpu.data,
-               sizeof(ze_vk_gpu_material_t) * sc->materials_gpu.count);
-        memcpy(base + l.meshes, sc->meshes_gpu.data,
-               sizeof(ze_vk_gpu_mesh_t) * sc->meshes_gpu.count);
-        memcpy(base + l.submeshes, sc->submeshes_gpu.data,
-               sizeof(ze_vk_gpu_submesh_t) * sc->submeshes_gpu.count);
+    if (f->tables_serial != sc->built_serial) { /* empty tables have no data pointer */
+        if (sc->materials_gpu.count)
+            memcpy(base + l.materials, sc->materials_gpu.data,
+                   sizeof(ze_vk_gpu_material_t) * sc->materials_gpu.count);
+        if (sc->meshes_gpu.count)
+            memcpy(base + l.meshes, sc->meshes_gpu.data,
+                   sizeof(ze_vk_gpu_mesh_t) * sc->meshes_gpu.count);
+        if (sc->submeshes_gpu.count)
+            memcpy(base + l.submeshes, sc->submeshes_gpu.data,
+                   sizeof(ze_vk_gpu_submesh_t) * sc->submeshes_gpu.count);
         f->tables_serial = sc->built_serial;
     }
     updates = ze__vk_scene_records(b, (ze_vk_gpu_update_t *)(base + l.updates));
