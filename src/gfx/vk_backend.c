@@ -26,7 +26,7 @@ static void vk_destroy(ze_render_backend_t *rb);
 
 static ze_vk_shape_t shape_of(const ze_vk_backend_t *b, const ze_vk_backbuffer_t *back)
 {
-    return (ze_vk_shape_t){b->target->width, b->target->height, *back, b->cull, b->prepass};
+    return (ze_vk_shape_t){b->target->width, b->target->height, *back, b->prepass};
 }
 
 static ze_result create_stages(ze_vk_backend_t *b)

@@ -183,8 +183,7 @@ static bool same_shape(const ze_vk_shape_t *a, const ze_vk_shape_t *b)
 {
     /* the backbuffer's handle changes every frame; its presence, format
        and size make the shape */
-    return a->width == b->width && a->height == b->height && a->cull == b->cull &&
-           a->prepass == b->prepass &&
+    return a->width == b->width && a->height == b->height && a->prepass == b->prepass &&
            (a->back.image != VK_NULL_HANDLE) == (b->back.image != VK_NULL_HANDLE) &&
            a->back.format == b->back.format && a->back.width == b->back.width &&
            a->back.height == b->back.height;

@@ -257,7 +257,6 @@ struct ze_vk_target_t {
 typedef struct ze_vk_shape_t {
     uint32_t width, height;  /* the render size (the target's) */
     ze_vk_backbuffer_t back; /* image VK_NULL_HANDLE: no present pass */
-    bool cull;               /* GPU culling: the cull pass feeds the geometry */
     bool prepass;            /* a depth prepass before forward shading */
 } ze_vk_shape_t;
 
