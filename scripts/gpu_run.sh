@@ -6,7 +6,8 @@
 # (gpu_passes), the render thread's CPU time and the main loop's, at the
 # showcase scene and with --instances N for each N in GPU_INSTANCES
 # (default "0 10000 100000"; GPU_FRAMES frames each, default 3000; GPU_MOVING
-# percent of the extra crates moving, default 25), plus the last frame as a PNG (files back
+# percent of the extra crates moving, default 25; GPU_CULLING: the project's
+# renderer.culling, default the project's own: occlusion), plus the last frame as a PNG (files back
 # from the device machine: at most 8, so the PNGs of the first and last N
 # only; the logs in one file).
 set -uo pipefail
@@ -24,6 +25,9 @@ echo "bundle of commit $(cat "$b/commit")" | tee -a "$out/gpu.txt"
 status=0
 for n in ${GPU_INSTANCES:-0 10000 100000}; do
   rm -rf /tmp/zengine-gpu-project && cp -r "$b/project" /tmp/zengine-gpu-project
+  [ -n "${GPU_CULLING:-}" ] &&
+    sed -i "s/\"memory_profile\": \"default\",/\"memory_profile\": \"default\", \"renderer\": {\"culling\": \"$GPU_CULLING\"},/" \
+      /tmp/zengine-gpu-project/project.json
   "$b/bin/showcase" --project /tmp/zengine-gpu-project/project.json --headless \
     --backend vulkan --frames "${GPU_FRAMES:-3000}" --max-fps 1000 --instances "$n" --moving "${GPU_MOVING:-25}" \
     --stats "$out/showcase-$n.json" --screenshot "$out/showcase-$n.png" --log-level warn \

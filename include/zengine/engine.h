@@ -166,14 +166,18 @@ typedef struct ze_window_config_t {
     bool headless; /* set by --headless or the absence of a display */
 } ze_window_config_t;
 
-/* The renderer's geometry budgets (project.json "renderer"; 0 = the
- * backend's defaults, zengine/gfx.h ZE_RENDER_DEFAULT_*): the bytes of the
- * global vertex buffer (48 a vertex) and index buffer (4 an index), and
- * the instance slots (render proxies). Over one, the mesh or the instance
- * is refused with ZE_ERR_LIMIT and a logged error naming the budget. */
+/* The renderer's settings (project.json "renderer"). Geometry budgets (0 =
+ * the backend's defaults, zengine/gfx.h ZE_RENDER_DEFAULT_*): the bytes of
+ * the global vertex buffer (48 a vertex) and index buffer (4 an index),
+ * and the instance slots (render proxies); over one, the mesh or the
+ * instance is refused with ZE_ERR_LIMIT and a logged error naming the
+ * budget. culling: "occlusion" (the default: frustum and occlusion),
+ * "frustum" or "none" (ze_render_cull_mode); depth_prepass (default off). */
 typedef struct ze_renderer_config_t {
     uint64_t vertex_budget_bytes, index_budget_bytes;
     uint32_t instance_budget;
+    ze_render_cull_mode culling;
+    bool depth_prepass;
 } ze_renderer_config_t;
 
 typedef struct ze_project_t {
@@ -191,9 +195,10 @@ typedef struct ze_project_t {
  * start_scene, asset_folders (array of strings), memory_profile
  * ("default" | "editor" | "server"), window {width, height (1..16384),
  * title, vsync}, renderer {vertex_budget_bytes, index_budget_bytes
- * (integers 1 MiB..64 GiB), instance_budget (1..2^26)}. Wrong types or values fail (ZE_ERR_PARSE,
- * the reason with its JSON path reported to `diag` at ERROR); unknown keys are reported (WARN, the
- * first 8) and skipped. diag NULL: the log. */
+ * (integers 1 MiB..64 GiB), instance_budget (1..2^26), culling
+ * ("occlusion" | "frustum" | "none"), depth_prepass (boolean)}. Wrong types or values fail
+ * (ZE_ERR_PARSE, the reason with its JSON path reported to `diag` at ERROR); unknown keys are
+ * reported (WARN, the first 8) and skipped. diag NULL: the log. */
 ze_result ze_project_parse(const char *text, size_t len, ze_project_t *out,
                            const ze_diag_sink_t *diag);
 /* Read and parse a file (reports name it); out->root becomes its folder. */
@@ -335,8 +340,9 @@ typedef struct ze_run_report_t {
     uint64_t vertex_bytes_used, index_bytes_used;
     uint64_t budget_rejections;
     /* Vulkan: the last completed frame's draws (instance x submesh):
-       candidates, drawn, outside the view frustum (GPU culling) */
-    uint32_t draws, draws_visible, draws_frustum_culled;
+       candidates, drawn, outside the view frustum, hidden by occlusion
+       culling (GPU culling) */
+    uint32_t draws, draws_visible, draws_frustum_culled, draws_occlusion_culled;
     bool validation_enabled;
     uint64_t snapshots_published, snapshots_replaced; /* replaced: never seen by render */
     uint64_t world_hash;                              /* ze_world_hash of the main world at exit */

@@ -247,10 +247,15 @@ typedef struct ze_render_backend_t ze_render_backend_t;
 /* What the GPU draws of a state's instances. */
 typedef enum ze_render_cull_mode {
     /* vulkan: a compute pass tests each draw's bounding sphere (the mesh's
-       bounds through its world matrix) against the view frustum and
-       compacts the visible ones for one indirect draw */
+       bounds through its world matrix) against the view frustum, then
+       against a depth pyramid of the previous frame (occlusion culling,
+       two-phase: what it hides is tested again against this frame's
+       pyramid, built from the draws it let through, and drawn late if
+       visible after all), and compacts the visible ones for indirect
+       draws; docs/gfx.md "Occlusion culling" */
     ZE_RENDER_CULL_DEFAULT = 0,
-    ZE_RENDER_CULL_NONE, /* every instance is drawn (debugging, references) */
+    ZE_RENDER_CULL_NONE,    /* every instance is drawn (debugging, references) */
+    ZE_RENDER_CULL_FRUSTUM, /* the frustum test only (no pyramid, no late passes) */
 } ze_render_cull_mode;
 
 typedef struct ze_render_backend_desc_t {
@@ -362,9 +367,11 @@ typedef struct ze_render_stats_t {
        notified, outside the owner) */
     uint64_t host_bytes, host_bytes_peak, host_allocations, host_internal_bytes;
     /* vulkan: the last completed frame's draws (an instance x a submesh of
-       its mesh): candidates, those drawn, and those outside the view
-       frustum (candidates - visible; 0 without culling) */
+       its mesh): candidates, those drawn, those outside the view frustum,
+       and those inside it that occlusion culling hid (candidates = visible
+       + frustum culled + occlusion culled; 0 culled without culling) */
     uint32_t last_draws, last_draws_visible, last_draws_frustum_culled;
+    uint32_t last_draws_occlusion_culled;
     /* vulkan: the last completed frame's visible draws by the level of
        detail the cull pass chose (0: full detail) */
     uint32_t last_draws_lod[ZE_RENDER_LOD_MAX];

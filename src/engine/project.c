@@ -5,7 +5,7 @@
  *    "asset_folders": ["models", "textures"], "memory_profile": "default",
  *    "window": {"width": 1280, "height": 720, "title": "Showcase", "vsync": true},
  *    "renderer": {"vertex_budget_bytes": 268435456, "index_budget_bytes": 134217728,
- *                 "instance_budget": 1000000}}
+ *                 "instance_budget": 1000000, "culling": "occlusion", "depth_prepass": false}}
  *
  * Rules: the top level is an object; `name` is required and non-empty; every
  * other key is optional. Wrong types or values fail with the value's JSON
@@ -206,6 +206,27 @@ static bool parse_renderer(ctx_t *c, json_t *obj, ze_renderer_config_t *out)
                 return false;
             }
             out->instance_budget = (uint32_t)n;
+        } else if (strcmp(key, "culling") == 0) {
+            static const char *const modes[] = {"occlusion", "none", "frustum"};
+            const char *m = json_is_string(v) ? json_string_value(v) : "";
+            size_t i = 0;
+            while (i < 3 && strcmp(m, modes[i]) != 0)
+                i++;
+            if (i == 3) {
+                set_err(c, "%s: expected \"occlusion\", \"frustum\" or \"none\"", path);
+                return false;
+            }
+            /* the strings in ze_render_cull_mode's order */
+            _Static_assert(ZE_RENDER_CULL_DEFAULT == 0 && ZE_RENDER_CULL_NONE == 1 &&
+                               ZE_RENDER_CULL_FRUSTUM == 2,
+                           "modes[] follows ze_render_cull_mode");
+            out->culling = (ze_render_cull_mode)i;
+        } else if (strcmp(key, "depth_prepass") == 0) {
+            if (!json_is_boolean(v)) {
+                set_err(c, "%s: expected true or false", path);
+                return false;
+            }
+            out->depth_prepass = json_is_true(v);
         } else {
             report(c, "%s: unknown key", path);
         }

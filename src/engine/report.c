@@ -101,6 +101,7 @@ void ze__report_fill(ze_engine_t *e)
         rep->draws = rs.last_draws;
         rep->draws_visible = rs.last_draws_visible;
         rep->draws_frustum_culled = rs.last_draws_frustum_culled;
+        rep->draws_occlusion_culled = rs.last_draws_occlusion_culled;
         rep->vulkan_host_bytes = rs.host_bytes;
         rep->vulkan_host_bytes_peak = rs.host_bytes_peak;
         rep->vulkan_host_allocations = rs.host_allocations;
@@ -188,6 +189,7 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "draws", json_integer((json_int_t)r->draws));
     bad |= put(o, "draws_visible", json_integer((json_int_t)r->draws_visible));
     bad |= put(o, "draws_frustum_culled", json_integer((json_int_t)r->draws_frustum_culled));
+    bad |= put(o, "draws_occlusion_culled", json_integer((json_int_t)r->draws_occlusion_culled));
     bad |= put(o, "validation_enabled", json_boolean(r->validation_enabled));
     bad |= put(o, "snapshots_published", json_integer((json_int_t)r->snapshots_published));
     bad |= put(o, "snapshots_replaced", json_integer((json_int_t)r->snapshots_replaced));

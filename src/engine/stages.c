@@ -56,6 +56,8 @@ static ze_result render_device_init(ze_engine_t *e)
         .vertex_budget_bytes = e->project.renderer.vertex_budget_bytes,
         .index_budget_bytes = e->project.renderer.index_budget_bytes,
         .instance_budget = e->project.renderer.instance_budget,
+        .cull = e->project.renderer.culling,
+        .depth_prepass = e->project.renderer.depth_prepass,
     };
     ze__render_faults_t faults = {.frame_delay_us = e->ctx.backend_frame_delay_us,
                                   .lose_device_at_frame = e->ctx.backend_lose_device_at};

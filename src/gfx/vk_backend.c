@@ -26,7 +26,7 @@ static void vk_destroy(ze_render_backend_t *rb);
 
 static ze_vk_shape_t shape_of(const ze_vk_backend_t *b, const ze_vk_backbuffer_t *back)
 {
-    return (ze_vk_shape_t){b->target->width, b->target->height, *back, b->prepass};
+    return (ze_vk_shape_t){b->target->width, b->target->height, *back, b->prepass, b->occlusion};
 }
 
 static ze_result create_stages(ze_vk_backend_t *b)
@@ -38,8 +38,8 @@ static ze_result create_stages(ze_vk_backend_t *b)
         return r;
     ze__vk_memory_init(b);
     if ((r = ze__vk_frames_create(b)) != ZE_OK || (r = ze__vk_rrm_create(b)) != ZE_OK ||
-        (r = ze__vk_scene_create(b)) != ZE_OK || (r = ze__vk_pipeline_cache_create(b)) != ZE_OK ||
-        (r = ze__vk_graph_create(b)) != ZE_OK)
+        (r = ze__vk_scene_create(b)) != ZE_OK || (r = ze__vk_hzb_create(b)) != ZE_OK ||
+        (r = ze__vk_pipeline_cache_create(b)) != ZE_OK || (r = ze__vk_graph_create(b)) != ZE_OK)
         return r;
     uint32_t w = b->desc.width ? b->desc.width : 1280;
     uint32_t h = b->desc.height ? b->desc.height : 720;
@@ -69,6 +69,7 @@ static ze_result vk_create(const ze_render_backend_desc_t *desc, const ze__rende
     b->alloc = alloc;
     b->desc = *desc;
     b->cull = desc->cull != ZE_RENDER_CULL_NONE;
+    b->occlusion = desc->cull == ZE_RENDER_CULL_DEFAULT;
     b->prepass = desc->depth_prepass;
     b->lod_error_px = desc->lod_error_px == 0.0f ? 1.0f : desc->lod_error_px;
     b->lose_device_at_frame = faults->lose_device_at_frame;
@@ -115,8 +116,10 @@ static void vk_destroy(ze_render_backend_t *rb)
             b->target->ops->destroy(b->target);
         b->target = NULL;
     }
-    if (b->device)
+    if (b->device) {
+        ze__vk_hzb_destroy(b);
         ze__vk_scene_destroy(b);
+    }
     ze__vk_rrm_destroy(b);
     if (b->device) {
         ze__vk_frames_destroy(b);
@@ -316,7 +319,9 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
     st.host_internal_bytes = hs.internal_bytes;
     st.last_draws = ld32(&b->last_draws);
     st.last_draws_visible = ld32(&b->last_draws_visible);
-    st.last_draws_frustum_culled = st.last_draws - st.last_draws_visible;
+    st.last_draws_occlusion_culled = ld32(&b->last_draws_occluded);
+    st.last_draws_frustum_culled =
+        st.last_draws - st.last_draws_visible - st.last_draws_occlusion_culled;
     for (uint32_t k = 0; k < ZE_RENDER_LOD_MAX; k++)
         st.last_draws_lod[k] = ld32(&b->last_draws_lod[k]);
     pthread_mutex_lock(&b->lock);

@@ -15,19 +15,25 @@
  * the constants, the changed records and, when they changed, the tables:
  * nothing per instance.
  *
+ * With occlusion culling the commands and refs have twice the ranges
+ * (the late cull's after the early one's), and the slot has the late
+ * candidates (device-local, as many as the draws) and the late cull's
+ * dispatch size (host-visible: x zeroed here, y = z = 1).
+ *
  * Set 1, per frame slot (ze__vk_frame_layout_create):
- *   0 frame constants (uniform)     5 instance records to scatter
- *   1 materials                     6 visible commands
- *   2 the instance table (device)   7 visible counts
- *   3 meshes                        8 visible refs (slot, material)
- *   4 submeshes
+ *   0 frame constants (uniform)     6 visible commands
+ *   1 materials                     7 visible counts
+ *   2 the instance table (device)   8 visible refs (slot, material)
+ *   3 meshes                        9 late candidates
+ *   4 submeshes                    10 the late cull's dispatch size
+ *   5 instance records to scatter
  * Render thread. */
 #include <math.h>
 #include <string.h>
 
 #include "gfx/vk_internal.h"
 
-enum { FRAME_BINDINGS = 9 };
+enum { FRAME_BINDINGS = 11 };
 
 typedef struct layout_t {
     VkDeviceSize materials, meshes, submeshes, updates, total;
@@ -77,27 +83,41 @@ static uint32_t grow_to(uint32_t cap, uint32_t want, uint32_t least)
     return cap;
 }
 
-/* The cull pass's output for `cap` draws per class (the counts once). */
+/* The cull passes' output for `cap` draws per class (the counts and the
+   late dispatch size once). */
 static ze_result cull_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap)
 {
     VkBufferUsageFlags use =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+    _Static_assert(ZE_VK_COUNTS * sizeof(uint32_t) <= 256, "visible_count holds the counts");
     if (!f->visible_count.buffer) {
         ze_result r = ze__vk_buffer_create(b, 256, use, true, &f->visible_count);
         if (r != ZE_OK)
             return r;
     }
+    if (!f->late_args.buffer) {
+        ze_result r = ze__vk_buffer_create(b, 16, use, true, &f->late_args);
+        if (r != ZE_OK)
+            return r;
+    }
     ze__vk_defer_buffer(b, &f->visible);
     ze__vk_defer_buffer(b, &f->refs);
-    VkDeviceSize n = (VkDeviceSize)cap * ZE_VK_FACE_CLASSES;
+    ze__vk_defer_buffer(b, &f->candidates);
+    VkDeviceSize n = (VkDeviceSize)cap * ZE_VK_FACE_CLASSES * (b->occlusion ? 2 : 1);
+    /* without occlusion culling nothing reads the candidates: one, for the set */
+    VkDeviceSize nc = b->occlusion ? cap : 1;
     ze_result r =
         ze__vk_buffer_create(b, sizeof(VkDrawIndexedIndirectCommand) * n, use, false, &f->visible);
     if (r == ZE_OK)
         r = ze__vk_buffer_create(b, sizeof(ze_vk_gpu_ref_t) * n, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                  false, &f->refs);
+    if (r == ZE_OK)
+        r = ze__vk_buffer_create(b, sizeof(ze_vk_gpu_candidate_t) * nc,
+                                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &f->candidates);
     if (r != ZE_OK) {
         ze__vk_defer_buffer(b, &f->visible);
         ze__vk_defer_buffer(b, &f->refs);
+        ze__vk_defer_buffer(b, &f->candidates);
     }
     return r;
 }
@@ -116,6 +136,8 @@ static void write_set(ze_vk_backend_t *b, ze_vk_frame_t *f)
         {f->visible.buffer, 0, VK_WHOLE_SIZE},
         {f->visible_count.buffer, 0, VK_WHOLE_SIZE},
         {f->refs.buffer, 0, VK_WHOLE_SIZE},
+        {f->candidates.buffer, 0, VK_WHOLE_SIZE},
+        {f->late_args.buffer, 0, VK_WHOLE_SIZE},
     };
     VkWriteDescriptorSet w[FRAME_BINDINGS];
     for (uint32_t i = 0; i < FRAME_BINDINGS; i++)
@@ -236,6 +258,15 @@ static void fill_frame(ze_vk_backend_t *b, const ze_render_state_t *s, ze_vk_gpu
     ze_mat4_t vp = ze_mat4_mul(s->camera.projection, s->camera.view);
     mat_copy(g->view_proj, &vp);
     frustum_planes(&vp, g->planes);
+    /* occlusion culling: the pyramid's view, and this one for the next */
+    ze_vk_hzb_t *z = &b->hzb;
+    if (b->occlusion && z->levels) {
+        memcpy(g->prev_view_proj, z->view_proj, sizeof g->prev_view_proj);
+        g->hzb[0] = z->depth_width;
+        g->hzb[1] = z->depth_height;
+        g->hzb[2] = z->levels;
+        mat_copy(z->next_view_proj, &vp);
+    }
     g->camera_pos[0] = s->camera.position.x;
     g->camera_pos[1] = s->camera.position.y;
     g->camera_pos[2] = s->camera.position.z;
@@ -302,7 +333,8 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
     }
     updates = ze__vk_scene_records(b, (ze_vk_gpu_update_t *)(base + l.updates));
     gf->scene[0] = draws ? slots : 0;
-    gf->scene[1] = b->cull ? ZE_VK_FRAME_CULL : 0u;
+    gf->scene[1] = (b->cull ? ZE_VK_FRAME_CULL : 0u) |
+                   (b->occlusion && b->hzb.history ? ZE_VK_FRAME_HISTORY : 0u);
     gf->scene[2] = f->draw_capacity;
     gf->scene[3] = updates;
     gf->params[0] = s->alpha;
@@ -311,8 +343,12 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
     f->draws = (ze_vk_draw_list_t){
         .stride = f->draw_capacity, .draws = draws, .slots = gf->scene[0], .updates = updates};
     uint32_t *counts = (uint32_t *)f->visible_count.map;
-    for (uint32_t k = 0; k < ZE_VK_LOD_COUNTS + ZE_RENDER_LOD_MAX; k++)
-        counts[k] = 0; /* the cull pass counts from here */
+    for (uint32_t k = 0; k < ZE_VK_COUNTS; k++)
+        counts[k] = 0; /* the cull passes count from here */
+    uint32_t *late = (uint32_t *)f->late_args.map;
+    late[0] = 0; /* the early cull raises it to the candidates' groups */
+    late[1] = late[2] = 1;
+    late[3] = 0;
     f->count_pending = true;
     return ZE_OK;
 }
@@ -322,13 +358,24 @@ void ze__vk_draws_retire(ze_vk_backend_t *b, ze_vk_frame_t *f)
     if (!f->count_pending)
         return;
     f->count_pending = false;
-    uint32_t n = f->draws.draws, visible = 0;
+    uint32_t n = f->draws.draws, visible = 0, occluded = 0;
     const uint32_t *c = (const uint32_t *)f->visible_count.map;
-    if (n)
+    if (n) {
         visible = c[0] + c[1] + c[2];
+        if (b->occlusion) {
+            uint32_t late =
+                c[ZE_VK_LATE_COUNTS] + c[ZE_VK_LATE_COUNTS + 1] + c[ZE_VK_LATE_COUNTS + 2];
+            uint32_t candidates = c[ZE_VK_CANDIDATE_COUNT];
+            visible += late;
+            occluded = candidates > late ? candidates - late : 0;
+        }
+    }
     for (uint32_t k = 0; k < ZE_RENDER_LOD_MAX; k++)
         atomic_store_explicit(&b->last_draws_lod[k], n ? c[ZE_VK_LOD_COUNTS + k] : 0,
                               memory_order_relaxed);
     atomic_store_explicit(&b->last_draws, n, memory_order_relaxed);
-    atomic_store_explicit(&b->last_draws_visible, visible < n ? visible : n, memory_order_relaxed);
+    visible = visible < n ? visible : n;
+    atomic_store_explicit(&b->last_draws_visible, visible, memory_order_relaxed);
+    atomic_store_explicit(&b->last_draws_occluded, occluded < n - visible ? occluded : n - visible,
+                          memory_order_relaxed);
 }

@@ -103,6 +103,8 @@ void ze__vk_frames_destroy(ze_vk_backend_t *b)
         ze__vk_buffer_destroy(b, &f->visible);
         ze__vk_buffer_destroy(b, &f->refs);
         ze__vk_buffer_destroy(b, &f->visible_count);
+        ze__vk_buffer_destroy(b, &f->candidates);
+        ze__vk_buffer_destroy(b, &f->late_args);
         if (f->pool)
             vkDestroyCommandPool(b->device, f->pool, b->host_cb);
         f->pool = VK_NULL_HANDLE;

@@ -121,9 +121,12 @@ void ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass)
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_INSTANCES), ZE_RG_STORAGE_READ);
 }
 
-void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
-                            VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
-                            uint32_t height)
+/* `region`: 0 the early draws (the classes' ranges from 0, their counts
+   from 0), 1 the late ones (ranges from ZE_VK_FACE_CLASSES, counts from
+   ZE_VK_LATE_COUNTS). */
+static void record_draws(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
+                         VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
+                         uint32_t height, uint32_t region)
 {
     const ze_vk_draw_list_t *dl = &f->draws;
     if (!dl->draws)
@@ -143,11 +146,28 @@ void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkComman
     static const VkFrontFace front[ZE_VK_FACE_CLASSES] = {
         VK_FRONT_FACE_COUNTER_CLOCKWISE, VK_FRONT_FACE_CLOCKWISE, VK_FRONT_FACE_COUNTER_CLOCKWISE};
     const VkDeviceSize cmd_size = sizeof(VkDrawIndexedIndirectCommand);
+    const uint32_t first_range = region ? ZE_VK_FACE_CLASSES : 0;
+    const uint32_t first_count = region ? ZE_VK_LATE_COUNTS : 0;
     for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++) {
         vkCmdSetCullMode(cmd, cull[k]);
         vkCmdSetFrontFace(cmd, front[k]);
-        vkCmdDrawIndexedIndirectCount(cmd, f->visible.buffer, k * dl->stride * cmd_size,
-                                      f->visible_count.buffer, k * sizeof(uint32_t), dl->draws,
-                                      (uint32_t)cmd_size);
+        vkCmdDrawIndexedIndirectCount(cmd, f->visible.buffer,
+                                      (first_range + k) * dl->stride * cmd_size,
+                                      f->visible_count.buffer, (first_count + k) * sizeof(uint32_t),
+                                      dl->draws, (uint32_t)cmd_size);
     }
+}
+
+void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
+                            VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
+                            uint32_t height)
+{
+    record_draws(b, f, cmd, pipeline, layout, width, height, 0);
+}
+
+void ze__vk_geometry_record_late(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
+                                 VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
+                                 uint32_t height)
+{
+    record_draws(b, f, cmd, pipeline, layout, width, height, 1);
 }

@@ -30,6 +30,9 @@ static const ze_vk_pass_t *const PASSES[] = {
     &ze__vk_pass_cull,
     &ze__vk_pass_prepass,
     &ze__vk_pass_forward,
+    &ze__vk_pass_pyramid,
+    &ze__vk_pass_cull_late,
+    &ze__vk_pass_forward_late,
     &ze__vk_pass_tonemap,
     &ze__vk_pass_ui,
     &ze__vk_pass_present,
@@ -184,6 +187,7 @@ static bool same_shape(const ze_vk_shape_t *a, const ze_vk_shape_t *b)
     /* the backbuffer's handle changes every frame; its presence, format
        and size make the shape */
     return a->width == b->width && a->height == b->height && a->prepass == b->prepass &&
+           a->occlusion == b->occlusion &&
            (a->back.image != VK_NULL_HANDLE) == (b->back.image != VK_NULL_HANDLE) &&
            a->back.format == b->back.format && a->back.width == b->back.width &&
            a->back.height == b->back.height;
@@ -248,6 +252,13 @@ static void bind_imports(ze_vk_backend_t *b, const ze_vk_backbuffer_t *back, con
         bind_buffer(b, ZE_VK_RES_VISIBLE_COUNT, &f->visible_count);
         bind_buffer(b, ZE_VK_RES_VISIBLE_REFS, &f->refs);
         bind_buffer(b, ZE_VK_RES_INSTANCES, &b->scene.instances);
+        bind_buffer(b, ZE_VK_RES_CANDIDATES, &f->candidates);
+        bind_buffer(b, ZE_VK_RES_LATE_ARGS, &f->late_args);
+    }
+    int32_t hzb = ze__rg_index(g->rg, ze__rg_find(g->rg, ZE_VK_RES_HZB));
+    if (hzb >= 0) {
+        g->res[hzb].image = b->hzb.image;
+        g->res[hzb].aspect = VK_IMAGE_ASPECT_COLOR_BIT;
     }
     int32_t ldr = ze__rg_index(g->rg, ze__rg_find(g->rg, ZE_VK_RES_LDR));
     if (ldr >= 0) {
@@ -274,6 +285,9 @@ static ze_result build(ze_vk_backend_t *b, const ze_vk_shape_t *shape)
             return r;
     }
     free_transients(b);
+    ze_result hr = ze__vk_hzb_prepare(b, shape); /* before its users declare it */
+    if (hr != ZE_OK)
+        return hr;
     ze__rg_reset(g->rg);
     declare(b, shape);
     ze_result r = ze__rg_compile(g->rg);

@@ -16,7 +16,10 @@
  *   vk_graph.c      the render graph's Vulkan executor: the pass table,
  *                   builds (transients, aliased memory), barriers,
  *                   timestamps (the graph's core: rg.h)
- *   vk_pass_*.c     one pass each: forward, tonemap, ui (the overlay), present
+ *   vk_pass_*.c     one pass each: scatter, cull (and the late cull), prepass,
+ *                   forward (and the late forward), pyramid (the depth
+ *                   pyramid of occlusion culling: hzb.h), tonemap, ui (the
+ *                   overlay), present
  *   vk_screenshot.c read back the final image, PNG
  *   vk_backend.c    the vtable
  *
@@ -35,6 +38,7 @@
 #include <vulkan/vulkan.h>
 
 #include "gfx/backend.h"
+#include "gfx/hzb.h"
 #include "gfx/rg.h"
 
 #define ZE_VK_LOG "vulkan"
@@ -182,6 +186,10 @@ typedef struct ze_vk_frame_t {
        zeroed by the CPU before the submission, read back once the frame
        completed, for the statistics) */
     ze_vk_buffer_t visible, refs, visible_count;
+    /* occlusion culling: the early cull's candidates for the late one
+       (device-local, draw_capacity of them) and the late cull's dispatch
+       size (host-visible: x zeroed by the CPU, y = z = 1) */
+    ze_vk_buffer_t candidates, late_args;
     bool count_pending; /* a submitted frame's counts are still to be read */
 } ze_vk_frame_t;
 
@@ -258,6 +266,7 @@ typedef struct ze_vk_shape_t {
     uint32_t width, height;  /* the render size (the target's) */
     ze_vk_backbuffer_t back; /* image VK_NULL_HANDLE: no present pass */
     bool prepass;            /* a depth prepass before forward shading */
+    bool occlusion;          /* occlusion culling: the depth pyramid, the late passes */
 } ze_vk_shape_t;
 
 /* Resources every frame imports (vk_graph.c declares them). */
@@ -270,6 +279,12 @@ typedef struct ze_vk_shape_t {
 #define ZE_VK_RES_VISIBLE       "visible_draws"
 #define ZE_VK_RES_VISIBLE_REFS  "visible_refs"
 #define ZE_VK_RES_VISIBLE_COUNT "visible_count"
+/* Occlusion culling (vk_pass_pyramid.c): the depth pyramid (the backend's,
+   kept from frame to frame), and each frame slot's late candidates and the
+   late cull's dispatch size. */
+#define ZE_VK_RES_HZB        "hzb"
+#define ZE_VK_RES_CANDIDATES "cull_candidates"
+#define ZE_VK_RES_LATE_ARGS  "cull_late_args"
 
 typedef struct ze_vk_backend_t ze_vk_backend_t;
 
@@ -306,7 +321,8 @@ typedef struct ze_vk_pass_t {
 } ze_vk_pass_t;
 
 extern const ze_vk_pass_t ze__vk_pass_scatter, ze__vk_pass_cull, ze__vk_pass_prepass,
-    ze__vk_pass_forward, ze__vk_pass_tonemap, ze__vk_pass_ui, ze__vk_pass_present;
+    ze__vk_pass_forward, ze__vk_pass_pyramid, ze__vk_pass_cull_late, ze__vk_pass_forward_late,
+    ze__vk_pass_tonemap, ze__vk_pass_ui, ze__vk_pass_present;
 
 /* The Vulkan objects of a graph resource: transients (owned by the graph,
  * bound into their aliased slot's memory), imports (bound each frame). */
@@ -330,6 +346,20 @@ typedef struct ze_vk_graph_t {
     void *state[ZE_VK_MAX_PASSES]; /* per pass */
     uint64_t builds;
 } ze_vk_graph_t;
+
+/* The depth pyramid (vk_pass_pyramid.c; hzb.h says what it holds). */
+typedef struct ze_vk_hzb_t {
+    ze_vk_image_t image; /* R32_SFLOAT, `levels` mips; its view: all of them */
+    VkImageView level_views[ZE_HZB_MAX_LEVELS];
+    uint32_t depth_width, depth_height, levels;
+    /* the image holds the pyramid of the last recorded frame, made with
+       view_proj (the next frame's prev_view_proj) */
+    bool history;
+    float view_proj[16], next_view_proj[16];
+    VkDescriptorSetLayout set_layout; /* set 2 of the cull passes */
+    VkDescriptorPool pool;
+    VkDescriptorSet set;
+} ze_vk_hzb_t;
 
 /* ---------------------------------------------------------------- RRM */
 
@@ -420,12 +450,29 @@ typedef struct ze_vk_gpu_frame_t {
        (|projection[1][1]| x height / 2), z = the LOD error in pixels
        (<= 0: level 0 always) */
     float params[4];
+    /* occlusion culling: the view-projection the depth pyramid was made
+       with (the previous frame's); the pyramid: x, y = the depth image's
+       size, z = levels */
+    float prev_view_proj[16];
+    uint32_t hzb[4];
 } ze_vk_gpu_frame_t;
 
-enum { ZE_VK_FRAME_CULL = 1u };
-/* visible_count: the classes' counts at 0..2, the visible draws per level
-   of detail from here (cull.comp) */
-enum { ZE_VK_LOD_COUNTS = 4 };
+/* scene[1]: frustum culling; the pyramid holds the previous frame's depth */
+enum { ZE_VK_FRAME_CULL = 1u, ZE_VK_FRAME_HISTORY = 2u };
+/* visible_count (cull.glsl): the classes' counts at 0..2, the late
+   candidates at 3, the drawn draws per level of detail from
+   ZE_VK_LOD_COUNTS, the late classes' counts from ZE_VK_LATE_COUNTS */
+enum {
+    ZE_VK_CANDIDATE_COUNT = 3,
+    ZE_VK_LOD_COUNTS = 4,
+    ZE_VK_LATE_COUNTS = ZE_VK_LOD_COUNTS + ZE_RENDER_LOD_MAX,
+    ZE_VK_COUNTS = ZE_VK_LATE_COUNTS + 4
+};
+
+/* A late candidate (cull.glsl's Candidate). */
+typedef struct ze_vk_gpu_candidate_t {
+    uint32_t slot, submesh, material, face_class;
+} ze_vk_gpu_candidate_t;
 
 typedef struct ze_vk_gpu_material_t {
     float base_color[4];
@@ -623,8 +670,10 @@ struct ze_vk_backend_t {
     /* culling (vk_pass_cull.c): desc.cull; the last completed frame's
        candidate and visible draws */
     bool cull;
-    bool prepass; /* desc.depth_prepass (vk_pass_prepass.c) */
-    atomic_uint_fast32_t last_draws, last_draws_visible;
+    bool prepass;   /* desc.depth_prepass (vk_pass_prepass.c) */
+    bool occlusion; /* desc.cull is ZE_RENDER_CULL_DEFAULT (vk_pass_pyramid.c) */
+    ze_vk_hzb_t hzb;
+    atomic_uint_fast32_t last_draws, last_draws_visible, last_draws_occluded;
     atomic_uint_fast32_t last_draws_lod[ZE_RENDER_LOD_MAX];
     float lod_error_px; /* desc.lod_error_px, defaulted */
 };
@@ -774,9 +823,25 @@ void ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass);
 void ze__vk_geometry_record(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
                             VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
                             uint32_t height);
+/* The late geometry pass's draws: the late cull's ranges and counts. */
+void ze__vk_geometry_record_late(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
+                                 VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
+                                 uint32_t height);
 /* The layout of the scene's pipelines: set 0 the bindless textures, set 1
  * the frame's (vk_draws.c). */
 ze_result ze__vk_scene_layout(ze_vk_backend_t *b, VkPipelineLayout *out);
+
+/* vk_pass_pyramid.c: the depth pyramid of occlusion culling, the
+ * backend's (b->hzb). create: the sampling set's layout and set (main
+ * thread, at backend create); prepare: the pyramid for a shape (at a graph
+ * build, the GPU idle: a new size makes a new one, in SHADER_READ_ONLY
+ * with no history); destroy: all of it. The cull passes sample it through
+ * set 2 of ze__vk_hzb_layout's pipeline layout. */
+ze_result ze__vk_hzb_create(ze_vk_backend_t *b);
+ze_result ze__vk_hzb_prepare(ze_vk_backend_t *b, const ze_vk_shape_t *shape);
+void ze__vk_hzb_destroy(ze_vk_backend_t *b);
+/* sets: bindless, frame, the pyramid */
+ze_result ze__vk_hzb_layout(ze_vk_backend_t *b, VkPipelineLayout *out);
 /* Destroys both (either may be VK_NULL_HANDLE) and clears them. */
 void ze__vk_pipeline_release(ze_vk_backend_t *b, VkPipelineLayout *layout, VkPipeline *pipeline);
 /* A compute pipeline of one shader (<name>.spv) with `layout`. */

@@ -802,7 +802,7 @@ static ze_result descriptors_create(ze_vk_backend_t *b)
     VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, ZE_VK_MAX_TEXTURES},
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, ZE_VK_FRAMES},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 8 * ZE_VK_FRAMES},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 10 * ZE_VK_FRAMES},
     };
     VkDescriptorPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,

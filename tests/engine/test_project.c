@@ -115,6 +115,24 @@ static void test_every_field(void **state)
     assert_int_equal(g_p.renderer.vertex_budget_bytes, 268435456);
     assert_int_equal(g_p.renderer.index_budget_bytes, 1048576);
     assert_int_equal(g_p.renderer.instance_budget, 1000000);
+    /* culling and the depth prepass (occlusion culling and none by default) */
+    assert_int_equal(g_p.renderer.culling, ZE_RENDER_CULL_DEFAULT);
+    assert_false(g_p.renderer.depth_prepass);
+    static const struct {
+        const char *text;
+        ze_render_cull_mode mode;
+    } modes[] = {{"occlusion", ZE_RENDER_CULL_DEFAULT},
+                 {"frustum", ZE_RENDER_CULL_FRUSTUM},
+                 {"none", ZE_RENDER_CULL_NONE}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        char text[160];
+        snprintf(text, sizeof text,
+                 "{\"name\": \"R\", \"renderer\": {\"culling\": \"%s\", \"depth_prepass\": true}}",
+                 modes[i].text);
+        assert_int_equal(parse(text, &rep, err), ZE_OK);
+        assert_int_equal(g_p.renderer.culling, modes[i].mode);
+        assert_true(g_p.renderer.depth_prepass);
+    }
 }
 
 static void test_minimal_and_defaults(void **state)
@@ -173,6 +191,11 @@ static void test_errors(void **state)
                 "/renderer/instance_budget: expected an integer 1..67108864");
     expect_fail("{\"name\":\"a\",\"renderer\":{\"instance_budget\":67108865}}",
                 "/renderer/instance_budget: expected");
+    expect_fail("{\"name\":\"a\",\"renderer\":{\"culling\":\"hzb\"}}",
+                "/renderer/culling: expected \"occlusion\", \"frustum\" or \"none\"");
+    expect_fail("{\"name\":\"a\",\"renderer\":{\"culling\":true}}", "/renderer/culling: expected");
+    expect_fail("{\"name\":\"a\",\"renderer\":{\"depth_prepass\":1}}",
+                "/renderer/depth_prepass: expected true or false");
     /* window */
     expect_fail("{\"name\":\"a\",\"window\":[]}", "/window: expected an object");
     expect_fail("{\"name\":\"a\",\"window\":{\"width\":0}}", "/window/width: expected an integer "

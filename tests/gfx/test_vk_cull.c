@@ -14,7 +14,8 @@
  *   - random scenes (placements near random planes, rotations, non-uniform
  *     scales): the visible count equals the reference's;
  *   - culling on and off give the same picture (culled instances were
- *     outside the view: nothing visible is lost);
+ *     outside the view: nothing visible is lost), with occlusion culling
+ *     too (its own reference: test_vk_occlusion);
  *   - the candidate buffers grow (a few draws, then hundreds);
  *   - no camera: nothing is drawn;
  * and the rasteriser's face culling: back faces of single-sided materials
@@ -328,7 +329,7 @@ static void test_random_scenes_match_reference(void **state)
 {
     fixture_t *f = *state;
     enum { SCENES = 4, N = 250 };
-    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_DEFAULT);
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_FRUSTUM); /* occlusion: test_vk_occlusion */
     scene_t sc;
     scene_init(f, &sc, N);
     frustum_t fr = frustum_of(&sc.s);
@@ -399,13 +400,20 @@ static void test_culling_on_and_off_same_image(void **state)
         }
     double behind[3] = {0, 0, 9}; /* behind the camera */
     scene_add(&sc, at(behind, 0.5f));
-    static uint8_t on[W * H * 4], off[W * H * 4];
+    static uint8_t on[W * H * 4], off[W * H * 4], occ[W * H * 4];
     ze_render_backend_t *b = make(f, ZE_RENDER_CULL_NONE);
     ze_render_stats_t st_off = render(b, &sc, off);
     ze_render_backend_destroy(b);
-    b = make(f, ZE_RENDER_CULL_DEFAULT);
+    b = make(f, ZE_RENDER_CULL_FRUSTUM);
     ze_render_stats_t st_on = render(b, &sc, on);
     ze_render_backend_destroy(b);
+    b = make(f, ZE_RENDER_CULL_DEFAULT); /* and occlusion culling */
+    ze_render_stats_t st_occ = render(b, &sc, occ);
+    ze_render_backend_destroy(b);
+    assert_int_equal(st_occ.last_draws_frustum_culled, st_on.last_draws_frustum_culled);
+    assert_int_equal(st_occ.last_draws_visible + st_occ.last_draws_occlusion_culled,
+                     st_on.last_draws_visible);
+    assert_memory_equal(occ, off, sizeof off);
     print_message("culling off: %u of %u drawn; on: %u of %u drawn (reference %u)\n",
                   st_off.last_draws_visible, st_off.last_draws, st_on.last_draws_visible,
                   st_on.last_draws, reference_count(f, &sc));
@@ -544,7 +552,7 @@ static void test_inside_a_sphere_single_and_double_sided(void **state)
 static void test_lod_choice_matches_reference(void **state)
 {
     fixture_t *f = *state;
-    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_DEFAULT);
+    ze_render_backend_t *b = make(f, ZE_RENDER_CULL_FRUSTUM);
     ze_zemesh_submesh_t sm;
     ze_asset_zemesh_submesh(&f->lod_mesh.as.mesh, 0, &sm);
     print_message("LOD mesh: %u levels, errors", sm.lod_count);

@@ -89,13 +89,14 @@ static void test_dump_and_pass_times(void **state)
     assert_int_equal(rep.validation_messages, 0);
     assert_true(rep.frames_rendered >= 4);
 
-    /* the report: one time per pass, in the order they ran */
-    assert_int_equal(rep.gpu_pass_count, 5);
-    assert_string_equal(rep.gpu_passes[0].name, "scatter");
-    assert_string_equal(rep.gpu_passes[1].name, "cull");
-    assert_string_equal(rep.gpu_passes[2].name, "forward");
-    assert_string_equal(rep.gpu_passes[3].name, "tonemap");
-    assert_string_equal(rep.gpu_passes[4].name, "ui");
+    /* the report: one time per pass, in the order they ran (occlusion
+       culling is on by default: the pyramid and the late passes) */
+    static const char *const order[] = {"scatter",   "cull",         "forward", "pyramid",
+                                        "cull_late", "forward_late", "tonemap", "ui"};
+    enum { PASSES = sizeof order / sizeof order[0] };
+    assert_int_equal(rep.gpu_pass_count, PASSES);
+    for (uint32_t i = 0; i < PASSES; i++)
+        assert_string_equal(rep.gpu_passes[i].name, order[i]);
     for (uint32_t i = 0; i < rep.gpu_pass_count; i++) {
         print_message("%s: %.3f ms\n", rep.gpu_passes[i].name, rep.gpu_passes[i].gpu_ms);
         assert_true(rep.gpu_passes[i].gpu_ms >= 0.0);
@@ -110,21 +111,21 @@ static void test_dump_and_pass_times(void **state)
     assert_null(json_object_get(st, "gpu_tonemap_ms"));
     json_t *gp = json_object_get(st, "gpu_passes");
     assert_true(json_is_array(gp));
-    assert_int_equal(json_array_size(gp), 5);
-    assert_string_equal(str(json_array_get(gp, 0), "name"), "scatter");
-    assert_string_equal(str(json_array_get(gp, 1), "name"), "cull");
-    assert_string_equal(str(json_array_get(gp, 2), "name"), "forward");
-    assert_string_equal(str(json_array_get(gp, 3), "name"), "tonemap");
-    assert_string_equal(str(json_array_get(gp, 4), "name"), "ui");
+    assert_int_equal(json_array_size(gp), PASSES);
+    for (uint32_t i = 0; i < PASSES; i++)
+        assert_string_equal(str(json_array_get(gp, i), "name"), order[i]);
     /* the culling counts: the fixture's crate is in view */
     json_int_t draws = json_integer_value(json_object_get(st, "draws"));
     json_int_t visible = json_integer_value(json_object_get(st, "draws_visible"));
     json_int_t culled = json_integer_value(json_object_get(st, "draws_frustum_culled"));
-    print_message("draws %lld, visible %lld, frustum-culled %lld\n", (long long)draws,
-                  (long long)visible, (long long)culled);
+    json_t *occ = json_object_get(st, "draws_occlusion_culled");
+    assert_true(json_is_integer(occ));
+    print_message("draws %lld, visible %lld, frustum-culled %lld, occlusion-culled %lld\n",
+                  (long long)draws, (long long)visible, (long long)culled,
+                  (long long)json_integer_value(occ));
     assert_true(draws > 0);
     assert_true(visible > 0);
-    assert_int_equal(visible + culled, draws);
+    assert_int_equal(visible + culled + json_integer_value(occ), draws);
     assert_true(json_is_real(json_object_get(json_array_get(gp, 0), "gpu_ms")));
     /* the Vulkan owner's host bytes (the backend's allocation callbacks) */
     json_int_t host = json_integer_value(json_object_get(st, "vulkan_host_bytes"));
@@ -141,23 +142,26 @@ static void test_dump_and_pass_times(void **state)
     if (!g)
         fail_msg("%s: %s", dump, jerr.text);
     json_t *passes = json_object_get(g, "passes");
-    assert_int_equal(json_array_size(passes), 5);
+    assert_int_equal(json_array_size(passes), PASSES);
     json_t *sc = json_array_get(passes, 0), *cu = json_array_get(passes, 1);
-    json_t *fw = json_array_get(passes, 2), *tm = json_array_get(passes, 3);
-    json_t *ui = json_array_get(passes, 4);
+    json_t *fw = json_array_get(passes, 2), *py = json_array_get(passes, 3);
+    json_t *cl = json_array_get(passes, 4), *fl = json_array_get(passes, 5);
+    json_t *tm = json_array_get(passes, 6), *ui = json_array_get(passes, 7);
     /* the scatter pass writes the instance table (after the previous
        frame's vertex reads) */
     assert_string_equal(str(sc, "name"), "scatter");
     assert_string_equal(str(sc, "kind"), "compute");
     assert_int_equal(json_array_size(json_object_get(sc, "uses")), 1);
     assert_int_equal(json_array_size(json_object_get(sc, "barriers")), 1);
-    /* culling reads it and writes the visible draws, their refs and their
-       count, which the forward pass then reads as indirect arguments and
-       in its vertex stage */
+    /* culling reads it and the pyramid and writes the visible draws, their
+       refs and their count, which the forward pass then reads as indirect
+       arguments and in its vertex stage, and the late candidates with
+       their dispatch size (the pyramid needs no barrier: sampled before,
+       sampled now) */
     assert_string_equal(str(cu, "name"), "cull");
     assert_string_equal(str(cu, "kind"), "compute");
-    assert_int_equal(json_array_size(json_object_get(cu, "uses")), 4);
-    assert_int_equal(json_array_size(json_object_get(cu, "barriers")), 4);
+    assert_int_equal(json_array_size(json_object_get(cu, "uses")), 7);
+    assert_int_equal(json_array_size(json_object_get(cu, "barriers")), 6);
     assert_string_equal(str(fw, "name"), "forward");
     assert_string_equal(str(fw, "kind"), "graphics");
     assert_string_equal(str(tm, "name"), "tonemap");
@@ -167,6 +171,23 @@ static void test_dump_and_pass_times(void **state)
        to compute before culling, to the vertex stage here) */
     assert_int_equal(json_array_size(json_object_get(fw, "uses")), 6);
     assert_int_equal(json_array_size(json_object_get(fw, "barriers")), 6);
+    /* the pyramid: depth from attachment to sampled, the pyramid from
+       sampled to storage; the late cull samples it again */
+    assert_string_equal(str(py, "name"), "pyramid");
+    json_t *pb = json_object_get(py, "barriers");
+    assert_int_equal(json_array_size(pb), 2);
+    assert_string_equal(str(json_array_get(pb, 0), "resource"), "depth");
+    assert_string_equal(str(json_array_get(pb, 0), "new_layout"), "SHADER_READ_ONLY_OPTIMAL");
+    assert_string_equal(str(json_array_get(pb, 1), "resource"), "hzb");
+    assert_string_equal(str(json_array_get(pb, 1), "new_layout"), "GENERAL");
+    assert_string_equal(str(cl, "name"), "cull_late");
+    assert_string_equal(str(json_array_get(json_object_get(cl, "barriers"), 0), "resource"), "hzb");
+    assert_string_equal(str(json_array_get(json_object_get(cl, "barriers"), 0), "new_layout"),
+                        "SHADER_READ_ONLY_OPTIMAL");
+    /* the late draws over the early ones: depth back to an attachment */
+    assert_string_equal(str(fl, "name"), "forward_late");
+    assert_string_equal(str(fl, "kind"), "graphics");
+    assert_int_equal(json_array_size(json_object_get(fl, "uses")), 6);
     /* tone mapping: hdr from colour attachment to storage, ldr to storage */
     json_t *tb = json_object_get(tm, "barriers");
     assert_int_equal(json_array_size(tb), 2);
@@ -196,7 +217,9 @@ static void test_dump_and_pass_times(void **state)
             const char *name = str(r, "name");
             assert_true(strcmp(name, "ldr") == 0 || strcmp(name, "visible_draws") == 0 ||
                         strcmp(name, "visible_count") == 0 || strcmp(name, "visible_refs") == 0 ||
-                        strcmp(name, "instances") == 0);
+                        strcmp(name, "instances") == 0 || strcmp(name, "hzb") == 0 ||
+                        strcmp(name, "cull_candidates") == 0 ||
+                        strcmp(name, "cull_late_args") == 0);
         }
     }
     assert_int_equal(transients, 2);

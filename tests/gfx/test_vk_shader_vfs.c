@@ -105,7 +105,7 @@ static ze_vfs_t *vfs_over_copy(fixture_t *f)
     ze_vfs_t *vfs = NULL;
     ze_vfs_desc_t d = {.mem = f->mm, .engine_root = f->root, .require_engine_assets = true};
     assert_int_equal(ze_vfs_create(&d, &vfs), ZE_OK);
-    assert_true(ze_vfs_exists(vfs, "/ZodiacEngine/shaders/cull.comp.spv"));
+    assert_true(ze_vfs_exists(vfs, "/ZodiacEngine/shaders/cull_occlusion.comp.spv"));
     return vfs;
 }
 
@@ -137,7 +137,7 @@ static void test_a_corrupt_shader_in_the_vfs_fails_the_attach(void **state)
 {
     fixture_t *f = *state;
     char path[400];
-    snprintf(path, sizeof path, "%s/cull.comp.spv", f->shaders);
+    snprintf(path, sizeof path, "%s/cull_occlusion.comp.spv", f->shaders);
     FILE *out = fopen(path, "wb");
     assert_non_null(out);
     fputs("not SPIR-V at all", out); /* 17 bytes: not even a multiple of 4 */
@@ -145,14 +145,14 @@ static void test_a_corrupt_shader_in_the_vfs_fails_the_attach(void **state)
     ze_vfs_t *vfs = vfs_over_copy(f);
     ze_render_backend_t *b = make(f); /* the host asset root's shaders are intact */
     ze_result r = ze_render_backend_use_cache(b, vfs);
-    print_message("attach with a corrupt /ZodiacEngine/shaders/cull.comp.spv: %s\n",
+    print_message("attach with a corrupt /ZodiacEngine/shaders/cull_occlusion.comp.spv: %s\n",
                   ze_result_str(r));
     assert_int_equal(r, ZE_ERR_PARSE);
     ze_render_backend_destroy(b);
     ze_vfs_destroy(vfs);
     /* the copy restored, the same attach succeeds */
     char from[512];
-    snprintf(from, sizeof from, "%s/shaders/cull.comp.spv", ZE_TEST_ENGINE_ASSET_DIR);
+    snprintf(from, sizeof from, "%s/shaders/cull_occlusion.comp.spv", ZE_TEST_ENGINE_ASSET_DIR);
     assert_true(copy_file(from, path));
 }
 

@@ -1,5 +1,5 @@
 // Shared by the geometry shaders (forward.vert, forward.frag, prepass.frag)
-// and the scene's compute passes (scatter.comp, cull.comp): the frame
+// and the scene's compute passes (scatter.comp, cull*.comp): the frame
 // constants (std140) and the scene's SSBOs (std430), set 1 as vk_draws.c
 // lists it. Layouts match ze_vk_gpu_frame_t, ze_vk_gpu_material_t,
 // ze_vk_gpu_instance_t, ze_vk_gpu_mesh_t, ze_vk_gpu_submesh_t and
@@ -8,6 +8,7 @@
 #define TEX_NONE 0xFFFFFFFFu
 #define NO_HANDLE 0xFFFFFFFFu
 #define FRAME_CULL 1u
+#define FRAME_HISTORY 2u
 #define INSTANCE_INTERPOLATE 1u
 
 layout(std140, set = 1, binding = 0) uniform Frame {
@@ -22,6 +23,11 @@ layout(std140, set = 1, binding = 0) uniform Frame {
     vec4 planes[6]; // world space, inside when dot(xyz, p) + w >= 0
     uvec4 scene;    // x = instance slots, y = flags (FRAME_CULL), z = commands per class, w = records
     vec4 params;    // x = interpolation alpha
+    // occlusion culling: the view-projection the depth pyramid was made
+    // with (the previous frame's), and the pyramid: x, y = the depth
+    // image's size, z = levels
+    mat4 prev_view_proj;
+    uvec4 hzb;
 } frame;
 
 struct Material {
