@@ -54,7 +54,7 @@ if [ $smoke -eq 1 ]; then
   rows_args+=(--without display)
 elif [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   if command -v xvfb-run >/dev/null 2>&1; then
-    display_wrap=(xvfb-run -a -s "-screen 0 1280x720x24")
+    display_wrap=(xvfb-run -a -s "-screen 0 1280x720x24 -noreset")
   else
     echo "run_all.sh: no display and no xvfb-run: rows that need one are not required"
     rows_args+=(--without display)
