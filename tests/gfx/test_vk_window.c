@@ -42,7 +42,13 @@ enum { MINIMIZED_ITERATIONS = 30 };
 static fx_project_t g_project;
 static bool g_display;
 
-typedef enum scenario { SC_RESIZE = 1, SC_MINIMIZE, SC_CLOSE, SC_CLIPBOARD, SC_NULL_BACKEND } scenario;
+typedef enum scenario {
+    SC_RESIZE = 1,
+    SC_MINIMIZE,
+    SC_CLOSE,
+    SC_CLIPBOARD,
+    SC_NULL_BACKEND
+} scenario;
 
 typedef struct hooks_t {
     scenario sc;
