@@ -7,7 +7,9 @@
 # showcase scene and with --instances N for each N in GPU_INSTANCES
 # (default "0 10000 100000"; GPU_FRAMES frames each, default 3000; GPU_MOVING
 # percent of the extra crates moving, default 25; GPU_CULLING: the project's
-# renderer.culling, default the project's own: occlusion), plus the last frame as a PNG (files back
+# renderer.culling, default the project's own: occlusion; GPU_CUBE=S: the
+# crates fill an S-unit cube, showcase --cube, the fixed 1M scene being
+# GPU_INSTANCES=1000000 GPU_CUBE=600 GPU_MOVING=0), plus the last frame as a PNG (files back
 # from the device machine: at most 8, so the PNGs of the first and last N
 # only; the logs in one file).
 set -uo pipefail
@@ -29,7 +31,7 @@ for n in ${GPU_INSTANCES:-0 10000 100000}; do
     sed -i "s/\"memory_profile\": \"default\",/\"memory_profile\": \"default\", \"renderer\": {\"culling\": \"$GPU_CULLING\"},/" \
       /tmp/zengine-gpu-project/project.json
   "$b/bin/showcase" --project /tmp/zengine-gpu-project/project.json --headless \
-    --backend vulkan --frames "${GPU_FRAMES:-3000}" --max-fps 1000 --instances "$n" --moving "${GPU_MOVING:-25}" \
+    --backend vulkan --frames "${GPU_FRAMES:-3000}" --max-fps 1000 --instances "$n" --moving "${GPU_MOVING:-25}" --cube "${GPU_CUBE:-0}" \
     --stats "$out/showcase-$n.json" --screenshot "$out/showcase-$n.png" --log-level warn \
     >>"$out/logs.txt" 2>&1
   rc=$?
@@ -43,7 +45,7 @@ for n in ${GPU_INSTANCES:-0 10000 100000}; do
   [ -f "$out/showcase-$n.json" ] && files+=("$out/showcase-$n.json")
 done
 [ ${#files[@]} -gt 0 ] &&
-  bash scripts/gpu_summary.sh "$(cat "$b/commit")" "${GPU_MOVING:-25}" "${files[@]}" >"$out/render.json"
+  GPU_CUBE="${GPU_CUBE:-0}" bash scripts/gpu_summary.sh "$(cat "$b/commit")" "${GPU_MOVING:-25}" "${files[@]}" >"$out/render.json"
 ns=(${GPU_INSTANCES:-0 10000 100000})
 for n in "${ns[@]:1:${#ns[@]}-2}"; do rm -f "$out/showcase-$n.png"; done
 exit $status

@@ -13,8 +13,12 @@
  * around the scene in a fixed pattern (a sunflower spiral outside the ring,
  * sizes and turns from a hash of the index): every 4th spins, every 8th
  * also bobs (`--moving P`: P % of them spin and half of those bob; 25 by
- * default, 0 for a static scene). The game then loads the start scene
- * itself and adds them. */
+ * default, 0 for a static scene). `--cube S` puts them in a cube of S
+ * units centred on the origin instead (positions from a hash of the index,
+ * one crate of 1 unit in every S^3/N cubic units; the ground hides those
+ * below it and the camera's far plane the rest beyond it): the renderer's
+ * fixed 1M-crate scene is `--instances 1000000 --cube 600 --moving 0`.
+ * The game then loads the start scene itself and adds them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,12 +86,13 @@ typedef struct game_t {
     showcase_hud_t hud; /* hud.c */
     uint32_t instances; /* --instances N: extra crates */
     uint32_t moving;    /* --moving P: percent of them spinning (half of those bob) */
+    uint32_t cube;      /* --cube S: the crates fill an S-unit cube (0: the spiral) */
     bool ok;
 } game_t;
 
 /* the backends keep the instances (render proxies): a state carries only
    what changed, so the scene may hold a million crates */
-enum { INSTANCES_MAX = 1000000 };
+enum { INSTANCES_MAX = 1000000, CUBE_MAX = 10000 };
 
 /* --------------------------------------------------------------- systems */
 
@@ -203,17 +208,29 @@ static ze_result scatter_crates(ze_engine_t *e, game_t *g)
                       .render_instance = ZE_RENDER_INSTANCE_NONE};
     const float golden = 2.3999632f; /* radians: pi * (3 - sqrt 5) */
     uint32_t spinning = 0, bobbing = 0;
+    const float side = (float)g->cube;
     for (uint32_t i = 0, k = 0; i < g->instances; k++) {
-        /* spot k of the spiral; spots near the camera (0, 4.5, 12) stay
-           free so the near ones do not hide the scene */
-        float r = sqrtf(56.25f + (float)k / 3.14159265f);
-        float a = (float)k * golden;
-        float px = r * cosf(a), pz = r * sinf(a);
-        if (px * px + (pz - 12.0f) * (pz - 12.0f) < 20.0f)
+        /* spot k of the spiral, or of the cube; spots near the camera
+           (0, 4.5, 12) stay free so the near ones do not hide the scene */
+        float px, py, pz, size;
+        if (g->cube) {
+            px = side * (hash_unit(k, 4) - 0.5f);
+            py = side * (hash_unit(k, 5) - 0.5f);
+            pz = side * (hash_unit(k, 6) - 0.5f);
+            size = 1.0f;
+        } else {
+            float r = sqrtf(56.25f + (float)k / 3.14159265f);
+            float a = (float)k * golden;
+            px = r * cosf(a);
+            pz = r * sinf(a);
+            size = 0.35f + 0.35f * hash_unit(i, 0);
+            py = size * 0.5f;
+        }
+        float dy = g->cube ? py - 4.5f : 0.0f;
+        if (px * px + dy * dy + (pz - 12.0f) * (pz - 12.0f) < 20.0f)
             continue;
-        float size = 0.35f + 0.35f * hash_unit(i, 0);
         ze_transform_t t = ze_transform_identity();
-        t.position = (ze_vec3_t){px, size * 0.5f, pz};
+        t.position = (ze_vec3_t){px, py, pz};
         t.rotation = ze_quat_from_axis_angle((ze_vec3_t){0, 1, 0}, 6.2831853f * hash_unit(i, 1));
         t.scale = (ze_vec3_t){size, size, size};
         t.previous_position = t.position;
@@ -238,14 +255,14 @@ static ze_result scatter_crates(ze_engine_t *e, game_t *g)
                        {.amplitude = 0.3f,
                         .speed = 1.2f,
                         .phase = 6.2831853f * hash_unit(i, 3),
-                        .base_y = size * 0.5f + 0.35f}));
+                        .base_y = py + 0.35f}));
             bobbing++;
         }
         i++;
     }
     ze_hierarchy_update(w); /* world matrices before the first iteration */
-    printf("showcase: %u extra crates scattered (%u spinning, %u of them bobbing)\n", g->instances,
-           spinning, bobbing);
+    printf("showcase: %u extra crates scattered %s (%u spinning, %u of them bobbing)\n",
+           g->instances, g->cube ? "in a cube" : "on a spiral", spinning, bobbing);
     return ZE_OK;
 }
 
@@ -395,33 +412,33 @@ int showcase_game(int argc, char **argv)
     }
     for (int i = 1; i < argc && n < 63; i++) {
         /* The game's own option; the rest is the engine's grammar. */
+        static const struct {
+            const char *name;
+            long max;
+        } k_opts[] = {{"--instances", INSTANCES_MAX}, {"--moving", 100}, {"--cube", CUBE_MAX}};
+        uint32_t *k_dst[] = {&game.instances, &game.moving, &game.cube};
         const char *v = NULL;
-        bool moving = false;
-        if (strcmp(argv[i], "--instances") == 0 || strcmp(argv[i], "--moving") == 0) {
-            moving = argv[i][2] == 'm';
-            v = i + 1 < argc ? argv[++i] : "";
-        } else if (strncmp(argv[i], "--instances=", 12) == 0) {
-            v = argv[i] + 12;
-        } else if (strncmp(argv[i], "--moving=", 9) == 0) {
-            moving = true;
-            v = argv[i] + 9;
+        size_t o = 0;
+        for (; o < ZE_COUNTOF(k_opts) && !v; o++) {
+            size_t len = strlen(k_opts[o].name);
+            if (strcmp(argv[i], k_opts[o].name) == 0)
+                v = i + 1 < argc ? argv[++i] : "";
+            else if (strncmp(argv[i], k_opts[o].name, len) == 0 && argv[i][len] == '=')
+                v = argv[i] + len + 1;
         }
         if (!v) {
             args[n++] = argv[i];
             continue;
         }
+        o--; /* the option that matched */
         char *end = NULL;
         long count = strtol(v, &end, 10);
-        long max = moving ? 100 : INSTANCES_MAX;
-        if (!v[0] || *end || count < 0 || count > max) {
-            fprintf(stderr, "showcase: %s wants 0..%ld, got '%s'\n",
-                    moving ? "--moving" : "--instances", max, v);
+        if (!v[0] || *end || count < 0 || count > k_opts[o].max) {
+            fprintf(stderr, "showcase: %s wants 0..%ld, got '%s'\n", k_opts[o].name, k_opts[o].max,
+                    v);
             return 2;
         }
-        if (moving)
-            game.moving = (uint32_t)count;
-        else
-            game.instances = (uint32_t)count;
+        *k_dst[o] = (uint32_t)count;
     }
     args[n] = NULL;
     int status = ze_app_main(&app, n, args);
