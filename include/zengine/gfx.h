@@ -190,8 +190,10 @@ typedef struct ze_render_state_t {
        applied (removes first, then whole records, then transforms; one
        record per slot per state). delta_serial increases with every state
        the engine builds (0: apply always): a backend applies a state's
-       changes once. instances_pending: the engine holds more changes than
-       one state carries; a backend applies such a state but, when its
+       changes once. instances_pending: the engine holds changes to the
+       instance set (creates, re-meshes, re-materials, destroys) that this
+       state does not carry (moves left for a later state never set it);
+       a backend applies such a state but, when its
        scene_revision is one it has not drawn, draws nothing until a state
        without pending changes arrives, so no frame mixes two scenes. */
     uint32_t instance_slots, instance_count;

@@ -62,14 +62,16 @@ enum {
 };
 
 /* A render proxy: which entity holds render-instance slot `i`, and its
- * place in the change queue (scene.c, sync.c). changed_at: the delta
- * serial of the state that first carries its latest change; carried_at:
- * the first state that carried it since then (older than changed_at: not
- * carried yet). */
+ * place in the change queue (scene.c, sync.c). Serials are those of the
+ * state that first carries a change (the delta serial being built + 1).
+ * changed_at: the queue's order, no later than its oldest change the
+ * render thread may lack; last_change, structural_at: its latest change,
+ * its latest create, re-mesh, re-material or destroy; carried_at: the
+ * first state that carried it since it joined the queue (0: none). */
 typedef struct ze__render_proxy_t {
     ze_entity_t entity;
     ze_uuid_t mesh, material; /* referenced in the resource table */
-    uint64_t changed_at, carried_at;
+    uint64_t changed_at, last_change, structural_at, carried_at;
     uint32_t q_prev, q_next; /* the change queue's links (ZE_RENDER_INSTANCE_NONE: end) */
     uint8_t changes;         /* ZE__PROXY_*, since the render thread last had it */
     bool live;
@@ -77,10 +79,11 @@ typedef struct ze__render_proxy_t {
 } ze__render_proxy_t;
 
 /* The change queue: proxies with changes the render thread may lack, in
- * the order of their latest change (a proxy changed again moves to the
- * tail), linked through the proxies (sync.c says why that order). */
+ * changed_at order, linked through the proxies (sync.c says why that
+ * order). structural: how many of them hold a create, re-mesh,
+ * re-material or destroy. */
 typedef struct ze__proxy_queue_t {
-    uint32_t head, tail, count;
+    uint32_t head, tail, count, structural;
 } ze__proxy_queue_t;
 
 /* A uuid the scene needs in the asset manager (scene.c). */
@@ -132,6 +135,10 @@ typedef struct ze__run_ctx_t {
     const char *fail_stage;
     uint32_t backend_frame_delay_us;
     uint64_t backend_lose_device_at;
+    /* Tests: the instance records a state carries at most (0:
+       ZE__MAX_STATE_RECORDS), to put more changes in a step than a state
+       holds without a million entities. */
+    uint32_t state_record_limit;
     /* Tests: called on the render thread after each state it took was
        applied and drawn, with the backend (its instance table: backend.h)
        and the state as the backend received it. */
@@ -323,6 +330,7 @@ void ze__scene_fini(ze_engine_t *e);
 ze_result ze__scene_reconcile(ze_engine_t *e);
 /* Take a proxy out of the change queue (sync.c, once delivered). */
 void ze__proxy_queue_unlink(ze_engine_t *e, uint32_t slot);
+void ze__proxy_queue_append(ze_engine_t *e, uint32_t slot);
 /* Drop every asset-manager reference (before the manager goes). */
 void ze__scene_release_assets(ze_engine_t *e);
 /* The manager's on_asset_ready (main thread). */

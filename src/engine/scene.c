@@ -400,7 +400,8 @@ ze_result ze__scene_init(ze_engine_t *e)
     ze_mem_table_init(&e->slot_table, e->mem, ZE_MEM_OWNER_RENDER, sizeof(uint32_t));
     e->proxy_count = 0;
     ZE_ARRAY_INIT(&e->free_ids, render, uint32_t);
-    e->proxy_queue = (ze__proxy_queue_t){ZE_RENDER_INSTANCE_NONE, ZE_RENDER_INSTANCE_NONE, 0};
+    e->proxy_queue =
+        (ze__proxy_queue_t){.head = ZE_RENDER_INSTANCE_NONE, .tail = ZE_RENDER_INSTANCE_NONE};
     ZE_ARRAY_INIT(&e->ready, e->alloc, ze_uuid_t);
     ZE_ARRAY_INIT(&e->backend_retry, e->alloc, ze_uuid_t);
     ZE_ARRAY_INIT(&e->release_retry, e->alloc, ze_uuid_t);
@@ -455,7 +456,8 @@ void ze__scene_fini(ze_engine_t *e)
     ze_mem_table_release(&e->slot_table);
     e->proxy_count = 0;
     ze_array_free(&e->free_ids);
-    e->proxy_queue = (ze__proxy_queue_t){ZE_RENDER_INSTANCE_NONE, ZE_RENDER_INSTANCE_NONE, 0};
+    e->proxy_queue =
+        (ze__proxy_queue_t){.head = ZE_RENDER_INSTANCE_NONE, .tail = ZE_RENDER_INSTANCE_NONE};
     ze_array_free(&e->ready);
     ze_array_free(&e->backend_retry);
     ze_array_free(&e->release_retry);
@@ -475,6 +477,14 @@ static ze__render_proxy_t *proxy_at(ze_engine_t *e, uint32_t slot)
     return &((ze__render_proxy_t *)ze_mem_table_data(&e->proxy_table))[slot];
 }
 
+/* A change that alters the instance set (a create, re-mesh, re-material
+ * or destroy): until every such one has been carried, a state says
+ * instances_pending. Transforms alone never hold a frame back. */
+static bool proxy_structural(const ze__render_proxy_t *p)
+{
+    return (p->changes & (ZE__PROXY_WHOLE | ZE__PROXY_DESTROY)) != 0;
+}
+
 void ze__proxy_queue_unlink(ze_engine_t *e, uint32_t slot)
 {
     ze__proxy_queue_t *q = &e->proxy_queue;
@@ -490,21 +500,17 @@ void ze__proxy_queue_unlink(ze_engine_t *e, uint32_t slot)
     p->q_prev = p->q_next = ZE_RENDER_INSTANCE_NONE;
     p->queued = false;
     q->count--;
+    if (proxy_structural(p))
+        q->structural--;
 }
 
-/* Note a change: the proxy goes to the tail of the queue (its change is
- * the newest), which the next states carry from the head. */
-static void proxy_mark(ze_engine_t *e, uint32_t slot, uint8_t what)
+/* Join the tail (its change is the newest queued), not carried yet. */
+void ze__proxy_queue_append(ze_engine_t *e, uint32_t slot)
 {
     ze__proxy_queue_t *q = &e->proxy_queue;
     ze__render_proxy_t *p = proxy_at(e, slot);
-    p->changes |= what;
     p->changed_at = e->delta_serial + 1;
-    if (p->queued) {
-        if (q->tail == slot)
-            return;
-        ze__proxy_queue_unlink(e, slot);
-    }
+    p->carried_at = 0;
     p->q_prev = q->tail;
     p->q_next = ZE_RENDER_INSTANCE_NONE;
     if (q->tail != ZE_RENDER_INSTANCE_NONE)
@@ -513,7 +519,27 @@ static void proxy_mark(ze_engine_t *e, uint32_t slot, uint8_t what)
         q->head = slot;
     q->tail = slot;
     q->count++;
+    if (proxy_structural(p))
+        q->structural++;
     p->queued = true;
+}
+
+/* Note a change. A queued proxy keeps its place: every state carries the
+ * queue's head, so one carried stays in every later state until the
+ * render thread has it (sync.c), and one not carried yet is not pushed
+ * back by those that change again. */
+static void proxy_mark(ze_engine_t *e, uint32_t slot, uint8_t what)
+{
+    ze__render_proxy_t *p = proxy_at(e, slot);
+    bool was_structural = proxy_structural(p);
+    p->changes |= what;
+    p->last_change = e->delta_serial + 1;
+    if (what & (ZE__PROXY_WHOLE | ZE__PROXY_DESTROY))
+        p->structural_at = p->last_change;
+    if (!p->queued)
+        ze__proxy_queue_append(e, slot);
+    else if (!was_structural && proxy_structural(p))
+        e->proxy_queue.structural++;
 }
 
 /* The entity index's slot (NONE: none); `grow`: room for it first. */

@@ -101,12 +101,23 @@ static void fill_camera(ze_engine_t *e, ze_render_state_t *s, float alpha)
 
 /* ------------------------------------------------- instance changes */
 
-/* Whether the render thread has the proxy's latest change: the first
- * state that carried it since the change (carried_at), or a later one
- * (which carried it too: see below), was applied. */
-static bool delivered(const ze__render_proxy_t *p, uint64_t consumed)
+/* What the render thread has of a queued proxy. A proxy stays in every
+ * state from the first that carried it (carried_at) until it leaves the
+ * queue, so once the render thread applied a state at or after that one
+ * (consumed), it has the proxy as that state held it: everything up to
+ * `consumed`. */
+typedef enum delivery { NOT_DELIVERED, DELIVERED, DELIVERED_BUT_MOVED } delivery;
+
+static delivery delivered(const ze__render_proxy_t *p, uint64_t consumed)
 {
-    return p->carried_at >= p->changed_at && p->carried_at <= consumed;
+    if (!p->carried_at || p->carried_at > consumed)
+        return NOT_DELIVERED;
+    if (p->last_change <= consumed)
+        return DELIVERED;
+    /* it changed since: a later create or destroy keeps its place (the
+       asset release waits for it: scene.c delivered_through); moves
+       alone go to the tail as moves, behind what waits longer */
+    return p->structural_at <= consumed ? DELIVERED_BUT_MOVED : NOT_DELIVERED;
 }
 
 /* A root moves between fixed steps by interpolation; a child keeps the
@@ -126,16 +137,21 @@ static void place(ze_world_t *w, ze_entity_t ent, ze_mat4_t *world, ze_vec3_t *p
     *flags = has_live_parent(w, ent) ? 0u : ZE_RENDER_INSTANCE_INTERPOLATE;
 }
 
-/* The queue holds proxies in the order of their latest change, and each
- * state carries its head: the first ZE__MAX_STATE_RECORDS that the render
- * thread may lack. A proxy carried by a state stays within the head of
- * every later one until it is dropped (what comes after it in the queue
- * changed later; what was before it can only leave), so whichever of
- * those states the render thread takes, it gets the change: the lossless
- * rule (docs/gfx.md "Render proxies"). A proxy that changes again goes
- * to the tail, so one that changes every step never keeps older changes
- * waiting. The walk drops what was delivered on the way and stops at the
- * head's end: nothing further back was ever carried. */
+/* The queue holds proxies in changed_at order, and each state carries its
+ * head: the first ZE__MAX_STATE_RECORDS that the render thread may lack.
+ * A proxy carried by a state stays within the head of every later one
+ * until the render thread has it (proxies join only at the tail; what
+ * was before it can only leave), so whichever of those states the render
+ * thread takes, it gets the change: the lossless rule (docs/gfx.md
+ * "Render proxies"). One that moved again since the state the render
+ * thread took rejoins at the tail as a move: when more proxies change per
+ * step than a state carries, the head turns over each time the render
+ * thread takes a state, and every one is carried within a few. The walk
+ * drops what was delivered on the way and stops at the head's end:
+ * nothing further back was ever carried. The state is pending while a
+ * change to the instance set (a create, re-mesh, re-material or destroy)
+ * stays behind; moves that wait for the next state never hold a frame
+ * back. */
 static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *s)
 {
     ze_world_t *w = e->world;
@@ -143,13 +159,20 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
     ze__render_proxy_t *proxies = ze_mem_table_data(&e->proxy_table);
     uint32_t whole = 0, moves = 0, removes = 0, n = 0;
     uint32_t first = ZE_RENDER_INSTANCE_NONE; /* the head after the drops */
-    for (uint32_t k = e->proxy_queue.head;
-         k != ZE_RENDER_INSTANCE_NONE && n < ZE__MAX_STATE_RECORDS;) {
+    uint32_t limit = e->ctx.state_record_limit ? e->ctx.state_record_limit : ZE__MAX_STATE_RECORDS;
+    for (uint32_t k = e->proxy_queue.head; k != ZE_RENDER_INSTANCE_NONE && n < limit;) {
         ze__render_proxy_t *p = &proxies[k];
         uint32_t next = p->q_next;
-        if (delivered(p, consumed)) {
-            p->changes = 0;
+        delivery d = delivered(p, consumed);
+        if (d != NOT_DELIVERED) {
             ze__proxy_queue_unlink(e, k);
+            p->changes = 0;
+            if (d == DELIVERED_BUT_MOVED) {
+                p->changes = ZE__PROXY_TRANSFORM;
+                ze__proxy_queue_append(e, k);
+                if (next == ZE_RENDER_INSTANCE_NONE)
+                    next = k; /* it was the tail: the walk reaches it again */
+            }
         } else {
             if (first == ZE_RENDER_INSTANCE_NONE)
                 first = k;
@@ -173,8 +196,8 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
     uint32_t slot = first;
     for (uint32_t i = 0; i < n; i++, slot = proxies[slot].q_next) {
         ze__render_proxy_t *p = &proxies[slot];
-        if (p->carried_at < p->changed_at)
-            p->carried_at = serial; /* the first since its last change */
+        if (!p->carried_at)
+            p->carried_at = serial; /* the first since it joined the queue */
         if (!p->live) {
             rm[removes++] = slot;
         } else if (p->changes & ZE__PROXY_WHOLE) {
@@ -200,7 +223,7 @@ static ze_result fill_changes(ze_engine_t *e, ze_arena_t *a, ze_render_state_t *
     s->transform_update_count = moves;
     s->instance_removes = rm;
     s->instance_remove_count = removes;
-    s->instances_pending = e->proxy_queue.count > n;
+    s->instances_pending = e->proxy_queue.structural > whole + removes;
     s->delta_serial = serial;
     e->last_records = n;
     e->records_sent += n;

@@ -488,6 +488,125 @@ static void test_scene_replace_never_mixes(void **state)
     assert_int_equal(rep.instances, SCENE_CRATES);
 }
 
+/* ------------------------------------- more moves than a state carries */
+
+/* Every crate moves every step and a state carries fewer records than
+ * that (the knob stands in for a million crates against 100,000): the
+ * scene is still drawn while they move, and no crate is left behind,
+ * whether the render thread takes every state or skips some. */
+enum { OVER_MOVERS = 300, OVER_LIMIT = 64, OVER_FRAMES = 120, OVER_REST = 16 };
+
+typedef struct over_t {
+    ze_entity_t ents[OVER_MOVERS];
+    uint32_t frame;
+    /* render thread (read after the run) */
+    float last_y[OVER_MOVERS];
+    uint32_t updates[OVER_MOVERS];
+    uint32_t drawn_moving, states_moving;
+    /* on_closing */
+    uint64_t world_hash, table_hash, refused;
+    uint32_t world_count, table_live;
+} over_t;
+
+/* Movers sit at x = 1000 + i: the row's x names the mover. */
+static void observe_over(ze_render_backend_t *b, const ze_render_state_t *s, void *user)
+{
+    over_t *o = user;
+    const ze__instance_table_t *t = &b->instances;
+    bool moving = s->frame < OVER_FRAMES;
+    if (moving) {
+        o->states_moving++;
+        o->drawn_moving += ze__instance_table_drawable(t, s);
+    }
+    for (uint32_t k = 0; k < t->slots; k++) {
+        float x = t->rows[k].world.m[3][0];
+        if (!t->live[k] || x < 1000.0f || x >= 1000.0f + OVER_MOVERS)
+            continue;
+        uint32_t i = (uint32_t)(x - 1000.0f);
+        float y = t->rows[k].world.m[3][1];
+        if (y != o->last_y[i]) {
+            o->last_y[i] = y;
+            if (moving)
+                o->updates[i]++;
+        }
+    }
+}
+
+static ze_result over_initialized(ze_engine_t *e, void *user)
+{
+    over_t *o = user;
+    for (uint32_t i = 0; i < OVER_MOVERS; i++)
+        o->ents[i] = spawn_crate(ze_engine_world(e), g_project.mesh,
+                                 (ze_vec3_t){1000.0f + (float)i, -1.0f, 0});
+    return ZE_OK;
+}
+
+/* The first half waits for the render thread every iteration (it takes
+ * every state), the second every third (it skips some); at rest it waits
+ * again each time: the queue's last rounds (the moves, then the steps
+ * that end their interpolation) drain in (300 + 4) / 64 states each. */
+static void over_update(ze_engine_t *e, double dt, void *user)
+{
+    (void)dt;
+    over_t *o = user;
+    if (o->frame < OVER_FRAMES / 2 || o->frame >= OVER_FRAMES || o->frame % 3 == 0)
+        wait_applied(e);
+    if (o->frame < OVER_FRAMES) {
+        ze_world_t *w = ze_engine_world(e);
+        for (uint32_t i = 0; i < OVER_MOVERS; i++)
+            ze_get_mut(w, o->ents[i], ze_transform_t)->position.y = (float)o->frame;
+    }
+    o->frame++;
+}
+
+static void over_closing(ze_engine_t *e, void *user)
+{
+    over_t *o = user;
+    wait_applied(e);
+    o->world_hash = world_instance_hash(ze_engine_world(e), &o->world_count);
+    ze_render_stats_t st = ze_render_backend_stats(ze_engine_backend(e));
+    o->table_hash = st.instance_table_hash;
+    o->table_live = st.instances_live;
+    o->refused = st.instance_records_refused;
+}
+
+static void test_more_moves_than_a_state_carries(void **state)
+{
+    (void)state;
+    static over_t o;
+    memset(&o, 0, sizeof o);
+    for (uint32_t i = 0; i < OVER_MOVERS; i++)
+        o.last_y[i] = -1.0f;
+    ze_app_desc_t app = {.name = "proxies",
+                         .user = &o,
+                         .on_initialized = over_initialized,
+                         .on_update = over_update,
+                         .on_closing = over_closing};
+    ze_run_desc_t run = fx_run(&g_project);
+    run.frames = OVER_FRAMES + OVER_REST;
+    run.fixed_dt = 1.0 / 60.0;
+    ze__run_ctx_t ctx = {.state_record_limit = OVER_LIMIT,
+                         .render_observer = observe_over,
+                         .render_observer_user = &o};
+    ze_run_report_t rep;
+    assert_int_equal(ze__app_run_with(&app, &run, &rep, &ctx), ZE_OK);
+    uint32_t least = UINT32_MAX;
+    for (uint32_t i = 0; i < OVER_MOVERS; i++)
+        least = o.updates[i] < least ? o.updates[i] : least;
+    printf("over the limit: %u of %u states drawn while moving; every crate updated at least "
+           "%u times\n",
+           o.drawn_moving, o.states_moving, least);
+    /* Taking every state in the first half, the render thread turns the
+       head over each time: 60 states of 64 records over ~300 movers. */
+    assert_true(least >= 6);
+    /* The creates take (300 + 4) / 64 states; after them every state is
+       drawn, though moves wait. */
+    assert_true(o.drawn_moving >= OVER_FRAMES / 4);
+    assert_int_equal(o.refused, 0);
+    assert_int_equal(o.table_live, o.world_count);
+    assert_true(o.table_hash == o.world_hash);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_static_sends_nothing_moved_send_k),
         cmocka_unit_test(test_contents_the_backend_holds),
         cmocka_unit_test(test_scene_replace_never_mixes),
+        cmocka_unit_test(test_more_moves_than_a_state_carries),
     };
     return cmocka_run_group_tests(tests, fx_setup_quiet, fx_teardown);
 }
