@@ -262,6 +262,9 @@ const char *ze_diag_format(const ze_diag_t *d, char *buf, size_t cap);
 /* ------------------------------------------------------------- time, ids */
 
 uint64_t ze_time_now_ns(void); /* CLOCK_MONOTONIC */
+/* CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID): what it
+   spent working, not blocked. */
+uint64_t ze_time_thread_cpu_ns(void);
 double ze_time_now_s(void);
 void ze_time_sleep_ns(uint64_t ns);
 /* Small dense id of the calling thread: 1, 2, 3... in order of first call. */

@@ -329,6 +329,9 @@ typedef struct ze_run_report_t {
     /* the backend's last frame: render-thread CPU time; Vulkan: GPU time of
        each render-graph pass, in the order they ran (--stats: "gpu_passes") */
     double render_cpu_ms;
+    /* the render thread's own CPU time per frame (not blocked): the last
+       frame's, the mean after the first 10 frames (ze_render_stats_t) */
+    double render_thread_cpu_ms, render_thread_cpu_steady_ms;
     uint32_t gpu_pass_count;
     ze_render_pass_time_t gpu_passes[ZE_RENDER_MAX_PASS_TIMES];
     uint64_t gpu_memory_bytes;

@@ -345,8 +345,14 @@ typedef struct ze_render_stats_t {
     uint64_t scene_resets; /* scene_revision changes seen */
     /* vulkan: the validation layer is enabled (debug/test builds) */
     bool validation_enabled;
-    /* vulkan: render-thread CPU time of the last frame, device memory */
+    /* vulkan: render-thread wall time of the last frame (it includes
+       waiting for a frame slot behind the GPU), device memory */
     double cpu_frame_ms;
+    /* every backend: the render thread's own CPU time (not blocked) in
+       ze_render_backend_frame (applying the state's changes, building and
+       submitting the frame): the last frame's, the mean over all frames,
+       and over the frames after the first 10 (startup uploads left out) */
+    double thread_cpu_ms, thread_cpu_avg_ms, thread_cpu_steady_ms;
     uint64_t gpu_memory_bytes;
     /* vulkan: GPU time of each pass of the last frame whose timestamps were
        read (one frame late), in the order the passes ran */

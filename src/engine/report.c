@@ -90,6 +90,8 @@ void ze__report_fill(ze_engine_t *e)
         rep->materials_resident = rs.materials;
         rep->textures_resident = rs.textures;
         rep->render_cpu_ms = rs.cpu_frame_ms;
+        rep->render_thread_cpu_ms = rs.thread_cpu_ms;
+        rep->render_thread_cpu_steady_ms = rs.thread_cpu_steady_ms;
         rep->gpu_pass_count = rs.gpu_pass_count;
         memcpy(rep->gpu_passes, rs.gpu_passes, sizeof rep->gpu_passes);
         rep->gpu_memory_bytes = rs.gpu_memory_bytes;
@@ -171,6 +173,8 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "materials_resident", json_integer((json_int_t)r->materials_resident));
     bad |= put(o, "textures_resident", json_integer((json_int_t)r->textures_resident));
     bad |= put(o, "render_cpu_ms", json_real(r->render_cpu_ms));
+    bad |= put(o, "render_thread_cpu_ms", json_real(r->render_thread_cpu_ms));
+    bad |= put(o, "render_thread_cpu_steady_ms", json_real(r->render_thread_cpu_steady_ms));
     /* [{"name": pass, "gpu_ms": time}] in the order the passes ran */
     json_t *passes = json_array();
     for (uint32_t i = 0; passes && i < r->gpu_pass_count && i < ZE_RENDER_MAX_PASS_TIMES; i++) {

@@ -129,9 +129,34 @@ ze_result ze_render_backend_apply(ze_render_backend_t *b, const ze_render_state_
     return r;
 }
 
+static ze_result frame_timed(ze_render_backend_t *b, const ze_render_state_t *scene);
+
+/* The frames whose CPU time the steady mean leaves out (uploads). */
+enum { CPU_WARMUP_FRAMES = 10 };
+
 ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_state_t *scene)
 {
     ZE_CHECK(b && scene, ZE_ERR_INVALID_ARG);
+    uint64_t t0 = ze_time_thread_cpu_ns();
+    ze_result r = frame_timed(b, scene);
+    uint64_t dt = ze_time_thread_cpu_ns() - t0;
+    /* one writer (the render thread): plain read-modify-writes */
+    uint64_t frames = atomic_load_explicit(&b->cpu_frames, memory_order_relaxed);
+    atomic_store_explicit(&b->cpu_last_ns, dt, memory_order_relaxed);
+    atomic_store_explicit(&b->cpu_sum_ns,
+                          atomic_load_explicit(&b->cpu_sum_ns, memory_order_relaxed) + dt,
+                          memory_order_relaxed);
+    if (frames >= CPU_WARMUP_FRAMES)
+        atomic_store_explicit(&b->cpu_steady_sum_ns,
+                              atomic_load_explicit(&b->cpu_steady_sum_ns, memory_order_relaxed) +
+                                  dt,
+                              memory_order_relaxed);
+    atomic_store_explicit(&b->cpu_frames, frames + 1, memory_order_relaxed);
+    return r;
+}
+
+static ze_result frame_timed(ze_render_backend_t *b, const ze_render_state_t *scene)
+{
     ze_result ar = ze_render_backend_apply(b, scene);
     if (ar != ZE_OK)
         return ar;
@@ -238,8 +263,17 @@ ze_render_stats_t ze_render_backend_stats(const ze_render_backend_t *b)
         return (ze_render_stats_t){0};
     ze_render_stats_t st = b->vt->stats(b);
     ze__instance_table_stats(&b->instances, &st);
-    st.budget_rejections =
-        atomic_load_explicit(&((ze_render_backend_t *)b)->books.rejections, memory_order_relaxed);
+    ze_render_backend_t *m = (ze_render_backend_t *)b; /* atomics: loads only */
+    st.budget_rejections = atomic_load_explicit(&m->books.rejections, memory_order_relaxed);
+    uint64_t frames = atomic_load_explicit(&m->cpu_frames, memory_order_relaxed);
+    st.thread_cpu_ms = (double)atomic_load_explicit(&m->cpu_last_ns, memory_order_relaxed) / 1e6;
+    if (frames)
+        st.thread_cpu_avg_ms = (double)atomic_load_explicit(&m->cpu_sum_ns, memory_order_relaxed) /
+                               1e6 / (double)frames;
+    if (frames > CPU_WARMUP_FRAMES)
+        st.thread_cpu_steady_ms =
+            (double)atomic_load_explicit(&m->cpu_steady_sum_ns, memory_order_relaxed) / 1e6 /
+            (double)(frames - CPU_WARMUP_FRAMES);
     return st;
 }
 

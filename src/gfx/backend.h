@@ -134,6 +134,9 @@ struct ze_render_backend_t {
     ze__geometry_books_t books;        /* set up by backend.c around create/destroy */
     ze__render_textures_t ui_textures; /* set up by backend.c around create/destroy */
     ze__instance_table_t instances;    /* set up by backend.c after create */
+    /* ze_render_backend_frame's own CPU time (render thread writes, stats
+       read): the last frame's, the sums, the frames */
+    _Atomic uint64_t cpu_last_ns, cpu_sum_ns, cpu_steady_sum_ns, cpu_frames;
 };
 
 void ze__render_textures_init(ze_render_backend_t *b, ze_mem_t *mem);

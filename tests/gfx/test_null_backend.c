@@ -188,6 +188,33 @@ static void test_frame_counts(void **state)
     ze_render_backend_destroy(b);
 }
 
+/* The render thread's own CPU time per frame: counted for every frame
+ * (no figure asserted, only that it is measured), the steady mean only
+ * after the first 10. */
+static void test_thread_cpu_time_counted(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){.headless = true});
+    ze_render_stats_t st = ze_render_backend_stats(b);
+    assert_true(st.thread_cpu_ms == 0.0 && st.thread_cpu_avg_ms == 0.0);
+    enum { N = 4096 };
+    static ze_render_instance_t inst[N];
+    for (uint32_t i = 0; i < N; i++)
+        inst[i] = (ze_render_instance_t){.world = ze_mat4_identity(), .slot = i, .id = i + 1};
+    for (uint64_t frame = 1; frame <= 12; frame++) {
+        ze_render_state_t s = scene_of(frame, inst, N, NULL, 0);
+        assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+        st = ze_render_backend_stats(b);
+        assert_true(st.thread_cpu_ms > 0.0);
+        assert_true(st.thread_cpu_avg_ms > 0.0);
+        if (frame <= 10)
+            assert_true(st.thread_cpu_steady_ms == 0.0);
+        else
+            assert_true(st.thread_cpu_steady_ms > 0.0);
+    }
+    ze_render_backend_destroy(b);
+}
+
 static void test_bad_snapshot_rejected(void **state)
 {
     fixture_t *f = *state;
@@ -530,6 +557,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_create_destroy_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_create, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frame_counts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thread_cpu_time_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_snapshot_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_assets_resident_after_next_frame, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_queue, setup, teardown),
