@@ -10,6 +10,7 @@
  * the main loop watches and ends. Started after initialization, joined
  * before any stage is shut down. */
 #include "engine/engine_internal.h"
+#include "gfx/backend.h" /* ze__render_backend_drew */
 
 static void *render_main(void *arg)
 {
@@ -43,9 +44,12 @@ static void *render_main(void *arg)
             rendered_seq = seq;
             if (e->ctx.render_observer)
                 e->ctx.render_observer(e->backend, &framed, e->ctx.render_observer_user);
+            bool drew = r == ZE_OK && ze__render_backend_drew(e->backend);
             /* the backend has this atlas revision: the main thread stops
-               sending its pixels */
-            if (r == ZE_OK && ov && ov->atlas_pixels)
+               sending its pixels (not before a frame was drawn: a scene
+               whose instances have not all arrived draws nothing, and its
+               UI pass never saw the atlas) */
+            if (drew && ov && ov->atlas_pixels)
                 atomic_store_explicit(&e->ui_atlas_acked, ov->atlas_revision + 1,
                                       memory_order_release);
             if (r == ZE_ERR_IO) { /* reported by the main thread */
@@ -57,7 +61,7 @@ static void *render_main(void *arg)
                             (unsigned long long)scene->frame, ze_result_str(r));
             atomic_fetch_add_explicit(&e->frames_rendered, 1, memory_order_relaxed);
             /* a screenshot asked for mid-run, from a new enough snapshot */
-            if (r == ZE_OK && atomic_load_explicit(&e->shot_pending, memory_order_acquire) &&
+            if (drew && atomic_load_explicit(&e->shot_pending, memory_order_acquire) &&
                 scene->frame >= e->shot_from_frame) {
                 ze_result sr = ze_render_backend_screenshot(e->backend, e->shot_path);
                 if (sr != ZE_OK)

@@ -138,6 +138,7 @@ ze_result ze_render_backend_frame(ze_render_backend_t *b, const ze_render_state_
 {
     ZE_CHECK(b && scene, ZE_ERR_INVALID_ARG);
     uint64_t t0 = ze_time_thread_cpu_ns();
+    b->drew = false;
     ze_result r = frame_timed(b, scene);
     uint64_t dt = ze_time_thread_cpu_ns() - t0;
     /* one writer (the render thread): plain read-modify-writes */
@@ -172,7 +173,14 @@ static ze_result frame_timed(ze_render_backend_t *b, const ze_render_state_t *sc
     /* part of a scene whose changes have not all arrived: nothing drawn */
     if (!ze__instance_table_drawable(&b->instances, scene))
         return ZE_OK;
-    return b->vt->frame(b, scene);
+    ze_result r = b->vt->frame(b, scene);
+    b->drew = r == ZE_OK;
+    return r;
+}
+
+bool ze__render_backend_drew(const ze_render_backend_t *b)
+{
+    return b && b->drew;
 }
 
 ze_result ze_render_backend_asset_ready(ze_render_backend_t *b, const ze_asset_data_t *data)

@@ -137,7 +137,13 @@ struct ze_render_backend_t {
     /* ze_render_backend_frame's own CPU time (render thread writes, stats
        read): the last frame's, the sums, the frames */
     _Atomic uint64_t cpu_last_ns, cpu_sum_ns, cpu_steady_sum_ns, cpu_frames;
+    bool drew; /* render thread: the last ze_render_backend_frame drew a frame */
 };
+
+/* Render thread: whether the last ze_render_backend_frame drew the state
+ * (ZE_OK also when it only applied one of a scene not all there yet):
+ * what it was handed (the overlay's atlas) reached the backend. */
+bool ze__render_backend_drew(const ze_render_backend_t *b);
 
 void ze__render_textures_init(ze_render_backend_t *b, ze_mem_t *mem);
 void ze__render_textures_fini(ze_render_backend_t *b);

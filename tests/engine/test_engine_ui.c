@@ -241,6 +241,63 @@ static void test_slow_backend_never_blocks(void **state)
     assert_int_equal(p.closing.ui_instances, p.last_instances);
 }
 
+/* A scene whose first states carry only part of its instances (a state
+ * limit of 8 records against 200 crates): the backend draws nothing until
+ * they are all there, so the glyph atlas handed to it meanwhile never
+ * reached its UI pass; the engine keeps sending it until a frame is drawn
+ * (before, the first undrawn frame acknowledged it and the UI lost its
+ * text for good: the showcase at 1M crates). */
+enum { PENDING_CRATES = 200, PENDING_FRAMES = 40 };
+
+static ze_result pending_initialized(ze_engine_t *e, void *user)
+{
+    (void)user;
+    ze_world_t *w = ze_engine_world(e);
+    for (uint32_t i = 0; i < PENDING_CRATES; i++) {
+        ze_entity_t ent = ze_entity_create(w);
+        ze_transform_t t = ze_transform_identity();
+        t.position = (ze_vec3_t){(float)i, 0, 0};
+        t.previous_position = t.position;
+        ze_component_set(w, ent, ZE_ID(ze_transform_t), &t);
+        ze_set(w, ent, ze_mesh_t,
+               {.mesh = g_project.mesh, .render_instance = ZE_RENDER_INSTANCE_NONE});
+    }
+    return ZE_OK;
+}
+
+/* The render thread applies every state before the next is built (a hang
+ * deadline, never a speed): the undrawn states come in a known number. */
+static void pending_update(ze_engine_t *e, double dt, void *user)
+{
+    on_update(e, dt, user);
+    uint64_t deadline = ze_time_now_ns() + 20ull * 1000000000ull;
+    while (atomic_load_explicit(&e->render_consumed, memory_order_acquire) != e->delta_serial) {
+        assert_true(ze_time_now_ns() < deadline);
+        ze_time_sleep_ns(200000);
+    }
+}
+
+static void test_atlas_waits_for_a_drawn_frame(void **state)
+{
+    (void)state;
+    probe_t p;
+    ze_app_desc_t app = app_of(&p);
+    app.on_initialized = pending_initialized;
+    app.on_update = pending_update;
+    ze_run_desc_t run = fx_run(&g_project);
+    run.frames = PENDING_FRAMES;
+    run.fixed_dt = 1.0 / 60.0;
+    ze__run_ctx_t ctx = {.state_record_limit = 8};
+    ze_run_report_t rep;
+    assert_int_equal(ze__app_run_with(&app, &run, &rep, &ctx), ZE_OK);
+    print_message("pending scene: %llu backend frames drawn of %llu states, %llu atlas upload(s)\n",
+                  (unsigned long long)p.closing.frames, (unsigned long long)rep.frames_rendered,
+                  (unsigned long long)p.closing.ui_atlas_uploads);
+    assert_int_equal(rep.instances, PENDING_CRATES + FX_CRATES);
+    assert_true(p.closing.frames > 0 && p.closing.frames < rep.frames_rendered);
+    assert_true(p.closing.ui_atlas_uploads >= 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_scripted_click_and_text),
         cmocka_unit_test(test_consumed_input_hidden_from_game),
         cmocka_unit_test(test_slow_backend_never_blocks),
+        cmocka_unit_test(test_atlas_waits_for_a_drawn_frame),
     };
     return cmocka_run_group_tests(tests, fx_setup_quiet, fx_teardown);
 }
