@@ -851,6 +851,8 @@ static void bench_cook_corpus(ze_bench_t *b, ze_job_system_t *jobs, const char *
 /* asset_startup.c */
 void ze_bench_asset_startup(ze_bench_t *b, ze_mem_t *mm, ze_job_system_t *jobs, const char *dir);
 void ze_bench_asset_meshopt(ze_bench_t *b);
+/* asset_draco.c */
+void ze_bench_asset_draco(ze_bench_t *b);
 
 int main(int argc, char **argv)
 {
@@ -883,6 +885,8 @@ int main(int argc, char **argv)
         ze_bench_asset_startup(&b, mm, jobs, dir);
     if (ze_bench_enabled(&b, "meshopt_decode"))
         ze_bench_asset_meshopt(&b);
+    if (ze_bench_enabled(&b, "draco_decode"))
+        ze_bench_asset_draco(&b);
     ze_bench_env_close(dir, mm, jobs);
     return ze_bench_finish(&b);
 }

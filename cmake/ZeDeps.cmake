@@ -15,3 +15,6 @@ pkg_check_modules(ASSIMP REQUIRED IMPORTED_TARGET assimp)
 find_path(STB_INCLUDE_DIR stb/stb_image.h REQUIRED)
 find_path(MESHOPT_INCLUDE_DIR meshoptimizer.h REQUIRED)
 find_library(MESHOPT_LIBRARY meshoptimizer REQUIRED)
+# KHR_draco_mesh_compression (issue 17): libdraco, a C++ library, behind
+# the cooker's one C++ file (src/cook/draco_decode.cpp).
+pkg_check_modules(DRACO REQUIRED IMPORTED_TARGET draco)

@@ -1,6 +1,7 @@
 # Compiler flags shared by every target of the project.
 add_compile_definitions(_POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
-# (the prototype warnings are C's: bench/ui_imgui_ref.cpp is the one C++ file)
+# (the prototype warnings are C's: the C++ files are bench/ui_imgui_ref.cpp and
+# src/cook/draco_decode.cpp)
 add_compile_options(-Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
                     $<$<COMPILE_LANGUAGE:C>:-Wstrict-prototypes>
                     $<$<COMPILE_LANGUAGE:C>:-Wmissing-prototypes>)

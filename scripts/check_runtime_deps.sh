@@ -9,7 +9,7 @@
 set -uo pipefail
 B="${1:?build dir}"
 FORBIDDEN_SYMS='aiImport|Assimp|meshopt_|stbi_|stbi__'
-FORBIDDEN_LIBS='libassimp|libmeshoptimizer|libstdc\+\+'
+FORBIDDEN_LIBS='libassimp|libmeshoptimizer|libdraco|libstdc\+\+'
 bad=0
 check_syms() { # FILE NM-ARGS...
   local f="$1"

@@ -16,7 +16,7 @@ PACKAGES=(
   # base / tests
   libcmocka-dev libjansson-dev libcglm-dev libxxhash-dev uuid-dev zlib1g-dev
   # assets
-  libstb-dev libassimp-dev libmeshoptimizer-dev
+  libstb-dev libassimp-dev libmeshoptimizer-dev libdraco-dev
   # bench: the Dear ImGui baseline of bench_ui (one C++ reference file)
   libimgui-dev
   # gfx / window / fonts

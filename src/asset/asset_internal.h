@@ -136,6 +136,10 @@ typedef struct ze__gl_accessor_t {
     uint32_t sparse_index_ctype;
     const uint8_t *sparse_indices; /* resolved, tightly packed */
     const uint8_t *sparse_values;
+    /* KHR_draco_mesh_compression: the decoded elements, tightly packed
+       (elem_size apart), from bufferView draco_view; NULL: none */
+    const uint8_t *draco;
+    int64_t draco_view;
     /* decoded data, cached */
     bool checked;
     float *f;
@@ -155,7 +159,7 @@ typedef struct ze__gl_ctx_t {
     bool glb;
     const uint8_t *glb_bin; /* NULL: no BIN chunk */
     size_t glb_bin_size;
-    bool ext_quantization, ext_texture_transform, ext_emissive_strength, ext_meshopt;
+    bool ext_quantization, ext_texture_transform, ext_emissive_strength, ext_meshopt, ext_draco;
     bool ext_other_images; /* an extension may supply other image formats */
     json_t *j_buffers, *j_views, *j_accessors, *j_meshes, *j_materials, *j_textures;
     json_t *j_images, *j_samplers, *j_nodes, *j_scenes, *j_cameras, *j_skins;
@@ -221,6 +225,11 @@ ze_result ze__gl_load_uri(ze__gl_ctx_t *c, const char *uri, bool image, const ui
 /* A bufferView's EXT_meshopt_compression object: checked and decoded into
  * gv->data (gltf_meshopt.c; cooker only). */
 ze_result ze__gl_meshopt_view(ze__gl_ctx_t *c, json_t *ext, uint32_t index, ze__gl_view_t *gv);
+/* A primitive's KHR_draco_mesh_compression object: its stream decoded
+ * into the accessors of its attributes and indices (accessor.draco), all
+ * checked against the stream (gltf_draco.c; cooker only). */
+ze_result ze__gl_draco_primitive(ze__gl_ctx_t *c, json_t *ext, json_t *attrs, int64_t indices,
+                                 uint64_t mode);
 /* The bytes of a bufferView (decoded when it was compressed). */
 static inline const uint8_t *ze__gl_view_data(const ze__gl_ctx_t *c, const ze__gl_view_t *v)
 {

@@ -797,10 +797,8 @@ static ze_result parse_asset(ze__gl_ctx_t *c)
 
 /* Extensions whose meaning this importer implements. */
 static const char *const g_supported_ext[] = {
-    "KHR_texture_transform",
-    "KHR_materials_emissive_strength",
-    "KHR_mesh_quantization",
-    "EXT_meshopt_compression",
+    "KHR_texture_transform",   "KHR_materials_emissive_strength", "KHR_mesh_quantization",
+    "EXT_meshopt_compression", "KHR_draco_mesh_compression",
 };
 
 /* Extensions that may supply images in other formats (their images are
@@ -835,6 +833,8 @@ static ze_result parse_extensions(ze__gl_ctx_t *c)
             c->ext_emissive_strength = true;
         else if (strcmp(name, "EXT_meshopt_compression") == 0)
             c->ext_meshopt = true;
+        else if (strcmp(name, "KHR_draco_mesh_compression") == 0)
+            c->ext_draco = true;
         for (size_t k = 0; k < ZE_COUNTOF(g_image_ext); k++)
             if (strcmp(name, g_image_ext[k]) == 0)
                 c->ext_other_images = true;

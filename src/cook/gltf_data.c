@@ -739,7 +739,7 @@ ze_result ze__gl_decode(ze__gl_ctx_t *c, uint32_t index, ze__gl_out mode)
         return ze__gl_fail(c, ZE_ERR_INTERNAL, "accessor %u: integers requested from floats",
                            index);
     const uint32_t n = a->ncomp;
-    const bool zero_base = a->view < 0;
+    const bool zero_base = a->view < 0 && !a->draco;
     /* Nothing to check in an all-zero accessor (as the reference validator
        does, min/max are not compared against implicit zeros). */
     if (mode == ZE__GL_OUT_NONE && zero_base && a->sparse_count == 0) {
@@ -764,7 +764,7 @@ ze_result ze__gl_decode(ze__gl_ctx_t *c, uint32_t index, ze__gl_out mode)
     }
     const bool check = !a->checked;
     if (FAST_HOST && !zero_base && a->sparse_count == 0 && a->elem_size == n * a->csize) {
-        const uint8_t *src = view_bytes(c, (uint32_t)a->view) + a->offset;
+        const uint8_t *src = a->draco ? a->draco : view_bytes(c, (uint32_t)a->view) + a->offset;
         bool is_uint = a->ctype == CT_UBYTE || a->ctype == CT_USHORT || a->ctype == CT_UINT;
         fast_res fr = FAST_NA;
         if (a->ctype == CT_FLOAT && mode != ZE__GL_OUT_UINT)
@@ -787,7 +787,9 @@ ze_result ze__gl_decode(ze__gl_ctx_t *c, uint32_t index, ze__gl_out mode)
     }
     const bool is_float = a->ctype == CT_FLOAT;
     const uint32_t rows = n / a->cols;
-    const uint8_t *base = zero_base ? NULL : view_bytes(c, (uint32_t)a->view) + a->offset;
+    const uint8_t *base = zero_base  ? NULL
+                          : a->draco ? a->draco
+                                     : view_bytes(c, (uint32_t)a->view) + a->offset;
     const uint32_t isize = a->sparse_count ? component_size(a->sparse_index_ctype) : 0;
     /* An all-zero base with only a few substitutions: walk only those
        unless the caller wants every element written. */

@@ -629,6 +629,11 @@ static ze_result parse_primitive(ze__gl_ctx_t *c, json_t *jp, ze_model_primitive
     prim_attrs_t pa;
     memset(&pa, 0, sizeof pa);
     ZE__TRY(parse_attributes(c, attrs, &pa));
+    json_t *draco = NULL;
+    if (c->ext_draco)
+        ZE__TRY(ze__gl_extension(c, jp, "KHR_draco_mesh_compression", &draco));
+    if (draco)
+        ZE__TRY(ze__gl_draco_primitive(c, draco, attrs, ii, mode));
     ZE__TRY(parse_targets(c, jp, pa.count, ntargets));
     p->mode = (ze_prim_mode)mode;
     p->material = (int32_t)mat;

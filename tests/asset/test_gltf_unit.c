@@ -587,9 +587,10 @@ static const bad_t g_bad[] = {
      "/asset/minVersion: the asset needs glTF 2.1"},
     {"{'asset':{'version':2.0}}", "/asset/version: must be a string, not a number"},
     {"{" ASSET ",'asset':{'version':'2.0'}}", "invalid JSON"},
-    {"{" ASSET ",'extensionsUsed':['KHR_draco_mesh_compression'],'extensionsRequired':["
-     "'KHR_draco_mesh_compression']}",
-     "/extensionsRequired/0: required extension 'KHR_draco_mesh_compression' is not supported"},
+    {"{" ASSET ",'extensionsUsed':['KHR_materials_pbrSpecularGlossiness'],'extensionsRequired':["
+     "'KHR_materials_pbrSpecularGlossiness']}",
+     "/extensionsRequired/0: required extension 'KHR_materials_pbrSpecularGlossiness' is not "
+     "supported"},
     {"{" ASSET ",'extensionsRequired':['KHR_texture_transform']}", "is not in extensionsUsed"},
     {"{" ASSET ",'extensionsUsed':['A','A']}", "/extensionsUsed/1: extension 'A' is listed twice"},
     {"{" ASSET ",'nodes':[{'extensions':{'EXT_x':{}}}]}",
