@@ -71,10 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         "\"extensions\":{\"KHR_draco_mesh_compression\":{\"bufferView\":0,"
         "\"attributes\":{\"POSITION\":0%s}}}}]}]}",
         short_pos ? ",\"KHR_mesh_quantization\"" : "",
-        short_pos ? ",\"KHR_mesh_quantization\"" : "", slen, b, slen,
-        short_pos ? 5123u : 5126u, short_pos ? ",\"normalized\":true" : "", points ? points : 1,
-        short_pos ? "65535,65535,65535" : "1,1,1",
-        itype, faces ? faces * 3u : 3u, nrm_acc, nrm_attr, nrm_id);
+        short_pos ? ",\"KHR_mesh_quantization\"" : "", slen, b, slen, short_pos ? 5123u : 5126u,
+        short_pos ? ",\"normalized\":true" : "", points ? points : 1,
+        short_pos ? "65535,65535,65535" : "1,1,1", itype, faces ? faces * 3u : 3u, nrm_acc,
+        nrm_attr, nrm_id);
     if (n > 0 && (size_t)n < cap)
         gltf_oracle_check((const uint8_t *)json, (size_t)n);
     ze_mem_sys_free(json);
