@@ -16,21 +16,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static size_t b64(const uint8_t *in, size_t n, char *out)
-{
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t w = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
-                     (i + 2 < n ? in[i + 2] : 0);
-        out[w++] = t[v >> 18 & 63];
-        out[w++] = t[v >> 12 & 63];
-        out[w++] = i + 1 < n ? t[v >> 6 & 63] : '=';
-        out[w++] = i + 2 < n ? t[v & 63] : '=';
-    }
-    return w;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ze_log_set_level(ZE_LOG_OFF);
@@ -55,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(raw, pos, 36);
     if (slen)
         memcpy(raw + 36, stream, slen);
-    size_t bn = b64(raw, 36 + slen, b);
+    size_t bn = oracle_base64(raw, 36 + slen, b);
     b[bn] = '\0';
     size_t decoded = (size_t)count * stride;
     char user[256];

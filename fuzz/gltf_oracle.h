@@ -1,7 +1,8 @@
-/* The oracle shared by fuzz_gltf.c and fuzz_glb.c: whatever imports must
+/* The oracle shared by the glTF fuzz targets (fuzz_gltf.c, fuzz_glb.c,
+ * fuzz_meshopt.c, fuzz_draco.c): whatever imports must
  * cook. Every mesh with triangles writes a .zemesh that our reader accepts,
  * every material a .zematerial that reads back; a refused input gives one
- * error line and no model. Included by both targets (not a target itself:
+ * error line and no model. Included by each of them (not a target itself:
  * fuzz/CMakeLists.txt builds only fuzz_*.c). */
 #ifndef ZE_FUZZ_GLTF_ORACLE_H
 #define ZE_FUZZ_GLTF_ORACLE_H
@@ -12,6 +13,23 @@
 #include "zengine/mem.h"
 #include "zengine/cook.h"
 #include "cook/cook_internal.h"
+
+/* Standard base64 of n bytes into out (4 per 3, padded): a data: URI
+ * buffer of the glTF a fuzz target builds. Returns the characters written. */
+static inline size_t oracle_base64(const uint8_t *in, size_t n, char *out)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t w = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+                     (i + 2 < n ? in[i + 2] : 0);
+        out[w++] = t[v >> 18 & 63];
+        out[w++] = t[v >> 12 & 63];
+        out[w++] = i + 1 < n ? t[v >> 6 & 63] : '=';
+        out[w++] = i + 2 < n ? t[v & 63] : '=';
+    }
+    return w;
+}
 
 static void gltf_oracle_check(const uint8_t *data, size_t size)
 {

@@ -12,6 +12,39 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The corpus's .gltf files with external buffers (the generators read
+ * them; embedded data URIs are the other tests'), and the programs'
+ * group setup: a scratch folder and the manifest, the log quiet. */
+static const char *const k_models[] = {
+    "gltf/Box/glTF/Box.gltf",
+    "gltf/BoxAnimated/glTF/BoxAnimated.gltf",
+    "gltf/BoxInterleaved/glTF/BoxInterleaved.gltf",
+    "gltf/BoxTextured/glTF/BoxTextured.gltf",
+    "gltf/Cameras/glTF/Cameras.gltf",
+    "gltf/MeshPrimitiveModes/glTF/MeshPrimitiveModes.gltf",
+    "gltf/MorphPrimitivesTest/glTF/MorphPrimitivesTest.gltf",
+    "gltf/MultiUVTest/glTF/MultiUVTest.gltf",
+    "gltf/NormalTangentMirrorTest/glTF/NormalTangentMirrorTest.gltf",
+    "gltf/SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf",
+    "gltf/TextureTransformTest/glTF/TextureTransformTest.gltf",
+    "gltf/VertexColorTest/glTF/VertexColorTest.gltf",
+};
+
+static int setup(void **state)
+{
+    ze_log_configure(&(ze_log_desc_t){.quiet = true});
+    atu_manifest_setup(state);
+    return atu_tmp_setup(state);
+}
+
+static int teardown(void **state)
+{
+    atu_manifest_teardown(state);
+    atu_tmp_teardown(state);
+    ze_log_reset();
+    return 0;
+}
+
 typedef struct bytes_t {
     uint8_t *p;
     size_t n;
@@ -78,6 +111,26 @@ static void add_extension(json_t *root, const char *name, bool required)
         }
         json_array_append_new(a, json_string(name));
     }
+}
+
+/* The variant's end: the new buffer `bin` (n bytes) beside it and in its
+ * buffers, the extension declared (NULL: none), the images copied, the
+ * document written to `dir`/variant.gltf (its path in out) and freed. */
+static void finish_variant(json_t *root, const char *from, const char *dir, const char *bin,
+                           const uint8_t *data, size_t n, const char *ext, bool required, char *out,
+                           size_t cap)
+{
+    json_array_append_new(json_object_get(root, "buffers"),
+                          json_pack("{s:s,s:I}", "uri", bin, "byteLength", (json_int_t)n));
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, bin);
+    spill(p, data, n);
+    if (ext)
+        add_extension(root, ext, required);
+    copy_images(root, from, dir);
+    snprintf(out, cap, "%s/variant.gltf", dir);
+    assert_int_equal(json_dump_file(root, out, JSON_INDENT(1)), 0);
+    json_decref(root);
 }
 
 /* The geometry is what is compared: textures cook uncompressed without

@@ -22,38 +22,6 @@
 #include "gltf_variant.h"
 #include "zengine/cook.h"
 
-/* The corpus's .gltf files with external buffers (the generator reads
- * them; embedded data URIs are the other tests'). */
-static const char *const k_models[] = {
-    "gltf/Box/glTF/Box.gltf",
-    "gltf/BoxAnimated/glTF/BoxAnimated.gltf",
-    "gltf/BoxInterleaved/glTF/BoxInterleaved.gltf",
-    "gltf/BoxTextured/glTF/BoxTextured.gltf",
-    "gltf/Cameras/glTF/Cameras.gltf",
-    "gltf/MeshPrimitiveModes/glTF/MeshPrimitiveModes.gltf",
-    "gltf/MorphPrimitivesTest/glTF/MorphPrimitivesTest.gltf",
-    "gltf/MultiUVTest/glTF/MultiUVTest.gltf",
-    "gltf/NormalTangentMirrorTest/glTF/NormalTangentMirrorTest.gltf",
-    "gltf/SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf",
-    "gltf/TextureTransformTest/glTF/TextureTransformTest.gltf",
-    "gltf/VertexColorTest/glTF/VertexColorTest.gltf",
-};
-
-static int setup(void **state)
-{
-    ze_log_configure(&(ze_log_desc_t){.quiet = true});
-    atu_manifest_setup(state);
-    return atu_tmp_setup(state);
-}
-
-static int teardown(void **state)
-{
-    atu_manifest_teardown(state);
-    atu_tmp_teardown(state);
-    ze_log_reset();
-    return 0;
-}
-
 static bool used_as_indices(json_t *root, json_int_t view, int *size)
 {
     size_t i, j;
@@ -187,17 +155,9 @@ static void make_meshopt_variant(const char *model, const char *dir, char *out, 
                             json_pack("{s:{s:b}}", "EXT_meshopt_compression", "fallback", 1));
         ze_mem_sys_free(data[k].p);
     }
-    json_array_append_new(buffers, json_pack("{s:s,s:I}", "uri", "compressed.bin", "byteLength",
-                                             (json_int_t)packed_n));
-    char p[1200];
-    snprintf(p, sizeof p, "%s/compressed.bin", dir);
-    spill(p, packed, packed_n);
+    finish_variant(root, from, dir, "compressed.bin", packed, packed_n, "EXT_meshopt_compression",
+                   required, out, cap);
     ze_mem_sys_free(packed);
-    add_extension(root, "EXT_meshopt_compression", required);
-    copy_images(root, from, dir);
-    snprintf(out, cap, "%s/variant.gltf", dir);
-    assert_int_equal(json_dump_file(root, out, JSON_INDENT(1)), 0);
-    json_decref(root);
 }
 
 static void test_meshopt_variants_cook_the_same(void **state)
