@@ -6,7 +6,6 @@
  * (tests/asset/draco_encode.cpp: the sequential method, positions 14,
  * normals 10, UVs 12 bits). No target. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -82,11 +81,13 @@ void ze_bench_asset_draco(ze_bench_t *b)
     atu_draco_attr_t at[3] = {{ATU_DRACO_POSITION, 3, pos, 0},
                               {ATU_DRACO_NORMAL, 3, nrm, 0},
                               {ATU_DRACO_TEXCOORD, 2, uv, 0}};
-    c.stream =
-        atu_draco_encode((uint32_t)c.points, at, 3, idx, (uint32_t)c.indices, 1, &c.stream_n);
+    size_t bound = atu_draco_bound((uint32_t)c.points, at, 3, (uint32_t)c.indices);
+    c.stream = ze_bench_table_alloc(bound);
+    c.stream_n =
+        atu_draco_encode((uint32_t)c.points, at, 3, idx, (uint32_t)c.indices, 1, c.stream, bound);
     for (int a = 0; a < 3; a++)
         c.ids[a] = at[a].id;
-    if (!c.stream) {
+    if (!c.stream_n) {
         ze_bench_fail(b, "draco_decode", "the Draco encoder failed");
     } else {
         ze_bench_pair_t r =
@@ -101,7 +102,7 @@ void ze_bench_asset_draco(ze_bench_t *b)
                          ZE_BENCH_NONE);
         }
     }
-    free(c.stream);
+    ze_bench_table_free(c.stream);
     ze_bench_table_free(c.raw);
     ze_bench_table_free(c.out);
 }

@@ -1,15 +1,23 @@
 // The test's Draco encoder (draco_encode.h), over libdraco.
 #include "draco_encode.h"
 
-#include <cstdlib>
 #include <cstring>
 
 #include <draco/compression/encode.h>
 #include <draco/mesh/mesh.h>
 
-extern "C" uint8_t *atu_draco_encode(uint32_t points, atu_draco_attr_t *attrs, uint32_t nattrs,
-                                     const uint32_t *indices, uint32_t nindices, int quantize,
-                                     size_t *size)
+extern "C" size_t atu_draco_bound(uint32_t points, const atu_draco_attr_t *attrs, uint32_t nattrs,
+                                  uint32_t nindices)
+{
+    size_t n = 4096 + (size_t)nindices * 4;
+    for (uint32_t a = 0; a < nattrs; a++)
+        n += (size_t)points * attrs[a].ncomp * sizeof(float);
+    return n;
+}
+
+extern "C" size_t atu_draco_encode(uint32_t points, atu_draco_attr_t *attrs, uint32_t nattrs,
+                                   const uint32_t *indices, uint32_t nindices, int quantize,
+                                   uint8_t *out, size_t cap)
 {
     static const draco::GeometryAttribute::Type types[] = {
         draco::GeometryAttribute::POSITION, draco::GeometryAttribute::NORMAL,
@@ -42,12 +50,8 @@ extern "C" uint8_t *atu_draco_encode(uint32_t points, atu_draco_attr_t *attrs, u
         enc.SetAttributeQuantization(draco::GeometryAttribute::TEX_COORD, 12);
     }
     draco::EncoderBuffer buf;
-    if (!enc.EncodeMeshToBuffer(mesh, &buf).ok())
-        return nullptr;
-    uint8_t *out = static_cast<uint8_t *>(std::malloc(buf.size()));
-    if (!out)
-        return nullptr;
+    if (!enc.EncodeMeshToBuffer(mesh, &buf).ok() || buf.size() > cap)
+        return 0;
     std::memcpy(out, buf.data(), buf.size());
-    *size = buf.size();
-    return out;
+    return buf.size();
 }

@@ -27,10 +27,15 @@ typedef struct atu_draco_attr_t {
 
 /* Points in order (the sequential method keeps them), faces from `indices`
  * (3 a face); quantize: position 14, normal 10, texcoord 12 bits, else
- * every value exact. Returns a malloc'd stream (*size bytes), NULL on an
- * encoder error. */
-uint8_t *atu_draco_encode(uint32_t points, atu_draco_attr_t *attrs, uint32_t nattrs,
-                          const uint32_t *indices, uint32_t nindices, int quantize, size_t *size);
+ * every value exact. The stream goes to out (cap bytes; the raw data plus
+ * 4 KiB always suffice); returns its size, 0 on an encoder error or when
+ * it does not fit. */
+size_t atu_draco_encode(uint32_t points, atu_draco_attr_t *attrs, uint32_t nattrs,
+                        const uint32_t *indices, uint32_t nindices, int quantize, uint8_t *out,
+                        size_t cap);
+/* The room atu_draco_encode may need. */
+size_t atu_draco_bound(uint32_t points, const atu_draco_attr_t *attrs, uint32_t nattrs,
+                       uint32_t nindices);
 
 #ifdef __cplusplus
 }

@@ -123,7 +123,7 @@ static void declare_decoded_bounds(json_t *a, const uint8_t *stream, size_t n, u
     char err[160];
     ze__draco_mesh_t *m = ze__draco_decode(stream, n, err, sizeof err);
     assert_non_null(m);
-    float *v = malloc(sizeof(float) * points * ncomp);
+    float *v = ze_mem_sys_alloc(sizeof(float) * points * ncomp);
     assert_non_null(v);
     assert_true(ze__draco_values(m, id, 5126, false, ncomp, v));
     json_t *mn = json_array(), *mx = json_array();
@@ -138,7 +138,7 @@ static void declare_decoded_bounds(json_t *a, const uint8_t *stream, size_t n, u
     }
     json_object_set_new(a, "min", mn);
     json_object_set_new(a, "max", mx);
-    free(v);
+    ze_mem_sys_free(v);
     ze__draco_free(m);
 }
 
@@ -183,13 +183,13 @@ static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, 
         return false;
     float *vals[MAX_ATTRS];
     for (uint32_t k = 0; k < n; k++) {
-        vals[k] = malloc(sizeof(float) * points * at[k].ncomp + 4);
+        vals[k] = ze_mem_sys_alloc(sizeof(float) * points * at[k].ncomp + 4);
         for (uint32_t i = 0; i < points; i++)
             memcpy(vals[k] + (size_t)i * at[k].ncomp, elem(root, data, acc[k], i, 4 * at[k].ncomp),
                    4 * at[k].ncomp);
         at[k].values = vals[k];
     }
-    uint32_t *idx = malloc(sizeof(uint32_t) * nidx + 4);
+    uint32_t *idx = ze_mem_sys_alloc(sizeof(uint32_t) * nidx + 4);
     size_t isize = ct == 5121 ? 1 : ct == 5123 ? 2 : 4;
     for (uint32_t i = 0; i < nidx; i++) {
         const uint8_t *p = elem(root, data, ia, i, isize);
@@ -198,9 +198,10 @@ static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, 
                               : (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
                                     (uint32_t)p[3] << 24;
     }
-    size_t len = 0;
-    uint8_t *stream = atu_draco_encode(points, at, n, idx, nidx, quantize, &len);
-    assert_non_null(stream);
+    size_t bound = atu_draco_bound(points, at, n, nidx);
+    uint8_t *stream = ze_mem_sys_alloc(bound);
+    size_t len = atu_draco_encode(points, at, n, idx, nidx, quantize, stream, bound);
+    assert_true(len > 0);
     size_t off = (*packed_n + 3) & ~(size_t)3;
     assert_true(off + len <= cap);
     memset(packed + *packed_n, 0, off - *packed_n);
@@ -223,7 +224,7 @@ static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, 
         json_object_del(acc[k], "byteOffset");
         if (quantize)
             declare_decoded_bounds(acc[k], stream, len, at[k].id, points, at[k].ncomp);
-        free(vals[k]);
+        ze_mem_sys_free(vals[k]);
     }
     json_object_del(ia, "bufferView");
     json_object_del(ia, "byteOffset");
@@ -235,8 +236,8 @@ static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, 
     json_object_set_new(exts, "KHR_draco_mesh_compression",
                         json_pack("{s:I,s:o}", "bufferView", (json_int_t)json_array_size(views) - 1,
                                   "attributes", ids));
-    free(idx);
-    free(stream);
+    ze_mem_sys_free(idx);
+    ze_mem_sys_free(stream);
     return true;
 }
 
