@@ -132,6 +132,21 @@ extern "C" bool ze__draco_values(const ze__draco_mesh_t *m, uint32_t unique_id, 
     const draco::PointAttribute *a = mesh.GetAttributeByUniqueId(unique_id);
     if (!a || ncomp == 0 || ncomp > 16)
         return false;
+    /* the stored types a glTF accessor can come from; a stream may claim
+       others (a bool attribute holding any byte, which libdraco's
+       conversion would read as a bool: undefined) */
+    switch (a->data_type()) {
+    case draco::DT_INT8:
+    case draco::DT_UINT8:
+    case draco::DT_INT16:
+    case draco::DT_UINT16:
+    case draco::DT_INT32:
+    case draco::DT_UINT32:
+    case draco::DT_FLOAT32:
+        break;
+    default:
+        return false;
+    }
     try {
         switch (ctype) {
         case 5126:

@@ -155,6 +155,97 @@ static ze_result indices_of(ze__gl_ctx_t *c, const ze__draco_mesh_t *m, int64_t 
     return ZE_OK;
 }
 
+/* A stream's header and the counts its connectivity starts with (the
+ * bitstream of the KHR_draco_mesh_compression specification, version 2.2,
+ * which every current encoder writes): read before libdraco sees the
+ * stream, so that counts the glTF does not expect are refused before
+ * libdraco sizes its tables by them. NULL, or what is wrong. */
+typedef struct draco_head_t {
+    uint32_t faces, vertices; /* vertices: the points (sequential), at most them (edgebreaker) */
+    bool sequential;
+} draco_head_t;
+
+static bool var32(const uint8_t *p, size_t n, size_t *at, uint32_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+        if (*at >= n)
+            return false;
+        uint8_t b = p[(*at)++];
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = (uint32_t)v;
+            return v <= UINT32_MAX;
+        }
+    }
+    return false;
+}
+
+static const char *draco_head(const uint8_t *p, size_t n, draco_head_t *h)
+{
+    if (n < 11 || memcmp(p, "DRACO", 5) != 0)
+        return "not a Draco stream (no DRACO header)";
+    if (p[5] != 2 || p[6] != 2)
+        return "a Draco bitstream other than version 2.2";
+    if (p[7] != 1)
+        return "the Draco stream holds a point cloud, not a triangle mesh";
+    if (p[8] > 1)
+        return "an unknown Draco encoding method";
+    if (p[10] & 0x80)
+        return "the Draco stream holds metadata, which is not read";
+    size_t at = 11;
+    uint32_t symbols, splits;
+    h->sequential = p[8] == 0;
+    if (h->sequential)
+        return var32(p, n, &at, &h->faces) && var32(p, n, &at, &h->vertices)
+                   ? NULL
+                   : "the Draco stream ends in its connectivity header";
+    at++; /* the traversal type */
+    if (!var32(p, n, &at, &h->vertices) || !var32(p, n, &at, &h->faces) || ++at > n ||
+        !var32(p, n, &at, &symbols) || !var32(p, n, &at, &splits))
+        return "the Draco stream ends in its connectivity header";
+    if (symbols > h->faces || splits > symbols)
+        return "the Draco stream's connectivity header is inconsistent";
+    return NULL;
+}
+
+/* The stream's counts against the accessors, and the accessors' room
+ * against the import's memory cap, before anything is decoded. */
+static ze_result expect(ze__gl_ctx_t *c, const draco_head_t *h, json_t *map, json_t *attrs,
+                        int64_t indices, int64_t view)
+{
+    const ze__gl_accessor_t *ia = &c->accessors[indices];
+    uint64_t bytes = (uint64_t)ia->count * ia->elem_size;
+    if ((uint64_t)h->faces * 3u != ia->count)
+        return ZE__GL_FAIL(c,
+                           "indices accessor %lld has %u elements; the Draco stream of "
+                           "bufferView %lld decodes %u triangles",
+                           (long long)indices, ia->count, (long long)view, h->faces);
+    const char *key;
+    json_t *val;
+    json_object_foreach(map, key, val)
+    {
+        json_t *acc = json_object_get(attrs, key);
+        if (!json_is_integer(acc))
+            continue; /* named below */
+        uint32_t ai = (uint32_t)json_integer_value(acc);
+        const ze__gl_accessor_t *a = &c->accessors[ai];
+        if (h->sequential ? a->count != h->vertices : a->count < h->vertices)
+            return ZE__GL_FAIL(c,
+                               "accessor %u has %u elements; the Draco stream of bufferView "
+                               "%lld decodes %s%u points",
+                               ai, a->count, (long long)view, h->sequential ? "" : "at least ",
+                               h->vertices);
+        bytes += (uint64_t)a->count * a->elem_size;
+    }
+    if (bytes > c->max_bytes)
+        return ze__gl_fail(c, ZE_ERR_LIMIT,
+                           "the Draco stream of bufferView %lld decodes %llu bytes, above the "
+                           "import's memory limit",
+                           (long long)view, (unsigned long long)bytes);
+    return ZE_OK;
+}
+
 ze_result ze__gl_draco_primitive(ze__gl_ctx_t *c, json_t *ext, json_t *attrs, int64_t indices,
                                  uint64_t mode)
 {
@@ -173,6 +264,13 @@ ze_result ze__gl_draco_primitive(ze__gl_ctx_t *c, json_t *ext, json_t *attrs, in
     if (!v->data && !c->buffers[v->buffer].data)
         return ZE__GL_FAIL(c, "bufferView %lld lies in a buffer without data", (long long)view);
     char err[160], who[400];
+    draco_head_t head;
+    const char *bad = draco_head(ze__gl_view_data(c, v), v->length, &head);
+    if (bad) {
+        users(map, attrs, indices, who, sizeof who);
+        return ZE__GL_FAIL(c, "bufferView %lld: %s; %s get no data", (long long)view, bad, who);
+    }
+    ZE__TRY(expect(c, &head, map, attrs, indices, view));
     ze__draco_mesh_t *m = ze__draco_decode(ze__gl_view_data(c, v), v->length, err, sizeof err);
     if (!m) {
         users(map, attrs, indices, who, sizeof who);

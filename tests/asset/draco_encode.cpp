@@ -16,7 +16,7 @@ extern "C" size_t atu_draco_bound(uint32_t points, const atu_draco_attr_t *attrs
 }
 
 extern "C" size_t atu_draco_encode(uint32_t points, atu_draco_attr_t *attrs, uint32_t nattrs,
-                                   const uint32_t *indices, uint32_t nindices, int quantize,
+                                   const uint32_t *indices, uint32_t nindices, int flags,
                                    uint8_t *out, size_t cap)
 {
     static const draco::GeometryAttribute::Type types[] = {
@@ -43,8 +43,9 @@ extern "C" size_t atu_draco_encode(uint32_t points, atu_draco_attr_t *attrs, uin
         mesh.AddFace(face);
     }
     draco::Encoder enc;
-    enc.SetEncodingMethod(draco::MESH_SEQUENTIAL_ENCODING);
-    if (quantize) {
+    if (!(flags & ATU_DRACO_EDGEBREAKER))
+        enc.SetEncodingMethod(draco::MESH_SEQUENTIAL_ENCODING);
+    if (flags & ATU_DRACO_QUANTIZE) {
         enc.SetAttributeQuantization(draco::GeometryAttribute::POSITION, 14);
         enc.SetAttributeQuantization(draco::GeometryAttribute::NORMAL, 10);
         enc.SetAttributeQuantization(draco::GeometryAttribute::TEX_COORD, 12);

@@ -18,6 +18,8 @@ typedef enum atu_draco_kind {
     ATU_DRACO_GENERIC,
 } atu_draco_kind;
 
+enum { ATU_DRACO_QUANTIZE = 1, ATU_DRACO_EDGEBREAKER = 2 };
+
 typedef struct atu_draco_attr_t {
     atu_draco_kind kind;
     uint32_t ncomp;
@@ -26,12 +28,14 @@ typedef struct atu_draco_attr_t {
 } atu_draco_attr_t;
 
 /* Points in order (the sequential method keeps them), faces from `indices`
- * (3 a face); quantize: position 14, normal 10, texcoord 12 bits, else
- * every value exact. The stream goes to out (cap bytes; the raw data plus
+ * (3 a face); flags ATU_DRACO_QUANTIZE: position 14, normal 10, texcoord
+ * 12 bits, else every value exact; ATU_DRACO_EDGEBREAKER: libdraco's
+ * default method, which may reorder and split points, else the sequential
+ * one, which keeps them. The stream goes to out (cap bytes; the raw data plus
  * 4 KiB always suffice); returns its size, 0 on an encoder error or when
  * it does not fit. */
 size_t atu_draco_encode(uint32_t points, atu_draco_attr_t *attrs, uint32_t nattrs,
-                        const uint32_t *indices, uint32_t nindices, int quantize, uint8_t *out,
+                        const uint32_t *indices, uint32_t nindices, int flags, uint8_t *out,
                         size_t cap);
 /* The room atu_draco_encode may need. */
 size_t atu_draco_bound(uint32_t points, const atu_draco_attr_t *attrs, uint32_t nattrs,

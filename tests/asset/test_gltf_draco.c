@@ -145,7 +145,7 @@ static void declare_decoded_bounds(json_t *a, const uint8_t *stream, size_t n, u
 /* Encode one primitive into `packed` (4-byte aligned); false when it is not
  * one the generator takes (left as it is). */
 static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, json_t *prim,
-                             int quantize, uint8_t *packed, size_t cap, size_t *packed_n,
+                             int flags, uint8_t *packed, size_t cap, size_t *packed_n,
                              size_t *stream_off, size_t *stream_len)
 {
     json_t *mode = json_object_get(prim, "mode");
@@ -200,7 +200,7 @@ static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, 
     }
     size_t bound = atu_draco_bound(points, at, n, nidx);
     uint8_t *stream = ze_mem_sys_alloc(bound);
-    size_t len = atu_draco_encode(points, at, n, idx, nidx, quantize, stream, bound);
+    size_t len = atu_draco_encode(points, at, n, idx, nidx, flags, stream, bound);
     assert_true(len > 0);
     size_t off = (*packed_n + 3) & ~(size_t)3;
     assert_true(off + len <= cap);
@@ -212,6 +212,17 @@ static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, 
         *stream_len = len;
     }
     /* the stream's view, the accessors without theirs */
+    uint32_t decoded_points = points;
+    if (flags & ATU_DRACO_EDGEBREAKER) {
+        char err[160];
+        ze__draco_mesh_t *m = ze__draco_decode(stream, len, err, sizeof err);
+        assert_non_null(m);
+        decoded_points = ze__draco_points(m);
+        json_object_set_new(ia, "count", json_integer((json_int_t)ze__draco_faces(m) * 3));
+        json_object_del(ia, "min"); /* optional; the points were renumbered */
+        json_object_del(ia, "max");
+        ze__draco_free(m);
+    }
     json_t *views = json_object_get(root, "bufferViews");
     json_array_append_new(views,
                           json_pack("{s:I,s:I,s:I}", "buffer",
@@ -222,8 +233,10 @@ static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, 
         json_object_set_new(ids, sem[k], json_integer(at[k].id));
         json_object_del(acc[k], "bufferView");
         json_object_del(acc[k], "byteOffset");
-        if (quantize)
-            declare_decoded_bounds(acc[k], stream, len, at[k].id, points, at[k].ncomp);
+        if (flags & ATU_DRACO_EDGEBREAKER) /* points split or merged: the stream's count */
+            json_object_set_new(acc[k], "count", json_integer(decoded_points));
+        if (flags)
+            declare_decoded_bounds(acc[k], stream, len, at[k].id, decoded_points, at[k].ncomp);
         ze_mem_sys_free(vals[k]);
     }
     json_object_del(ia, "bufferView");
@@ -244,9 +257,8 @@ static bool encode_primitive(json_t *root, bytes_t *data, const uint32_t *uses, 
 /* The variant at `dir`/variant.gltf: every primitive the generator takes
  * compressed into draco.bin (one stream each), the original buffers beside
  * it; *encoded: how many; the first stream's place in draco.bin. */
-static void make_draco_variant(const char *model, const char *dir, int quantize, char *out,
-                               size_t cap, uint32_t *encoded, size_t *stream_off,
-                               size_t *stream_len)
+static void make_draco_variant(const char *model, const char *dir, int flags, char *out, size_t cap,
+                               uint32_t *encoded, size_t *stream_off, size_t *stream_len)
 {
     char src[1024], from[1024];
     snprintf(src, sizeof src, "%s/%s", ATU_ASSETS, model);
@@ -280,7 +292,7 @@ static void make_draco_variant(const char *model, const char *dir, int quantize,
     {
         json_array_foreach(json_object_get(mesh, "primitives"), j, prim)
         {
-            if (encode_primitive(root, data, uses, prim, quantize, packed, packed_cap, &packed_n,
+            if (encode_primitive(root, data, uses, prim, flags, packed, packed_cap, &packed_n,
                                  stream_off, stream_len))
                 (*encoded)++;
         }
@@ -352,6 +364,50 @@ static void test_quantized_draco_within_a_step(void **state)
         float extent = fmaxf(fmaxf(mx.x - mn.x, mx.y - mn.y), mx.z - mn.z);
         snprintf(tag, sizeof tag, "drq%zu", i);
         expect_same_cook(plain_path, variant, tag, extent / 16383.0f * 1.01f + 1e-6f);
+    }
+    assert_true(models >= 8);
+}
+
+/* libdraco's default method (edgebreaker: points reordered, split where
+ * attributes seam), quantized: the variants import, the accessor counts
+ * being the stream's, with the plain files' triangles and bounds within a
+ * step. */
+static void test_edgebreaker_streams_import(void **state)
+{
+    (void)state;
+    if (!atu_corpus_present()) {
+        skip();
+        return;
+    }
+    uint32_t models = 0;
+    for (size_t i = 0; i < ZE_COUNTOF(k_models); i++) {
+        char dir[256], variant[1024], plain_path[1024], o1[256], o2[256];
+        snprintf(dir, sizeof dir, "%s/dracoeb%zu", g_tmp, i);
+        uint32_t encoded;
+        size_t so, sl;
+        make_draco_variant(k_models[i], dir, ATU_DRACO_QUANTIZE | ATU_DRACO_EDGEBREAKER, variant,
+                           sizeof variant, &encoded, &so, &sl);
+        if (!encoded)
+            continue;
+        models++;
+        snprintf(plain_path, sizeof plain_path, "%s/%s", ATU_ASSETS, k_models[i]);
+        snprintf(o1, sizeof o1, "%s/eb%zu-plain", g_tmp, i);
+        snprintf(o2, sizeof o2, "%s/eb%zu-variant", g_tmp, i);
+        ze_cook_result_t a, b;
+        cook_counts(plain_path, o1, &a);
+        cook_counts(variant, o2, &b);
+        assert_int_equal(a.cooked.submeshes, b.cooked.submeshes);
+        assert_int_equal(a.source.indices, b.source.indices);
+        ze_asset_cook_result_release(&a);
+        ze_asset_cook_result_release(&b);
+        ze_vec3_t mn, mx, vn, vx;
+        model_bounds(plain_path, &mn, &mx);
+        model_bounds(variant, &vn, &vx);
+        float extent = fmaxf(fmaxf(mx.x - mn.x, mx.y - mn.y), mx.z - mn.z);
+        float tol = extent / 16383.0f * 1.01f + 1e-6f;
+        assert_true(fabsf(mn.x - vn.x) <= tol && fabsf(mn.y - vn.y) <= tol &&
+                    fabsf(mn.z - vn.z) <= tol && fabsf(mx.x - vx.x) <= tol &&
+                    fabsf(mx.y - vx.y) <= tol && fabsf(mx.z - vx.z) <= tol);
     }
     assert_true(models >= 8);
 }
@@ -492,6 +548,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_draco_variants_cook_the_same),
         cmocka_unit_test(test_quantized_draco_within_a_step),
+        cmocka_unit_test(test_edgebreaker_streams_import),
         cmocka_unit_test(test_bad_streams_name_the_accessors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
