@@ -339,6 +339,16 @@ static void test_draco_variants_cook_the_same(void **state)
     assert_true(models >= 8);
 }
 
+/* A 14-bit position step of the plain file's largest extent (and a
+ * rounding's margin). */
+static float position_step(const char *plain)
+{
+    ze_vec3_t mn, mx;
+    model_bounds(plain, &mn, &mx);
+    float extent = fmaxf(fmaxf(mx.x - mn.x, mx.y - mn.y), mx.z - mn.z);
+    return extent / 16383.0f * 1.01f + 1e-6f;
+}
+
 /* Quantized (positions 14 bits): the bounds within a step of the largest
  * extent, the counts the same. */
 static void test_quantized_draco_within_a_step(void **state)
@@ -359,11 +369,8 @@ static void test_quantized_draco_within_a_step(void **state)
             continue;
         models++;
         snprintf(plain_path, sizeof plain_path, "%s/%s", ATU_ASSETS, k_models[i]);
-        ze_vec3_t mn, mx;
-        model_bounds(plain_path, &mn, &mx);
-        float extent = fmaxf(fmaxf(mx.x - mn.x, mx.y - mn.y), mx.z - mn.z);
         snprintf(tag, sizeof tag, "drq%zu", i);
-        expect_same_cook(plain_path, variant, tag, extent / 16383.0f * 1.01f + 1e-6f);
+        expect_same_cook(plain_path, variant, tag, position_step(plain_path));
     }
     assert_true(models >= 8);
 }
@@ -400,14 +407,7 @@ static void test_edgebreaker_streams_import(void **state)
         assert_int_equal(a.source.indices, b.source.indices);
         ze_asset_cook_result_release(&a);
         ze_asset_cook_result_release(&b);
-        ze_vec3_t mn, mx, vn, vx;
-        model_bounds(plain_path, &mn, &mx);
-        model_bounds(variant, &vn, &vx);
-        float extent = fmaxf(fmaxf(mx.x - mn.x, mx.y - mn.y), mx.z - mn.z);
-        float tol = extent / 16383.0f * 1.01f + 1e-6f;
-        assert_true(fabsf(mn.x - vn.x) <= tol && fabsf(mn.y - vn.y) <= tol &&
-                    fabsf(mn.z - vn.z) <= tol && fabsf(mx.x - vx.x) <= tol &&
-                    fabsf(mx.y - vx.y) <= tol && fabsf(mx.z - vx.z) <= tol);
+        expect_same_bounds(plain_path, variant, position_step(plain_path));
     }
     assert_true(models >= 8);
 }
