@@ -4,10 +4,11 @@
 # with the crates, the percent moving, the device, each render-graph
 # pass's GPU time, the render thread's wall and own CPU time, the main loop's average
 # and p99 iteration, the draws and those visible, the instance records
-# per rendered frame, the draws culled by the frustum and by occlusion, and
-# the visible triangles at 12 a draw (every crate; the scene's ground, 2,
-# is counted as 12 too) with the geometry passes' rate (forward and
-# forward_late). Usage: [GPU_CUBE=S] gpu_summary.sh COMMIT MOVING FILE...
+# per rendered frame, the draws culled by the frustum and by occlusion, the
+# instanced draw commands, the triangles they drew with the geometry
+# passes' rate (forward and forward_late), and the early culling's whole
+# cost (bins_clear + cull + bins + place: test and compaction into
+# instanced commands). Usage: [GPU_CUBE=S] gpu_summary.sh COMMIT MOVING FILE...
 # (files named showcase-N.json); writes to stdout.
 set -euo pipefail
 commit="$1" moving="$2"
@@ -20,9 +21,10 @@ for f in "$@"; do
       gpu_ms: (.gpu_passes | map({(.name): .gpu_ms}) | add),
       render_cpu_ms, render_thread_cpu_ms, render_thread_cpu_steady_ms, main_avg_ms: .avg_frame_ms, main_p99_ms: .p99_frame_ms,
       draws, draws_visible, draws_frustum_culled, draws_occlusion_culled, frames_rendered,
-      triangles_visible: (.draws_visible * 12),
+      draw_commands, triangles,
+      cull_compact_ms: (.gpu_passes | map(select(.name == "bins_clear" or .name == "cull" or .name == "bins" or .name == "place") | .gpu_ms) | add),
       geometry_gtri_per_s: ((.gpu_passes | map(select(.name == "forward" or .name == "forward_late") | .gpu_ms) | add) as $g
-        | if $g > 0 then .draws_visible * 12 / ($g * 1e6) else null end),
+        | if $g > 0 then .triangles / ($g * 1e6) else null end),
       records_per_frame: (if .frames_rendered > 0 then .instance_records / .frames_rendered else 0 end),
       validation_messages }' "$f"
 done | jq -s --arg commit "$commit" '{

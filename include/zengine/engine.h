@@ -346,6 +346,9 @@ typedef struct ze_run_report_t {
        candidates, drawn, outside the view frustum, hidden by occlusion
        culling (GPU culling) */
     uint32_t draws, draws_visible, draws_frustum_culled, draws_occlusion_culled;
+    /* Vulkan: that frame's instanced draw commands and their triangles */
+    uint32_t draw_commands;
+    uint64_t triangles;
     bool validation_enabled;
     uint64_t snapshots_published, snapshots_replaced; /* replaced: never seen by render */
     uint64_t world_hash;                              /* ze_world_hash of the main world at exit */

@@ -308,7 +308,7 @@ enum {
 #define ZE_RENDER_DEFAULT_INDEX_BUDGET    (512ull << 20)  /* 512 MiB: 134M indices */
 #define ZE_RENDER_DEFAULT_INSTANCE_BUDGET ((uint32_t)ZE_RENDER_MAX_INSTANCE_SLOTS)
 
-enum { ZE_RENDER_MAX_PASS_TIMES = 16, ZE_RENDER_PASS_NAME_MAX = 32 };
+enum { ZE_RENDER_MAX_PASS_TIMES = 32, ZE_RENDER_PASS_NAME_MAX = 32 };
 
 /* One render-graph pass's GPU time (timestamps around it). */
 typedef struct ze_render_pass_time_t {
@@ -383,6 +383,11 @@ typedef struct ze_render_stats_t {
     /* vulkan: the last completed frame's visible draws by the level of
        detail the cull pass chose (0: full detail) */
     uint32_t last_draws_lod[ZE_RENDER_LOD_MAX];
+    /* vulkan: the last completed frame's instanced draw commands (one per
+       face class, submesh and level of detail with visible draws: what the
+       geometry passes issue) and the triangles they drew */
+    uint32_t last_draw_commands;
+    uint64_t last_triangles;
     /* the instance table: live rows, their digest sum
        (ze_render_instance_digest), the records the last applied state
        carried and all applied so far, states applied, and states whose

@@ -104,6 +104,8 @@ void ze__report_fill(ze_engine_t *e)
         rep->draws_visible = rs.last_draws_visible;
         rep->draws_frustum_culled = rs.last_draws_frustum_culled;
         rep->draws_occlusion_culled = rs.last_draws_occlusion_culled;
+        rep->draw_commands = rs.last_draw_commands;
+        rep->triangles = rs.last_triangles;
         rep->vulkan_host_bytes = rs.host_bytes;
         rep->vulkan_host_bytes_peak = rs.host_bytes_peak;
         rep->vulkan_host_allocations = rs.host_allocations;
@@ -194,6 +196,8 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "draws_visible", json_integer((json_int_t)r->draws_visible));
     bad |= put(o, "draws_frustum_culled", json_integer((json_int_t)r->draws_frustum_culled));
     bad |= put(o, "draws_occlusion_culled", json_integer((json_int_t)r->draws_occlusion_culled));
+    bad |= put(o, "draw_commands", json_integer((json_int_t)r->draw_commands));
+    bad |= put(o, "triangles", json_integer((json_int_t)r->triangles));
     bad |= put(o, "validation_enabled", json_boolean(r->validation_enabled));
     bad |= put(o, "snapshots_published", json_integer((json_int_t)r->snapshots_published));
     bad |= put(o, "snapshots_replaced", json_integer((json_int_t)r->snapshots_replaced));

@@ -324,6 +324,8 @@ static ze_render_stats_t vk_stats(const ze_render_backend_t *rb)
         st.last_draws - st.last_draws_visible - st.last_draws_occlusion_culled;
     for (uint32_t k = 0; k < ZE_RENDER_LOD_MAX; k++)
         st.last_draws_lod[k] = ld32(&b->last_draws_lod[k]);
+    st.last_draw_commands = ld32(&b->last_draw_commands);
+    st.last_triangles = atomic_load_explicit(&b->last_triangles, memory_order_relaxed);
     pthread_mutex_lock(&b->lock);
     st.gpu_pass_count = b->pass_time_count;
     memcpy(st.gpu_passes, b->pass_times, sizeof st.gpu_passes[0] * b->pass_time_count);

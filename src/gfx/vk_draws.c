@@ -33,7 +33,7 @@
 
 #include "gfx/vk_internal.h"
 
-enum { FRAME_BINDINGS = 11 };
+enum { FRAME_BINDINGS = 14 };
 
 typedef struct layout_t {
     VkDeviceSize materials, meshes, submeshes, updates, total;
@@ -84,7 +84,7 @@ static uint32_t grow_to(uint32_t cap, uint32_t want, uint32_t least)
 }
 
 /* The cull passes' output for `cap` draws per class (the counts and the
-   late dispatch size once). */
+   dispatch sizes once). */
 static ze_result cull_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap)
 {
     VkBufferUsageFlags use =
@@ -100,14 +100,19 @@ static ze_result cull_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap
         if (r != ZE_OK)
             return r;
     }
-    ze__vk_defer_buffer(b, &f->visible);
+    if (!f->place_args.buffer) {
+        ze_result r = ze__vk_buffer_create(b, 2 * 8 * sizeof(uint32_t), use, false, &f->place_args);
+        if (r != ZE_OK)
+            return r;
+    }
+    ze__vk_defer_buffer(b, &f->elements);
     ze__vk_defer_buffer(b, &f->refs);
     ze__vk_defer_buffer(b, &f->candidates);
     VkDeviceSize n = (VkDeviceSize)cap * ZE_VK_FACE_CLASSES * (b->occlusion ? 2 : 1);
     /* without occlusion culling nothing reads the candidates: one, for the set */
     VkDeviceSize nc = b->occlusion ? cap : 1;
-    ze_result r =
-        ze__vk_buffer_create(b, sizeof(VkDrawIndexedIndirectCommand) * n, use, false, &f->visible);
+    ze_result r = ze__vk_buffer_create(b, sizeof(ze_vk_gpu_element_t) * n,
+                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &f->elements);
     if (r == ZE_OK)
         r = ze__vk_buffer_create(b, sizeof(ze_vk_gpu_ref_t) * n, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                  false, &f->refs);
@@ -115,9 +120,34 @@ static ze_result cull_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap
         r = ze__vk_buffer_create(b, sizeof(ze_vk_gpu_candidate_t) * nc,
                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &f->candidates);
     if (r != ZE_OK) {
-        ze__vk_defer_buffer(b, &f->visible);
+        ze__vk_defer_buffer(b, &f->elements);
         ze__vk_defer_buffer(b, &f->refs);
         ze__vk_defer_buffer(b, &f->candidates);
+    }
+    return r;
+}
+
+/* The bins and the instanced commands for `cap` bins per class range. The
+   bins are cleared by a transfer pass (bins_clear) each frame. */
+static ze_result bin_buffers(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t cap)
+{
+    ze__vk_defer_buffer(b, &f->bins);
+    ze__vk_defer_buffer(b, &f->visible);
+    VkDeviceSize n = (VkDeviceSize)cap * ZE_VK_FACE_CLASSES * (b->occlusion ? 2 : 1);
+    /* the bins of both phases' ranges, then the classes' counts (the
+       place passes' bound: ZE_VK_BIN_TAIL words) */
+    VkDeviceSize nb = (VkDeviceSize)cap * ZE_VK_FACE_CLASSES * 2 + ZE_VK_BIN_TAIL;
+    ze_result r = ze__vk_buffer_create(
+        b, sizeof(uint32_t) * nb,
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &f->bins);
+    if (r == ZE_OK)
+        r = ze__vk_buffer_create(b, sizeof(VkDrawIndexedIndirectCommand) * n,
+                                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                     VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                                 false, &f->visible);
+    if (r != ZE_OK) {
+        ze__vk_defer_buffer(b, &f->bins);
+        ze__vk_defer_buffer(b, &f->visible);
     }
     return r;
 }
@@ -138,6 +168,9 @@ static void write_set(ze_vk_backend_t *b, ze_vk_frame_t *f)
         {f->refs.buffer, 0, VK_WHOLE_SIZE},
         {f->candidates.buffer, 0, VK_WHOLE_SIZE},
         {f->late_args.buffer, 0, VK_WHOLE_SIZE},
+        {f->elements.buffer, 0, VK_WHOLE_SIZE},
+        {f->bins.buffer, 0, VK_WHOLE_SIZE},
+        {f->place_args.buffer, 0, VK_WHOLE_SIZE},
     };
     VkWriteDescriptorSet w[FRAME_BINDINGS];
     for (uint32_t i = 0; i < FRAME_BINDINGS; i++)
@@ -156,14 +189,16 @@ static void write_set(ze_vk_backend_t *b, ze_vk_frame_t *f)
 
 /* The slot's buffers hold this frame's data: grown (doubling) where it
  * does not fit, the set rewritten when a buffer it names changed. */
-static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws, uint32_t updates)
+static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws, uint32_t bins,
+                            uint32_t updates)
 {
     const ze_vk_scene_t *sc = &b->scene;
     uint32_t mats = sc->materials_gpu.count, meshes = sc->meshes_gpu.count,
              subs = sc->submeshes_gpu.count;
     bool data_fits = f->data.buffer && mats <= f->material_capacity && meshes <= f->mesh_capacity &&
                      subs <= f->submesh_capacity && updates <= f->update_capacity;
-    bool cull_fits = f->visible.buffer && draws <= f->draw_capacity;
+    bool cull_fits = f->elements.buffer && draws <= f->draw_capacity;
+    bool bins_fit = f->bins.buffer && bins <= f->bin_capacity;
     ze_result r = ZE_OK;
     if (!data_fits) {
         f->material_capacity = grow_to(f->material_capacity, mats, 64);
@@ -182,13 +217,18 @@ static ze_result frame_data(ze_vk_backend_t *b, ze_vk_frame_t *f, uint32_t draws
         r = cull_buffers(b, f, cap);
         f->draw_capacity = r == ZE_OK ? cap : 0;
     }
+    if (r == ZE_OK && !bins_fit) {
+        uint32_t cap = grow_to(f->bin_capacity, bins, 16);
+        r = bin_buffers(b, f, cap);
+        f->bin_capacity = r == ZE_OK ? cap : 0;
+    }
     if (r != ZE_OK) {
         ze__vk_defer_buffer(b, &f->data);
         f->material_capacity = f->mesh_capacity = f->submesh_capacity = f->update_capacity = 0;
-        f->draw_capacity = 0;
+        f->draw_capacity = f->bin_capacity = 0;
         return r;
     }
-    if (!data_fits || !cull_fits || f->bound_instances != sc->instances.buffer)
+    if (!data_fits || !cull_fits || !bins_fit || f->bound_instances != sc->instances.buffer)
         write_set(b, f);
     return ZE_OK;
 }
@@ -312,7 +352,8 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
     uint32_t slots = s->has_camera ? b->base.instances.slots : 0;
     uint32_t draws = s->has_camera ? (uint32_t)sc->draws : 0;
     uint32_t updates = ze__vk_scene_pending(b);
-    r = frame_data(b, f, draws, updates);
+    uint32_t bins = draws ? sc->bins : 0;
+    r = frame_data(b, f, draws, bins, updates);
     if (r != ZE_OK)
         return r;
     layout_t l = frame_layout(f);
@@ -340,8 +381,14 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
     gf->params[0] = s->alpha;
     gf->params[1] = fabsf(s->camera.projection.m[1][1]) * (float)b->target->height * 0.5f;
     gf->params[2] = b->lod_error_px;
-    f->draws = (ze_vk_draw_list_t){
-        .stride = f->draw_capacity, .draws = draws, .slots = gf->scene[0], .updates = updates};
+    gf->bins[0] = f->bin_capacity;
+    gf->bins[1] = sc->submeshes_gpu.count;
+    gf->bins[2] = bins;
+    f->draws = (ze_vk_draw_list_t){.stride = f->draw_capacity,
+                                   .draws = draws,
+                                   .slots = gf->scene[0],
+                                   .updates = updates,
+                                   .bins = f->bin_capacity};
     uint32_t *counts = (uint32_t *)f->visible_count.map;
     for (uint32_t k = 0; k < ZE_VK_COUNTS; k++)
         counts[k] = 0; /* the cull passes count from here */
@@ -373,6 +420,16 @@ void ze__vk_draws_retire(ze_vk_backend_t *b, ze_vk_frame_t *f)
     for (uint32_t k = 0; k < ZE_RENDER_LOD_MAX; k++)
         atomic_store_explicit(&b->last_draws_lod[k], n ? c[ZE_VK_LOD_COUNTS + k] : 0,
                               memory_order_relaxed);
+    uint32_t commands = 0;
+    uint64_t triangles = 0;
+    if (n) {
+        uint32_t ranges = ZE_VK_FACE_CLASSES * (b->occlusion ? 2 : 1);
+        for (uint32_t k = 0; k < ranges; k++)
+            commands += c[ZE_VK_DRAW_COUNTS + k];
+        triangles = (uint64_t)c[ZE_VK_TRIANGLE_COUNTS] + c[ZE_VK_TRIANGLE_COUNTS + 1];
+    }
+    atomic_store_explicit(&b->last_draw_commands, commands, memory_order_relaxed);
+    atomic_store_explicit(&b->last_triangles, triangles, memory_order_relaxed);
     atomic_store_explicit(&b->last_draws, n, memory_order_relaxed);
     visible = visible < n ? visible : n;
     atomic_store_explicit(&b->last_draws_visible, visible, memory_order_relaxed);

@@ -105,6 +105,9 @@ void ze__vk_frames_destroy(ze_vk_backend_t *b)
         ze__vk_buffer_destroy(b, &f->visible_count);
         ze__vk_buffer_destroy(b, &f->candidates);
         ze__vk_buffer_destroy(b, &f->late_args);
+        ze__vk_buffer_destroy(b, &f->elements);
+        ze__vk_buffer_destroy(b, &f->bins);
+        ze__vk_buffer_destroy(b, &f->place_args);
         if (f->pool)
             vkDestroyCommandPool(b->device, f->pool, b->host_cb);
         f->pool = VK_NULL_HANDLE;

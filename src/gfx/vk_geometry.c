@@ -121,9 +121,9 @@ void ze__vk_geometry_declare(ze_rg_t *g, ze_rg_pass_t pass)
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_INSTANCES), ZE_RG_STORAGE_READ);
 }
 
-/* `region`: 0 the early draws (the classes' ranges from 0, their counts
-   from 0), 1 the late ones (ranges from ZE_VK_FACE_CLASSES, counts from
-   ZE_VK_LATE_COUNTS). */
+/* `region`: 0 the early draws, 1 the late ones (the bins passes'
+   instanced commands of class ranges 0..2 or 3..5, their counts from
+   ZE_VK_DRAW_COUNTS). */
 static void record_draws(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBuffer cmd,
                          VkPipeline pipeline, VkPipelineLayout layout, uint32_t width,
                          uint32_t height, uint32_t region)
@@ -147,14 +147,13 @@ static void record_draws(ze_vk_backend_t *b, const ze_vk_frame_t *f, VkCommandBu
         VK_FRONT_FACE_COUNTER_CLOCKWISE, VK_FRONT_FACE_CLOCKWISE, VK_FRONT_FACE_COUNTER_CLOCKWISE};
     const VkDeviceSize cmd_size = sizeof(VkDrawIndexedIndirectCommand);
     const uint32_t first_range = region ? ZE_VK_FACE_CLASSES : 0;
-    const uint32_t first_count = region ? ZE_VK_LATE_COUNTS : 0;
     for (uint32_t k = 0; k < ZE_VK_FACE_CLASSES; k++) {
         vkCmdSetCullMode(cmd, cull[k]);
         vkCmdSetFrontFace(cmd, front[k]);
-        vkCmdDrawIndexedIndirectCount(cmd, f->visible.buffer,
-                                      (first_range + k) * dl->stride * cmd_size,
-                                      f->visible_count.buffer, (first_count + k) * sizeof(uint32_t),
-                                      dl->draws, (uint32_t)cmd_size);
+        vkCmdDrawIndexedIndirectCount(
+            cmd, f->visible.buffer, (VkDeviceSize)(first_range + k) * dl->bins * cmd_size,
+            f->visible_count.buffer, (ZE_VK_DRAW_COUNTS + first_range + k) * sizeof(uint32_t),
+            dl->bins, (uint32_t)cmd_size);
     }
 }
 

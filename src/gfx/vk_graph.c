@@ -27,11 +27,16 @@
 /* clang-format off */
 static const ze_vk_pass_t *const PASSES[] = {
     &ze__vk_pass_scatter,
+    &ze__vk_pass_bins_clear,
     &ze__vk_pass_cull,
+    &ze__vk_pass_bins,
+    &ze__vk_pass_place,
     &ze__vk_pass_prepass,
     &ze__vk_pass_forward,
     &ze__vk_pass_pyramid,
     &ze__vk_pass_cull_late,
+    &ze__vk_pass_bins_late,
+    &ze__vk_pass_place_late,
     &ze__vk_pass_forward_late,
     &ze__vk_pass_tonemap,
     &ze__vk_pass_ui,
@@ -254,6 +259,9 @@ static void bind_imports(ze_vk_backend_t *b, const ze_vk_backbuffer_t *back, con
         bind_buffer(b, ZE_VK_RES_INSTANCES, &b->scene.instances);
         bind_buffer(b, ZE_VK_RES_CANDIDATES, &f->candidates);
         bind_buffer(b, ZE_VK_RES_LATE_ARGS, &f->late_args);
+        bind_buffer(b, ZE_VK_RES_ELEMENTS, &f->elements);
+        bind_buffer(b, ZE_VK_RES_BINS, &f->bins);
+        bind_buffer(b, ZE_VK_RES_PLACE_ARGS, &f->place_args);
     }
     int32_t hzb = ze__rg_index(g->rg, ze__rg_find(g->rg, ZE_VK_RES_HZB));
     if (hzb >= 0) {

@@ -152,16 +152,22 @@ typedef enum ze_vk_face_class {
     ZE_VK_FACE_CLASSES
 } ze_vk_face_class;
 
-/* The frame's draws, as the cull pass writes them (vk_draws.c sizes
- * them): class k's commands start at k * stride in the frame slot's
- * `visible` buffer (device-local), each command's firstInstance indexes
- * the same position of `refs` (the draw's instance slot and material),
- * the class's count is visible_count[k]. */
+/* The frame's draws (vk_draws.c sizes them; shaders/bins.glsl says how
+ * they are made). The cull passes write each visible draw (an instance x
+ * a submesh) as an element of its class range (class k at k * stride of
+ * `elements`, device-local) and count it in its bin: a (class, submesh,
+ * level of detail) triple, `bins` per class range. The bins passes turn
+ * the counts into one instanced command per non-empty bin (class k's at
+ * k * bins of `visible`, their count at visible_count[ZE_VK_DRAW_COUNTS +
+ * k]) and the place passes write each element's ref (instance slot,
+ * material) at its command's firstInstance + its index in the bin, so
+ * that a command draws its instances' refs in a row. */
 typedef struct ze_vk_draw_list_t {
-    uint32_t stride;  /* commands per class range: at least `draws` */
+    uint32_t stride;  /* elements per class range: at least `draws` */
     uint32_t draws;   /* candidates (instances x resident submeshes) */
     uint32_t slots;   /* instance slots the cull pass walks */
     uint32_t updates; /* instance records the scatter pass writes */
+    uint32_t bins;    /* bins per class range (stride): at least every submesh's levels */
 } ze_vk_draw_list_t;
 
 typedef struct ze_vk_frame_t {
@@ -178,14 +184,19 @@ typedef struct ze_vk_frame_t {
     ze_vk_buffer_t data;
     VkDescriptorSet set; /* set 1 (vk_draws.c lists its bindings) */
     uint32_t draw_capacity, material_capacity, mesh_capacity, submesh_capacity, update_capacity;
+    uint32_t bin_capacity;    /* bins per class range its buffers hold */
     uint64_t tables_serial;   /* the scene tables' serial its copy holds */
     VkBuffer bound_instances; /* the instance table its set names */
     ze_vk_draw_list_t draws;
-    /* the cull pass's output: commands and refs (device-local,
-       ZE_VK_FACE_CLASSES x draw_capacity) and the counts (host-visible:
-       zeroed by the CPU before the submission, read back once the frame
-       completed, for the statistics) */
-    ze_vk_buffer_t visible, refs, visible_count;
+    /* the cull passes' output (device-local): elements and refs
+       (ZE_VK_FACE_CLASSES x draw_capacity per phase), the bins' counts
+       (then their offsets) and the instanced commands (ZE_VK_FACE_CLASSES
+       x bin_capacity per phase; the bins also both phases' ranges and a
+       tail, ZE_VK_BIN_TAIL), the place passes' dispatch sizes (8 words
+       per phase: x, y, z); and the counts
+       (host-visible: zeroed by the CPU before the submission, read back
+       once the frame completed, for the statistics) */
+    ze_vk_buffer_t elements, bins, visible, refs, place_args, visible_count;
     /* occlusion culling: the early cull's candidates for the late one
        (device-local, draw_capacity of them) and the late cull's dispatch
        size (host-visible: x zeroed by the CPU, y = z = 1) */
@@ -279,6 +290,9 @@ typedef struct ze_vk_shape_t {
 #define ZE_VK_RES_VISIBLE       "visible_draws"
 #define ZE_VK_RES_VISIBLE_REFS  "visible_refs"
 #define ZE_VK_RES_VISIBLE_COUNT "visible_count"
+#define ZE_VK_RES_ELEMENTS      "cull_elements"
+#define ZE_VK_RES_BINS          "draw_bins"
+#define ZE_VK_RES_PLACE_ARGS    "place_args"
 /* Occlusion culling (vk_pass_pyramid.c): the depth pyramid (the backend's,
    kept from frame to frame), and each frame slot's late candidates and the
    late cull's dispatch size. */
@@ -320,9 +334,10 @@ typedef struct ze_vk_pass_t {
     ze_result (*record)(const ze_vk_pass_ctx_t *ctx);
 } ze_vk_pass_t;
 
-extern const ze_vk_pass_t ze__vk_pass_scatter, ze__vk_pass_cull, ze__vk_pass_prepass,
-    ze__vk_pass_forward, ze__vk_pass_pyramid, ze__vk_pass_cull_late, ze__vk_pass_forward_late,
-    ze__vk_pass_tonemap, ze__vk_pass_ui, ze__vk_pass_present;
+extern const ze_vk_pass_t ze__vk_pass_scatter, ze__vk_pass_bins_clear, ze__vk_pass_cull,
+    ze__vk_pass_bins, ze__vk_pass_place, ze__vk_pass_prepass, ze__vk_pass_forward,
+    ze__vk_pass_pyramid, ze__vk_pass_cull_late, ze__vk_pass_bins_late, ze__vk_pass_place_late,
+    ze__vk_pass_forward_late, ze__vk_pass_tonemap, ze__vk_pass_ui, ze__vk_pass_present;
 
 /* The Vulkan objects of a graph resource: transients (owned by the graph,
  * bound into their aliased slot's memory), imports (bound each frame). */
@@ -455,19 +470,38 @@ typedef struct ze_vk_gpu_frame_t {
        size, z = levels */
     float prev_view_proj[16];
     uint32_t hzb[4];
+    /* x = bins per class range (the buffers' stride), y = submeshes,
+       z = bins in use (bins.glsl) */
+    uint32_t bins[4];
 } ze_vk_gpu_frame_t;
 
 /* scene[1]: frustum culling; the pyramid holds the previous frame's depth */
 enum { ZE_VK_FRAME_CULL = 1u, ZE_VK_FRAME_HISTORY = 2u };
-/* visible_count (cull.glsl): the classes' counts at 0..2, the late
-   candidates at 3, the drawn draws per level of detail from
-   ZE_VK_LOD_COUNTS, the late classes' counts from ZE_VK_LATE_COUNTS */
+/* visible_count (cull.glsl, bins.glsl): the classes' counts at 0..2, the
+   late candidates at 3, the drawn draws per level of detail from
+   ZE_VK_LOD_COUNTS, the late classes' counts from ZE_VK_LATE_COUNTS, the
+   instanced commands of the six class ranges (early, late) from
+   ZE_VK_DRAW_COUNTS, the triangles they draw (early, late) from
+   ZE_VK_TRIANGLE_COUNTS */
 enum {
     ZE_VK_CANDIDATE_COUNT = 3,
     ZE_VK_LOD_COUNTS = 4,
     ZE_VK_LATE_COUNTS = ZE_VK_LOD_COUNTS + ZE_RENDER_LOD_MAX,
-    ZE_VK_COUNTS = ZE_VK_LATE_COUNTS + 4
+    ZE_VK_DRAW_COUNTS = ZE_VK_LATE_COUNTS + 4,
+    ZE_VK_TRIANGLE_COUNTS = ZE_VK_DRAW_COUNTS + 2 * ZE_VK_FACE_CLASSES,
+    ZE_VK_COUNTS = ZE_VK_TRIANGLE_COUNTS + 2
 };
+
+/* The bins buffer: 2 x ZE_VK_FACE_CLASSES ranges of bins (their counts,
+   then offsets), then the classes' counts the bins passes found (early at
+   0..2, late at 4..6 of this tail), which bound the place passes. */
+enum { ZE_VK_BIN_TAIL = 8 };
+
+/* A visible draw the cull passes emitted (bins.glsl's Element): its
+   instance slot, material, bin and index within the bin. */
+typedef struct ze_vk_gpu_element_t {
+    uint32_t slot, material, bin, index;
+} ze_vk_gpu_element_t;
 
 /* A late candidate (cull.glsl's Candidate). */
 typedef struct ze_vk_gpu_candidate_t {
@@ -504,7 +538,7 @@ typedef struct ze_vk_gpu_submesh_t {
     int32_t vertex_offset;
     uint32_t material;                     /* handle + 1; 0: the default */
     float sphere[4];                       /* local bounds: centre, radius */
-    uint32_t lod[4];                       /* x = levels */
+    uint32_t lod[4];                       /* x = levels, y = its first bin */
     uint32_t levels[ZE_RENDER_LOD_MAX][4]; /* first index, index count, error (float bits) */
 } ze_vk_gpu_submesh_t;
 
@@ -560,6 +594,7 @@ typedef struct ze_vk_scene_t {
     uint64_t built_serial;
     uint64_t resident_seen; /* b->resident_serial at the last build */
     uint64_t draws;         /* candidates: refs x resident submeshes */
+    uint32_t bins;          /* every resident submesh's levels (bins per class) */
     ze_array_t pins;        /* uint32_t: material handles the submeshes hold */
     ze_array_t materials_gpu, meshes_gpu, submeshes_gpu;
 } ze_vk_scene_t;
@@ -674,6 +709,8 @@ struct ze_vk_backend_t {
     bool occlusion; /* desc.cull is ZE_RENDER_CULL_DEFAULT (vk_pass_pyramid.c) */
     ze_vk_hzb_t hzb;
     atomic_uint_fast32_t last_draws, last_draws_visible, last_draws_occluded;
+    atomic_uint_fast32_t last_draw_commands;
+    _Atomic uint64_t last_triangles;
     atomic_uint_fast32_t last_draws_lod[ZE_RENDER_LOD_MAX];
     float lod_error_px; /* desc.lod_error_px, defaulted */
 };

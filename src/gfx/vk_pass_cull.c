@@ -5,16 +5,16 @@
  * backend culls: ze_render_backend_desc_t.cull; else all drawn) and, with
  * occlusion culling, against the previous frame's depth pyramid
  * (vk_pass_pyramid.c); the visible ones compacted into the frame slot's
- * `visible` commands and `refs` with their counts in `visible_count`,
- * which the geometry passes draw with one vkCmdDrawIndexedIndirectCount
- * per face class; the occluded ones listed as late candidates. One thread
- * per slot.
- * Graph: reads "instances" (storage); imports "visible_draws",
- * "visible_refs" and "visible_count" (each frame slot's own buffers,
- * bound per frame by vk_graph.c): their last use before the graph is the
- * previous frame's indirect or vertex read, their contents are not kept
- * (the CPU zeroed the counts before the submission: host writes are
- * visible to the queue), and it writes all three (storage). With
+ * `elements` with their counts in `visible_count` and counted in their
+ * bins, which the bins and place passes (vk_pass_bins.c,
+ * vk_pass_place.c) turn into instanced commands and their refs; the
+ * occluded ones listed as late candidates. One thread per slot.
+ * Graph: reads "instances" (storage); imports "cull_elements" and
+ * "visible_count" (each frame slot's own buffers, bound per frame by
+ * vk_graph.c): their last use before the graph is the previous frame's
+ * place pass or indirect read, their contents are not kept (the CPU
+ * zeroed the counts before the submission: host writes are visible to
+ * the queue); writes both and "draw_bins" (storage). With
  * occlusion culling it also imports "hzb" (the pyramid, kept from frame to
  * frame: sampled here), "cull_candidates" and "cull_late_args" (the frame
  * slot's: written here).
@@ -22,9 +22,10 @@
  * "cull_late" (occlusion culling only): after the pyramid pass, one thread
  * per candidate (an indirect dispatch of the early cull's size), each
  * tested against this frame's pyramid; those not hidden are appended to
- * the late ranges the "forward_late" pass draws. Reads the pyramid
- * (sampled), the candidates (storage), their dispatch size (indirect) and
- * the instance table; writes the visible draws, refs and counts.
+ * the late class ranges (bins_late, place_late, then "forward_late" draw
+ * them). Reads the pyramid (sampled), the candidates (storage), their
+ * dispatch size (indirect) and the instance table; writes the elements,
+ * bins and counts.
  * Render thread, or create/destroy. */
 #include <string.h>
 
@@ -35,15 +36,15 @@ typedef struct cull_t {
     VkPipeline pipeline;
 } cull_t;
 
-static const ze_rg_import_t INDIRECT_IMPORT = {
+static const ze_rg_import_t COUNT_IMPORT = {
     .before = ZE_RG_INDIRECT,
     .kind = ZE_RG_GRAPHICS,
     .discard = true,
 };
 
-static const ze_rg_import_t REFS_IMPORT = {
+static const ze_rg_import_t ELEMENTS_IMPORT = {
     .before = ZE_RG_STORAGE_READ,
-    .kind = ZE_RG_GRAPHICS,
+    .kind = ZE_RG_COMPUTE,
     .discard = true,
 };
 
@@ -89,19 +90,16 @@ static void cull_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass
 {
     (void)b;
     (void)state;
-    /* Sizes: one command, one ref, one count. The frame slots' buffers
-       grow with the draws (bound per frame, whole): the graph only orders
-       them. */
-    ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(VkDrawIndexedIndirectCommand)};
-    ze_rg_res_t visible = ze__rg_import(g, ZE_VK_RES_VISIBLE, &d, &INDIRECT_IMPORT);
+    /* Sizes: one element, one count. The frame slots' buffers grow with
+       the draws (bound per frame, whole): the graph only orders them. */
+    ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(ze_vk_gpu_element_t)};
+    ze_rg_res_t elements = ze__rg_import(g, ZE_VK_RES_ELEMENTS, &d, &ELEMENTS_IMPORT);
     d.size = sizeof(uint32_t);
-    ze_rg_res_t count = ze__rg_import(g, ZE_VK_RES_VISIBLE_COUNT, &d, &INDIRECT_IMPORT);
-    d.size = sizeof(ze_vk_gpu_ref_t);
-    ze_rg_res_t refs = ze__rg_import(g, ZE_VK_RES_VISIBLE_REFS, &d, &REFS_IMPORT);
+    ze_rg_res_t count = ze__rg_import(g, ZE_VK_RES_VISIBLE_COUNT, &d, &COUNT_IMPORT);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_INSTANCES), ZE_RG_STORAGE_READ);
-    ze__rg_use(g, pass, visible, ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, elements, ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_BINS), ZE_RG_STORAGE_WRITE);
     ze__rg_use(g, pass, count, ZE_RG_STORAGE_WRITE);
-    ze__rg_use(g, pass, refs, ZE_RG_STORAGE_WRITE);
     if (!shape->occlusion)
         return;
     const ze_vk_hzb_t *z = &b->hzb;
@@ -137,6 +135,7 @@ static ze_result cull_record(const ze_vk_pass_ctx_t *ctx)
 const ze_vk_pass_t ze__vk_pass_cull = {
     .name = "cull",
     .kind = ZE_RG_COMPUTE,
+    .after_previous = true, /* counts in the bins bins_clear zeroed */
     .state_size = sizeof(cull_t),
     .create = cull_create,
     .destroy = cull_destroy,
@@ -172,9 +171,9 @@ static void late_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_CANDIDATES), ZE_RG_STORAGE_READ);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_LATE_ARGS), ZE_RG_INDIRECT);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_INSTANCES), ZE_RG_STORAGE_READ);
-    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE), ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_ELEMENTS), ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_BINS), ZE_RG_STORAGE_WRITE);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT), ZE_RG_STORAGE_WRITE);
-    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE_REFS), ZE_RG_STORAGE_WRITE);
 }
 
 static ze_result late_record(const ze_vk_pass_ctx_t *ctx)

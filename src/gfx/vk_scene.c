@@ -181,6 +181,7 @@ static ze_result tables_build(ze_vk_backend_t *b)
     uint32_t old_pins = sc->pins.count;
     ze_result r = ze_array_resize(&sc->meshes_gpu, sc->meshes.entries.count);
     sc->draws = 0;
+    sc->bins = 0;
     for (uint32_t h = 0; h < sc->meshes.entries.count && r == ZE_OK; h++) {
         ze_vk_handle_t *e = entry(&sc->meshes, h);
         ze_vk_gpu_mesh_t *g = ze_array_at(&sc->meshes_gpu, h);
@@ -200,6 +201,8 @@ static ze_result tables_build(ze_vk_backend_t *b)
             };
             memcpy(gs.sphere, sm->sphere, sizeof gs.sphere);
             gs.lod[0] = sm->lod_count;
+            /* its bins: one per level (level 0 when it has none) */
+            gs.lod[1] = sc->bins;
             for (uint32_t l = 0; l < sm->lod_count; l++) {
                 gs.levels[l][0] = (uint32_t)m->index_first + sm->lods[l].index_offset;
                 gs.levels[l][1] = sm->lods[l].index_count;
@@ -207,8 +210,10 @@ static ze_result tables_build(ze_vk_backend_t *b)
             }
             if (r == ZE_OK)
                 r = ze_array_push(&sc->submeshes_gpu, &gs);
-            if (r == ZE_OK)
+            if (r == ZE_OK) {
                 e->submeshes++;
+                sc->bins += sm->lod_count > 1 ? sm->lod_count : 1;
+            }
         }
         g->submesh_count = e->submeshes;
         sc->draws += (uint64_t)e->refs * e->submeshes;

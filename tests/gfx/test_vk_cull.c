@@ -263,6 +263,36 @@ static uint32_t reference_count(const fixture_t *f, const scene_t *sc)
     return n;
 }
 
+/* The instanced commands the GPU should issue for a scene of the 1-level
+ * mesh: one per face class with visible draws (double-sided material,
+ * mirrored world matrix, plain). */
+static uint32_t reference_commands(const fixture_t *f, const scene_t *sc)
+{
+    frustum_t fr = frustum_of(&sc->s);
+    ze_uuid_t two_sided = uuid_n(3);
+    bool used[3] = {false, false, false};
+    for (uint32_t i = 0; i < sc->s.instance_update_count; i++) {
+        const ze_render_instance_t *in = &sc->inst[i];
+        double margin;
+        if (!reference_visible(f, &fr, &in->world, &margin))
+            continue;
+        const float(*m)[4] = in->world.m;
+        double det = m[0][0] * ((double)m[1][1] * m[2][2] - (double)m[1][2] * m[2][1]) -
+                     m[1][0] * ((double)m[0][1] * m[2][2] - (double)m[0][2] * m[2][1]) +
+                     m[2][0] * ((double)m[0][1] * m[1][2] - (double)m[0][2] * m[1][1]);
+        used[ze_uuid_eq(in->material, two_sided) ? 2 : det < 0 ? 1 : 0] = true;
+    }
+    return (uint32_t)used[0] + used[1] + used[2];
+}
+
+/* The 1-level mesh's triangles. */
+static uint32_t sphere_triangles(const fixture_t *f)
+{
+    ze_zemesh_submesh_t sm;
+    ze_asset_zemesh_submesh(&f->mesh.as.mesh, 0, &sm);
+    return sm.index_count / 3;
+}
+
 static ze_mat4_t at(const double c[3], float scale)
 {
     /* the sphere's local centre is (about) the origin: place that point */
@@ -380,6 +410,13 @@ static void test_random_scenes_match_reference(void **state)
         assert_int_equal(st.last_draws, N);
         assert_int_equal(st.last_draws_visible, want);
         assert_true(want > 0 && want < N); /* both outcomes occur */
+        /* instanced: one command per face class in view, every drawn
+           sphere's triangles */
+        uint32_t commands = reference_commands(f, &sc);
+        print_message("  %u instanced commands (reference %u), %llu triangles\n",
+                      st.last_draw_commands, commands, (unsigned long long)st.last_triangles);
+        assert_int_equal(st.last_draw_commands, commands);
+        assert_int_equal(st.last_triangles, (uint64_t)want * sphere_triangles(f));
     }
     scene_free(f, &sc);
     ze_render_backend_destroy(b);
@@ -569,6 +606,7 @@ static void test_lod_choice_matches_reference(void **state)
     frustum_t fr = frustum_of(&sc.s);
     float proj = fabsf(sc.s.camera.projection.m[1][1]) * (float)H * 0.5f;
     uint32_t want[ZE_RENDER_LOD_MAX] = {0};
+    uint64_t triangles = 0;
     ze_rng_t rng;
     ze_rng_seed(&rng, 0x10D5u);
     double dir[3] = {-EYE.x, -EYE.y, -EYE.z};
@@ -600,13 +638,24 @@ static void test_lod_choice_matches_reference(void **state)
             continue;
         uint32_t lod = ze_render_lod_select(err, sm.lod_count, scale, dist, (float)r, proj, 1.0f);
         want[lod]++;
+        triangles += sm.lods[lod].index_count / 3;
         scene_add(&sc, w);
         sc.inst[sc.s.instance_update_count - 1].mesh = uuid_n(4);
     }
     /* and one of the 1-level mesh, close and far: level 0 */
     scene_add(&sc, at((double[3]){0.0, 0.0, -30.0}, 1.0f));
     want[0]++;
+    triangles += sphere_triangles(f);
+    /* instanced: one command per level in use, and one for that sphere */
+    uint32_t commands = 1;
+    for (uint32_t l = 0; l < ZE_RENDER_LOD_MAX; l++)
+        commands += want[l] > (l == 0 ? 1u : 0u);
     ze_render_stats_t st = render(b, &sc, NULL);
+    print_message("%u instanced commands (reference %u), %llu triangles (reference %llu)\n",
+                  st.last_draw_commands, commands, (unsigned long long)st.last_triangles,
+                  (unsigned long long)triangles);
+    assert_int_equal(st.last_draw_commands, commands);
+    assert_int_equal(st.last_triangles, triangles);
     uint32_t levels_used = 0;
     for (uint32_t l = 0; l < ZE_RENDER_LOD_MAX; l++) {
         print_message("level %u: %u drawn, reference %u\n", l, st.last_draws_lod[l], want[l]);

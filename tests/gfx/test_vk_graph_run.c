@@ -91,8 +91,9 @@ static void test_dump_and_pass_times(void **state)
 
     /* the report: one time per pass, in the order they ran (occlusion
        culling is on by default: the pyramid and the late passes) */
-    static const char *const order[] = {"scatter",   "cull",         "forward", "pyramid",
-                                        "cull_late", "forward_late", "tonemap", "ui"};
+    static const char *const order[] = {
+        "scatter",   "bins_clear", "cull",       "bins",         "place",   "forward", "pyramid",
+        "cull_late", "bins_late",  "place_late", "forward_late", "tonemap", "ui"};
     enum { PASSES = sizeof order / sizeof order[0] };
     assert_int_equal(rep.gpu_pass_count, PASSES);
     for (uint32_t i = 0; i < PASSES; i++)
@@ -126,6 +127,13 @@ static void test_dump_and_pass_times(void **state)
     assert_true(draws > 0);
     assert_true(visible > 0);
     assert_int_equal(visible + culled + json_integer_value(occ), draws);
+    /* instanced: at most a command per visible draw, at least one */
+    json_int_t commands = json_integer_value(json_object_get(st, "draw_commands"));
+    json_int_t triangles = json_integer_value(json_object_get(st, "triangles"));
+    print_message("draw_commands %lld, triangles %lld\n", (long long)commands,
+                  (long long)triangles);
+    assert_true(commands >= 1 && commands <= visible);
+    assert_true(triangles >= visible);
     assert_true(json_is_real(json_object_get(json_array_get(gp, 0), "gpu_ms")));
     /* the Vulkan owner's host bytes (the backend's allocation callbacks) */
     json_int_t host = json_integer_value(json_object_get(st, "vulkan_host_bytes"));
@@ -143,25 +151,41 @@ static void test_dump_and_pass_times(void **state)
         fail_msg("%s: %s", dump, jerr.text);
     json_t *passes = json_object_get(g, "passes");
     assert_int_equal(json_array_size(passes), PASSES);
-    json_t *sc = json_array_get(passes, 0), *cu = json_array_get(passes, 1);
-    json_t *fw = json_array_get(passes, 2), *py = json_array_get(passes, 3);
-    json_t *cl = json_array_get(passes, 4), *fl = json_array_get(passes, 5);
-    json_t *tm = json_array_get(passes, 6), *ui = json_array_get(passes, 7);
+    for (uint32_t i = 0; i < PASSES; i++)
+        assert_string_equal(str(json_array_get(passes, i), "name"), order[i]);
+    json_t *sc = json_array_get(passes, 0), *bc = json_array_get(passes, 1);
+    json_t *cu = json_array_get(passes, 2), *bn = json_array_get(passes, 3);
+    json_t *pl = json_array_get(passes, 4), *fw = json_array_get(passes, 5);
+    json_t *py = json_array_get(passes, 6), *cl = json_array_get(passes, 7);
+    json_t *fl = json_array_get(passes, 10), *tm = json_array_get(passes, 11);
+    json_t *ui = json_array_get(passes, 12);
     /* the scatter pass writes the instance table (after the previous
        frame's vertex reads) */
     assert_string_equal(str(sc, "name"), "scatter");
     assert_string_equal(str(sc, "kind"), "compute");
     assert_int_equal(json_array_size(json_object_get(sc, "uses")), 1);
     assert_int_equal(json_array_size(json_object_get(sc, "barriers")), 1);
-    /* culling reads it and the pyramid and writes the visible draws, their
-       refs and their count, which the forward pass then reads as indirect
-       arguments and in its vertex stage, and the late candidates with
-       their dispatch size (the pyramid needs no barrier: sampled before,
-       sampled now) */
-    assert_string_equal(str(cu, "name"), "cull");
+    /* the bins are zeroed by a transfer (after the previous frame's place
+       pass read them) */
+    assert_string_equal(str(bc, "kind"), "transfer");
+    assert_int_equal(json_array_size(json_object_get(bc, "uses")), 1);
+    assert_string_equal(str(json_array_get(json_object_get(bc, "barriers"), 0), "resource"),
+                        "draw_bins");
+    /* culling reads the table and the pyramid and writes the visible
+       draws, the bins' counts and the classes' counts, and the late
+       candidates with their dispatch size (the pyramid needs no barrier:
+       sampled before, sampled now) */
     assert_string_equal(str(cu, "kind"), "compute");
     assert_int_equal(json_array_size(json_object_get(cu, "uses")), 7);
     assert_int_equal(json_array_size(json_object_get(cu, "barriers")), 6);
+    /* the bins pass turns the counts into offsets and instanced commands
+       (and the place pass's dispatch size), the place pass writes the refs
+       they draw; the forward pass reads commands and counts as indirect
+       arguments and the refs in its vertex stage */
+    assert_int_equal(json_array_size(json_object_get(bn, "uses")), 4);
+    assert_int_equal(json_array_size(json_object_get(pl, "uses")), 4);
+    assert_string_equal(str(json_array_get(json_object_get(pl, "uses"), 0), "resource"),
+                        "place_args");
     assert_string_equal(str(fw, "name"), "forward");
     assert_string_equal(str(fw, "kind"), "graphics");
     assert_string_equal(str(tm, "name"), "tonemap");
@@ -214,12 +238,16 @@ static void test_dump_and_pass_times(void **state)
             transients++;
             assert_true(json_integer_value(json_object_get(r, "bytes")) > 0);
         } else {
+            static const char *const imports[] = {
+                "ldr",           "visible_draws", "visible_count",   "visible_refs",
+                "instances",     "hzb",           "cull_candidates", "cull_late_args",
+                "cull_elements", "draw_bins",     "place_args"};
             const char *name = str(r, "name");
-            assert_true(strcmp(name, "ldr") == 0 || strcmp(name, "visible_draws") == 0 ||
-                        strcmp(name, "visible_count") == 0 || strcmp(name, "visible_refs") == 0 ||
-                        strcmp(name, "instances") == 0 || strcmp(name, "hzb") == 0 ||
-                        strcmp(name, "cull_candidates") == 0 ||
-                        strcmp(name, "cull_late_args") == 0);
+            bool known = false;
+            for (size_t k = 0; k < sizeof imports / sizeof imports[0]; k++)
+                known |= strcmp(name, imports[k]) == 0;
+            if (!known)
+                fail_msg("import '%s' is not one of the frame's", name);
         }
     }
     assert_int_equal(transients, 2);

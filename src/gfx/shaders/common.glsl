@@ -28,6 +28,8 @@ layout(std140, set = 1, binding = 0) uniform Frame {
     // image's size, z = levels
     mat4 prev_view_proj;
     uvec4 hzb;
+    // x = bins per class range (stride), y = submeshes, z = bins in use
+    uvec4 bins;
 } frame;
 
 struct Material {

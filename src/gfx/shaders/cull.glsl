@@ -6,8 +6,9 @@
 // through the instance's world matrix at this frame's alpha: the centre
 // transformed, the radius scaled by the largest axis scale) tested
 // against the six frustum planes when frame.scene.y has FRAME_CULL, the
-// visible ones compacted into `visible` with their refs (slot, material)
-// and counts. Phase 1 also tests each draw inside the frustum against the
+// visible ones compacted into `elements` (slot, material, bin, index in
+// the bin) with their counts and counted in their bins (bins.glsl).
+// Phase 1 also tests each draw inside the frustum against the
 // previous frame's depth pyramid (through the view-projection it was made
 // with, when frame.scene.y has FRAME_HISTORY): the occluded ones are not
 // drawn but become candidates of the late phase (instance slot, submesh,
@@ -17,8 +18,8 @@
 // Phase 2, one thread per candidate, after the early draws and the
 // pyramid built from their depth: each candidate tested again, against
 // this frame's pyramid and view-projection; those not occluded are drawn
-// by the late geometry pass (their own ranges: classes 3..5 of `visible`,
-// counts at visible_count[LATE_COUNTS + class]). A draw hidden this frame
+// by the late geometry pass (their own ranges: classes 3..5 of `elements`
+// and of the bins, counts at visible_count[LATE_COUNTS + class]). A draw hidden this frame
 // behind what the early draws drew is never drawn; one that the previous
 // frame's pyramid hid wrongly (it moved, or what hid it did) is drawn late.
 // hzb_occluded is ze__hzb_occluded (src/gfx/hzb.c), statement for
@@ -26,8 +27,7 @@
 //
 // Face classes (front counter-clockwise, front clockwise: the world matrix
 // mirrors, double-sided: the material says so) are three ranges of
-// frame.scene.z commands each, with a count each. A command's
-// firstInstance is its own position, where its ref is.
+// frame.scene.z elements each, with a count each.
 //
 // Levels of detail: a visible draw takes the coarsest level of its
 // submesh whose object-space error, through the instance's largest axis
@@ -43,48 +43,21 @@
 // (host-visible, read back for the statistics) see one atomic per group
 // and class, not per draw. The order of the ranges between groups is not
 // fixed; within a group it is.
+//
+// Bins: a step's visible draws claim their bin in a shared table of 64
+// (open addressing: a workgroup step has at most 64 distinct bins) and
+// take an index in it there; one global atomic per distinct bin and step
+// reserves the group's share of the bin's count.
 #include "common.glsl"
+#include "draws.glsl"
 
 layout(local_size_x = 64) in;
 
-struct Command {
-    uint index_count;
-    uint instance_count;
-    uint first_index;
-    int vertex_offset;
-    uint first_instance;
-};
-
-struct Mesh {
-    uvec4 range; // x = first submesh, y = submeshes
-};
-
-#define LOD_MAX 8
-#define LATE_COUNTS (4 + LOD_MAX)
-struct Submesh {
-    uvec4 draw;  // x = index count, y = first index, z = vertex offset (int), w = material + 1
-    vec4 sphere; // local: centre, radius
-    uvec4 lod;   // x = levels
-    uvec4 levels[LOD_MAX]; // first index, index count, error (float bits)
-};
-
-struct Ref {
-    uint slot;
-    uint material;
-};
-
-struct Candidate {
-    uint slot;
-    uint submesh;
-    uint material;
-    uint cls;
-};
-
 layout(std430, set = 1, binding = 3) readonly buffer Meshes { Mesh meshes[]; };
 layout(std430, set = 1, binding = 4) readonly buffer Submeshes { Submesh submeshes[]; };
-layout(std430, set = 1, binding = 6) writeonly buffer Visible { Command visible[]; };
-layout(std430, set = 1, binding = 7) buffer VisibleCount { uint visible_count[LATE_COUNTS + 4]; };
-layout(std430, set = 1, binding = 8) writeonly buffer Refs { Ref refs[]; };
+layout(std430, set = 1, binding = 7) buffer VisibleCount { uint visible_count[COUNTS]; };
+layout(std430, set = 1, binding = 11) writeonly buffer Elements { Element elements[]; };
+layout(std430, set = 1, binding = 12) buffer Bins { uint bins[]; };
 #if CULL_PHASE == 1
 layout(std430, set = 1, binding = 9) writeonly buffer Candidates { Candidate candidates[]; };
 layout(std430, set = 1, binding = 10) buffer LateArgs { uint late_args[4]; };
@@ -99,6 +72,37 @@ layout(set = 2, binding = 0) uniform texture2D hzb;
 shared uint group_count[4]; // classes 0..2; 3: candidates
 shared uint group_base[4];
 shared uint group_lods[LOD_MAX];
+
+#define BIN_EMPTY 0xFFFFFFFFu
+shared uint bin_key[64];
+shared uint bin_count[64];
+shared uint bin_base[64];
+
+// The shared table's entry of `bin` (claimed if new).
+uint bin_claim(uint bin)
+{
+    uint h = bin & 63u;
+    for (uint i = 0u; i < 64u; i++) {
+        uint prev = atomicCompSwap(bin_key[h], BIN_EMPTY, bin);
+        if (prev == BIN_EMPTY || prev == bin)
+            break;
+        h = (h + 1u) & 63u;
+    }
+    return h;
+}
+
+// Each claimed entry's share of its bin, reserved (after a barrier).
+void bin_reserve(uint lid)
+{
+    if (bin_count[lid] > 0u)
+        bin_base[lid] = atomicAdd(bins[bin_key[lid]], bin_count[lid]);
+}
+
+void bin_reset(uint lid)
+{
+    bin_key[lid] = BIN_EMPTY;
+    bin_count[lid] = 0u;
+}
 
 // ze_render_lod_select's port
 uint lod_select(Submesh s, float scale, float distance, float radius)
@@ -125,11 +129,6 @@ float largest_scale(mat4 w)
     return sqrt(max(max(dot(w[0].xyz, w[0].xyz), dot(w[1].xyz, w[1].xyz)), dot(w[2].xyz, w[2].xyz)));
 }
 
-Command command(Submesh s, uint lod, uint p)
-{
-    uvec4 level = lod == 0u ? uvec4(s.draw.y, s.draw.x, 0u, 0u) : s.levels[lod];
-    return Command(level.y, 1u, level.x, int(s.draw.z), p);
-}
 
 #if CULL_PHASE != 0
 // ze__hzb_occluded's port
@@ -183,9 +182,10 @@ void main()
         group_count[lid] = 0u;
     if (lid < uint(LOD_MAX))
         group_lods[lid] = 0u;
+    bin_reset(lid);
     barrier();
     bool vis = false;
-    uint local = 0u, lod = 0u;
+    uint local = 0u, lod = 0u, bin = 0u, h = 0u, in_bin = 0u;
     Candidate cd;
     Submesh s;
     if (i < visible_count[3]) {
@@ -200,17 +200,20 @@ void main()
             lod = lod_select(s, scale, length(c - frame.camera_pos.xyz), r);
             atomicAdd(group_lods[lod], 1u);
             local = atomicAdd(group_count[cd.cls], 1u);
+            bin = (3u + cd.cls) * frame.bins.x + s.lod.y + lod;
+            h = bin_claim(bin);
+            in_bin = atomicAdd(bin_count[h], 1u);
         }
     }
     barrier();
     if (lid < 3u)
         group_base[lid] =
             group_count[lid] > 0u ? atomicAdd(visible_count[LATE_COUNTS + lid], group_count[lid]) : 0u;
+    bin_reserve(lid);
     barrier();
     if (vis) {
         uint p = (3u + cd.cls) * frame.scene.z + group_base[cd.cls] + local;
-        visible[p] = command(s, lod, p);
-        refs[p] = Ref(cd.slot, cd.material);
+        elements[p] = Element(cd.slot, cd.material, bin, bin_base[h] + in_bin);
     }
     if (lid < uint(LOD_MAX) && group_lods[lid] > 0u)
         atomicAdd(visible_count[4u + lid], group_lods[lid]);
@@ -266,9 +269,10 @@ void main()
     for (uint k = 0u; k < steps; k++) {
         if (lid < 4u)
             group_count[lid] = 0u;
+        bin_reset(lid);
         barrier();
         bool vis = false, late = false;
-        uint cls = 0u, local = 0u, mat = 0u, lod = 0u;
+        uint cls = 0u, local = 0u, mat = 0u, lod = 0u, bin = 0u, h = 0u, in_bin = 0u;
         Submesh s;
         if (k < n) {
             s = submeshes[first + k];
@@ -288,9 +292,12 @@ void main()
             mat = material != 0u ? material : s.draw.w;
             bool both = (materials[mat].tex.w & 2u) != 0u;
             cls = both ? 2u : mirrored ? 1u : 0u;
-            if (vis)
+            if (vis) {
                 local = atomicAdd(group_count[cls], 1u);
-            else if (late)
+                bin = cls * frame.bins.x + s.lod.y + lod;
+                h = bin_claim(bin);
+                in_bin = atomicAdd(bin_count[h], 1u);
+            } else if (late)
                 local = atomicAdd(group_count[3], 1u);
         }
         barrier();
@@ -303,11 +310,11 @@ void main()
             atomicMax(late_args[0], (base + group_count[3] + 63u) / 64u);
         }
 #endif
+        bin_reserve(lid);
         barrier();
         if (vis) {
             uint p = cls * stride + group_base[cls] + local;
-            visible[p] = command(s, lod, p);
-            refs[p] = Ref(slot, mat);
+            elements[p] = Element(slot, mat, bin, bin_base[h] + in_bin);
         }
 #if CULL_PHASE == 1
         if (late)

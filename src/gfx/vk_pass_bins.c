@@ -1,0 +1,167 @@
+/* The bins passes: the cull passes' visible draws into instanced
+ * commands (shaders/bins.glsl says how).
+ *
+ * "bins_clear" (transfer, first of the frame's culling work): the frame
+ * slot's bin counts zeroed (both phases). Imports "draw_bins": its last
+ * use before the graph is the previous frame's place pass (storage read);
+ * the contents are not kept.
+ *
+ * "bins" (compute, one workgroup): after the cull pass counted each
+ * visible draw in its (class, submesh, level) bin, the counts of the
+ * early class ranges become offsets (an exclusive scan per class range),
+ * each non-empty bin one instanced command (compacted per class range,
+ * the count at visible_count[ZE_VK_DRAW_COUNTS + k]), the triangles they
+ * draw at visible_count[ZE_VK_TRIANGLE_COUNTS], and the place pass's
+ * dispatch size and the classes' counts at place_args[0..7]. Imports
+ * "visible_draws" (the commands: last read by the previous frame's
+ * geometry passes, indirect) and "place_args" (last read by the place
+ * passes, indirect).
+ *
+ * "bins_late" (occlusion culling only): the same for the late class
+ * ranges after the late cull, place_args[8..15].
+ * Render thread, or create/destroy. */
+#include "gfx/vk_internal.h"
+
+typedef struct bins_t {
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+} bins_t;
+
+static const ze_rg_import_t BINS_IMPORT = {
+    .before = ZE_RG_STORAGE_READ,
+    .kind = ZE_RG_COMPUTE,
+    .discard = true,
+};
+
+static const ze_rg_import_t COMMANDS_IMPORT = {
+    .before = ZE_RG_INDIRECT,
+    .kind = ZE_RG_GRAPHICS,
+    .discard = true,
+};
+
+static const ze_rg_import_t PLACE_ARGS_IMPORT = {
+    .before = ZE_RG_INDIRECT,
+    .kind = ZE_RG_COMPUTE,
+    .discard = true,
+};
+
+static bool has_draws(const ze_vk_pass_ctx_t *ctx)
+{
+    return ctx->f->draws.draws && ctx->f->draws.slots;
+}
+
+/* ------------------------------------------------------------- clear */
+
+static void clear_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
+                          const ze_vk_shape_t *shape)
+{
+    (void)b;
+    (void)state;
+    (void)shape;
+    ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(uint32_t)};
+    ze__rg_use(g, pass, ze__rg_import(g, ZE_VK_RES_BINS, &d, &BINS_IMPORT), ZE_RG_TRANSFER_DST);
+}
+
+static ze_result clear_record(const ze_vk_pass_ctx_t *ctx)
+{
+    if (has_draws(ctx))
+        vkCmdFillBuffer(ctx->cmd, ctx->f->bins.buffer, 0, VK_WHOLE_SIZE, 0);
+    return ZE_OK;
+}
+
+const ze_vk_pass_t ze__vk_pass_bins_clear = {
+    .name = "bins_clear",
+    .kind = ZE_RG_TRANSFER,
+    .declare = clear_declare,
+    .record = clear_record,
+};
+
+/* -------------------------------------------------------------- bins */
+
+static ze_result bins_create_phase(ze_vk_backend_t *b, bins_t *s, const char *shader)
+{
+    ze_result r = ze__vk_scene_layout(b, &s->layout);
+    if (r != ZE_OK)
+        return r;
+    return ze__vk_compute_pipeline(b, shader, s->layout, &s->pipeline);
+}
+
+static ze_result bins_create(ze_vk_backend_t *b, void *state)
+{
+    return bins_create_phase(b, state, "bins.comp");
+}
+
+static ze_result bins_late_create(ze_vk_backend_t *b, void *state)
+{
+    if (!b->occlusion)
+        return ZE_OK; /* never in the graph */
+    return bins_create_phase(b, state, "bins_late.comp");
+}
+
+static void bins_destroy(ze_vk_backend_t *b, void *state)
+{
+    bins_t *s = state;
+    ze__vk_pipeline_release(b, &s->layout, &s->pipeline);
+}
+
+static bool late_enabled(const ze_vk_shape_t *shape)
+{
+    return shape->occlusion;
+}
+
+static void bins_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
+                         const ze_vk_shape_t *shape)
+{
+    (void)b;
+    (void)state;
+    (void)shape;
+    ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(VkDrawIndexedIndirectCommand)};
+    ze_rg_res_t commands = ze__rg_find(g, ZE_VK_RES_VISIBLE);
+    if (!commands.id)
+        commands = ze__rg_import(g, ZE_VK_RES_VISIBLE, &d, &COMMANDS_IMPORT);
+    ze_rg_res_t args = ze__rg_find(g, ZE_VK_RES_PLACE_ARGS);
+    if (!args.id) {
+        d.size = sizeof(VkDispatchIndirectCommand);
+        args = ze__rg_import(g, ZE_VK_RES_PLACE_ARGS, &d, &PLACE_ARGS_IMPORT);
+    }
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_BINS), ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT), ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, commands, ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, args, ZE_RG_STORAGE_WRITE);
+}
+
+static ze_result bins_record(const ze_vk_pass_ctx_t *ctx)
+{
+    bins_t *s = ctx->state;
+    if (!has_draws(ctx))
+        return ZE_OK;
+    VkCommandBuffer cmd = ctx->cmd;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 1, 1, &ctx->f->set, 0,
+                            NULL);
+    vkCmdDispatch(cmd, 1, 1, 1);
+    return ZE_OK;
+}
+
+const ze_vk_pass_t ze__vk_pass_bins = {
+    .name = "bins",
+    .kind = ZE_RG_COMPUTE,
+    .after_previous = true, /* its cull's bins and counts, read and rewritten */
+    .state_size = sizeof(bins_t),
+    .create = bins_create,
+    .destroy = bins_destroy,
+    .declare = bins_declare,
+    .record = bins_record,
+};
+
+const ze_vk_pass_t ze__vk_pass_bins_late = {
+    .name = "bins_late",
+    .kind = ZE_RG_COMPUTE,
+    .after_previous = true, /* its cull's bins and counts, read and rewritten */
+    .state_size = sizeof(bins_t),
+    .create = bins_late_create,
+    .destroy = bins_destroy,
+    .enabled = late_enabled,
+    .declare = bins_declare,
+    .record = bins_record,
+};
