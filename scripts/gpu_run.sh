@@ -9,7 +9,9 @@
 # percent of the extra crates moving, default 25; GPU_CULLING: the project's
 # renderer.culling, default the project's own: occlusion; GPU_CUBE=S: the
 # crates fill an S-unit cube, showcase --cube, the fixed 1M scene being
-# GPU_INSTANCES=1000000 GPU_CUBE=600 GPU_MOVING=0), plus the last frame as a PNG (files back
+# GPU_INSTANCES=1000000 GPU_CUBE=600 GPU_MOVING=0; GPU_PROJECT: a jq filter
+# applied to the project's project.json, e.g. '.renderer.depth_prepass =
+# true' or '.window.width = 640 | .window.height = 360'), plus the last frame as a PNG (files back
 # from the device machine: at most 8, so the PNGs of the first and last N
 # only; the logs in one file).
 set -uo pipefail
@@ -27,9 +29,10 @@ echo "bundle of commit $(cat "$b/commit")" | tee -a "$out/gpu.txt"
 status=0
 for n in ${GPU_INSTANCES:-0 10000 100000}; do
   rm -rf /tmp/zengine-gpu-project && cp -r "$b/project" /tmp/zengine-gpu-project
-  [ -n "${GPU_CULLING:-}" ] &&
-    sed -i "s/\"memory_profile\": \"default\",/\"memory_profile\": \"default\", \"renderer\": {\"culling\": \"$GPU_CULLING\"},/" \
-      /tmp/zengine-gpu-project/project.json
+  filter='.'
+  [ -n "${GPU_CULLING:-}" ] && filter="$filter | .renderer.culling = \"$GPU_CULLING\""
+  [ -n "${GPU_PROJECT:-}" ] && filter="$filter | $GPU_PROJECT"
+  jq "$filter" "$b/project/project.json" >/tmp/zengine-gpu-project/project.json || status=1
   "$b/bin/showcase" --project /tmp/zengine-gpu-project/project.json --headless \
     --backend vulkan --frames "${GPU_FRAMES:-3000}" --max-fps 1000 --instances "$n" --moving "${GPU_MOVING:-25}" --cube "${GPU_CUBE:-0}" \
     --stats "$out/showcase-$n.json" --screenshot "$out/showcase-$n.png" --log-level warn \

@@ -10,6 +10,9 @@
 #                      occlusion and frustum-only, and the spiral's 1M
 #                      frustum-only
 #   GPU_SUITE=all      the three (default); GPU_FRAMES as gpu_run.sh's.
+#   GPU_SUITE=shading  where the geometry passes' time goes: the spiral's
+#                      and the fixed scene's 1M static at 640x360 and with
+#                      the depth prepass (not part of all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -32,6 +35,14 @@ if [ "$suite" = all ] || [ "$suite" = fixed ]; then
   run fixed GPU_INSTANCES="1000000" GPU_MOVING=0 GPU_CUBE=600
   run fixed-frustum GPU_INSTANCES="1000000" GPU_MOVING=0 GPU_CUBE=600 GPU_CULLING=frustum
   run spiral-frustum GPU_INSTANCES="1000000" GPU_MOVING=0 GPU_CULLING=frustum
+fi
+if [ "$suite" = shading ]; then
+  quarter='.window.width = 640 | .window.height = 360'
+  run static-640x360 GPU_INSTANCES="1000000" GPU_MOVING=0 GPU_PROJECT="$quarter"
+  run static-prepass GPU_INSTANCES="1000000" GPU_MOVING=0 GPU_PROJECT='.renderer.depth_prepass = true'
+  run fixed-640x360 GPU_INSTANCES="1000000" GPU_MOVING=0 GPU_CUBE=600 GPU_PROJECT="$quarter"
+  run fixed-prepass GPU_INSTANCES="1000000" GPU_MOVING=0 GPU_CUBE=600 \
+    GPU_PROJECT='.renderer.depth_prepass = true'
 fi
 # one document: every configuration's rows, culling named per row
 for d in "$out"/*/; do

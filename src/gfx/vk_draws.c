@@ -393,7 +393,7 @@ ze_result ze__vk_draws_build(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_rend
     for (uint32_t k = 0; k < ZE_VK_COUNTS; k++)
         counts[k] = 0; /* the cull passes count from here */
     uint32_t *late = (uint32_t *)f->late_args.map;
-    late[0] = 0; /* the early cull raises it to the candidates' groups */
+    late[0] = 0; /* the early bins pass sets it from the candidates' count */
     late[1] = late[2] = 1;
     late[3] = 0;
     f->count_pending = true;

@@ -493,9 +493,11 @@ enum {
 };
 
 /* The bins buffer: 2 x ZE_VK_FACE_CLASSES ranges of bins (their counts,
-   then offsets), then the classes' counts the bins passes found (early at
-   0..2, late at 4..6 of this tail), which bound the place passes. */
-enum { ZE_VK_BIN_TAIL = 8 };
+   then offsets), then the counters the cull passes count with (in
+   visible_count's layout; device-local, so their atomics stay off the
+   bus), which the bins passes copy into visible_count. */
+enum { ZE_VK_BIN_TAIL = 32 };
+_Static_assert((int)ZE_VK_COUNTS <= (int)ZE_VK_BIN_TAIL, "the bins' tail holds the counters");
 
 /* A visible draw the cull passes emitted (bins.glsl's Element): its
    instance slot, material, bin and index within the bin. */

@@ -2,7 +2,7 @@
  * commands (shaders/bins.glsl says how).
  *
  * "bins_clear" (transfer, first of the frame's culling work): the frame
- * slot's bin counts zeroed (both phases). Imports "draw_bins": its last
+ * slot's bin counts (both phases) and counters zeroed. Imports "draw_bins": its last
  * use before the graph is the previous frame's place pass (storage read);
  * the contents are not kept.
  *
@@ -11,14 +11,18 @@
  * early class ranges become offsets (an exclusive scan per class range),
  * each non-empty bin one instanced command (compacted per class range,
  * the count at visible_count[ZE_VK_DRAW_COUNTS + k]), the triangles they
- * draw at visible_count[ZE_VK_TRIANGLE_COUNTS], and the place pass's
- * dispatch size and the classes' counts at place_args[0..7]. Imports
+ * draw at visible_count[ZE_VK_TRIANGLE_COUNTS], the place pass's dispatch
+ * size at place_args[0..2], with occlusion culling the late cull's
+ * dispatch size (late_args), and the counters the cull counted with (the
+ * bins' tail) copied into visible_count for the statistics. Imports
+ * "visible_count" (host-visible; last read by the previous frame's
+ * geometry passes, indirect),
  * "visible_draws" (the commands: last read by the previous frame's
  * geometry passes, indirect) and "place_args" (last read by the place
  * passes, indirect).
  *
  * "bins_late" (occlusion culling only): the same for the late class
- * ranges after the late cull, place_args[8..15].
+ * ranges after the late cull, place_args[8..10].
  * Render thread, or create/destroy. */
 #include "gfx/vk_internal.h"
 
@@ -36,6 +40,18 @@ static const ze_rg_import_t BINS_IMPORT = {
 static const ze_rg_import_t COMMANDS_IMPORT = {
     .before = ZE_RG_INDIRECT,
     .kind = ZE_RG_GRAPHICS,
+    .discard = true,
+};
+
+static const ze_rg_import_t COUNT_IMPORT = {
+    .before = ZE_RG_INDIRECT,
+    .kind = ZE_RG_GRAPHICS,
+    .discard = true,
+};
+
+static const ze_rg_import_t LATE_ARGS_IMPORT = {
+    .before = ZE_RG_INDIRECT,
+    .kind = ZE_RG_COMPUTE,
     .discard = true,
 };
 
@@ -109,25 +125,46 @@ static bool late_enabled(const ze_vk_shape_t *shape)
     return shape->occlusion;
 }
 
+/* A buffer of the frame found, or imported by the first pass using it. */
+static ze_rg_res_t find_or_import(ze_rg_t *g, const char *name, VkDeviceSize size,
+                                  const ze_rg_import_t *imp)
+{
+    ze_rg_res_t r = ze__rg_find(g, name);
+    if (r.id)
+        return r;
+    ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = size};
+    return ze__rg_import(g, name, &d, imp);
+}
+
 static void bins_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
                          const ze_vk_shape_t *shape)
 {
     (void)b;
     (void)state;
     (void)shape;
-    ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(VkDrawIndexedIndirectCommand)};
-    ze_rg_res_t commands = ze__rg_find(g, ZE_VK_RES_VISIBLE);
-    if (!commands.id)
-        commands = ze__rg_import(g, ZE_VK_RES_VISIBLE, &d, &COMMANDS_IMPORT);
-    ze_rg_res_t args = ze__rg_find(g, ZE_VK_RES_PLACE_ARGS);
-    if (!args.id) {
-        d.size = sizeof(VkDispatchIndirectCommand);
-        args = ze__rg_import(g, ZE_VK_RES_PLACE_ARGS, &d, &PLACE_ARGS_IMPORT);
-    }
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_BINS), ZE_RG_STORAGE_WRITE);
-    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT), ZE_RG_STORAGE_WRITE);
-    ze__rg_use(g, pass, commands, ZE_RG_STORAGE_WRITE);
-    ze__rg_use(g, pass, args, ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass, find_or_import(g, ZE_VK_RES_VISIBLE_COUNT, sizeof(uint32_t), &COUNT_IMPORT),
+               ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass,
+               find_or_import(g, ZE_VK_RES_VISIBLE, sizeof(VkDrawIndexedIndirectCommand),
+                              &COMMANDS_IMPORT),
+               ZE_RG_STORAGE_WRITE);
+    ze__rg_use(g, pass,
+               find_or_import(g, ZE_VK_RES_PLACE_ARGS, sizeof(VkDispatchIndirectCommand),
+                              &PLACE_ARGS_IMPORT),
+               ZE_RG_STORAGE_WRITE);
+}
+
+/* The early bins pass also makes the late cull's dispatch size. */
+static void bins_early_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
+                               const ze_vk_shape_t *shape)
+{
+    bins_declare(b, state, g, pass, shape);
+    if (shape->occlusion)
+        ze__rg_use(g, pass,
+                   find_or_import(g, ZE_VK_RES_LATE_ARGS, sizeof(VkDispatchIndirectCommand),
+                                  &LATE_ARGS_IMPORT),
+                   ZE_RG_STORAGE_WRITE);
 }
 
 static ze_result bins_record(const ze_vk_pass_ctx_t *ctx)
@@ -150,7 +187,7 @@ const ze_vk_pass_t ze__vk_pass_bins = {
     .state_size = sizeof(bins_t),
     .create = bins_create,
     .destroy = bins_destroy,
-    .declare = bins_declare,
+    .declare = bins_early_declare,
     .record = bins_record,
 };
 

@@ -36,12 +36,6 @@ typedef struct cull_t {
     VkPipeline pipeline;
 } cull_t;
 
-static const ze_rg_import_t COUNT_IMPORT = {
-    .before = ZE_RG_INDIRECT,
-    .kind = ZE_RG_GRAPHICS,
-    .discard = true,
-};
-
 static const ze_rg_import_t ELEMENTS_IMPORT = {
     .before = ZE_RG_STORAGE_READ,
     .kind = ZE_RG_COMPUTE,
@@ -58,12 +52,6 @@ static const ze_rg_import_t HZB_IMPORT = {
 
 static const ze_rg_import_t CANDIDATES_IMPORT = {
     .before = ZE_RG_STORAGE_READ,
-    .kind = ZE_RG_COMPUTE,
-    .discard = true,
-};
-
-static const ze_rg_import_t LATE_ARGS_IMPORT = {
-    .before = ZE_RG_INDIRECT,
     .kind = ZE_RG_COMPUTE,
     .discard = true,
 };
@@ -90,16 +78,14 @@ static void cull_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass
 {
     (void)b;
     (void)state;
-    /* Sizes: one element, one count. The frame slots' buffers grow with
-       the draws (bound per frame, whole): the graph only orders them. */
+    /* Sizes: one element. The frame slots' buffers grow with the draws
+       (bound per frame, whole): the graph only orders them. The counters
+       are the bins' tail. */
     ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(ze_vk_gpu_element_t)};
     ze_rg_res_t elements = ze__rg_import(g, ZE_VK_RES_ELEMENTS, &d, &ELEMENTS_IMPORT);
-    d.size = sizeof(uint32_t);
-    ze_rg_res_t count = ze__rg_import(g, ZE_VK_RES_VISIBLE_COUNT, &d, &COUNT_IMPORT);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_INSTANCES), ZE_RG_STORAGE_READ);
     ze__rg_use(g, pass, elements, ZE_RG_STORAGE_WRITE);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_BINS), ZE_RG_STORAGE_WRITE);
-    ze__rg_use(g, pass, count, ZE_RG_STORAGE_WRITE);
     if (!shape->occlusion)
         return;
     const ze_vk_hzb_t *z = &b->hzb;
@@ -111,9 +97,6 @@ static void cull_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass
     ze__rg_use(g, pass, ze__rg_import(g, ZE_VK_RES_HZB, &hd, &HZB_IMPORT), ZE_RG_SAMPLED);
     d.size = sizeof(ze_vk_gpu_candidate_t);
     ze__rg_use(g, pass, ze__rg_import(g, ZE_VK_RES_CANDIDATES, &d, &CANDIDATES_IMPORT),
-               ZE_RG_STORAGE_WRITE);
-    d.size = sizeof(VkDispatchIndirectCommand);
-    ze__rg_use(g, pass, ze__rg_import(g, ZE_VK_RES_LATE_ARGS, &d, &LATE_ARGS_IMPORT),
                ZE_RG_STORAGE_WRITE);
 }
 
@@ -173,7 +156,6 @@ static void late_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_INSTANCES), ZE_RG_STORAGE_READ);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_ELEMENTS), ZE_RG_STORAGE_WRITE);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_BINS), ZE_RG_STORAGE_WRITE);
-    ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_VISIBLE_COUNT), ZE_RG_STORAGE_WRITE);
 }
 
 static ze_result late_record(const ze_vk_pass_ctx_t *ctx)

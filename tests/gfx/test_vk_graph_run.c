@@ -172,17 +172,18 @@ static void test_dump_and_pass_times(void **state)
     assert_string_equal(str(json_array_get(json_object_get(bc, "barriers"), 0), "resource"),
                         "draw_bins");
     /* culling reads the table and the pyramid and writes the visible
-       draws, the bins' counts and the classes' counts, and the late
-       candidates with their dispatch size (the pyramid needs no barrier:
-       sampled before, sampled now) */
+       draws, the bins (their counts and the counters after them) and the
+       late candidates (the pyramid needs no barrier: sampled before,
+       sampled now) */
     assert_string_equal(str(cu, "kind"), "compute");
-    assert_int_equal(json_array_size(json_object_get(cu, "uses")), 7);
-    assert_int_equal(json_array_size(json_object_get(cu, "barriers")), 6);
+    assert_int_equal(json_array_size(json_object_get(cu, "uses")), 5);
+    assert_int_equal(json_array_size(json_object_get(cu, "barriers")), 4);
     /* the bins pass turns the counts into offsets and instanced commands
-       (and the place pass's dispatch size), the place pass writes the refs
+       (and the place pass's and the late cull's dispatch sizes, and the
+       counts the statistics read), the place pass writes the refs
        they draw; the forward pass reads commands and counts as indirect
        arguments and the refs in its vertex stage */
-    assert_int_equal(json_array_size(json_object_get(bn, "uses")), 4);
+    assert_int_equal(json_array_size(json_object_get(bn, "uses")), 5);
     assert_int_equal(json_array_size(json_object_get(pl, "uses")), 4);
     assert_string_equal(str(json_array_get(json_object_get(pl, "uses"), 0), "resource"),
                         "place_args");

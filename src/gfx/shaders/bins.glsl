@@ -17,9 +17,10 @@
 // firstInstance = the range's first ref + the offset. The number of
 // commands goes to visible_count[DRAW_COUNTS + r], the triangles they draw
 // (summed over the phase) to visible_count[TRIANGLE_COUNTS + phase], the
-// class ranges' counts to the bins' tail (place's bound) and the place
-// pass's dispatch size (64 draws a group over the largest class, 3
-// classes) to place_args[8 * phase].
+// place pass's dispatch size (64 draws a group over the largest class, 3
+// classes) to place_args[8 * phase]; the early one also the late cull's
+// dispatch size (64 candidates a group) to late_args. Both copy the
+// counters (cull.glsl) into visible_count for the statistics.
 //
 // place (64 a group, one row of groups per class): draw i of class range
 // r writes its ref (slot, material) at r * frame.scene.z + the offset of
@@ -31,10 +32,10 @@
 layout(std430, set = 1, binding = 4) readonly buffer Submeshes { Submesh submeshes[]; };
 layout(std430, set = 1, binding = 12) buffer Bins { uint bins[]; };
 
-// The tail of the bins buffer: after both phases' ranges.
-uint tail()
+// A class range's visible draws (the cull passes' counter).
+uint class_count(uint c)
 {
-    return 6u * frame.bins.x;
+    return bins[counter((BINS_PHASE == 0 ? 0u : uint(LATE_COUNTS)) + c)];
 }
 
 #ifdef PLACE
@@ -48,7 +49,7 @@ void main()
     uint cls = gl_WorkGroupID.y;
     uint r = uint(BINS_PHASE) * 3u + cls;
     uint i = gl_GlobalInvocationID.x;
-    if (cls >= 3u || i >= bins[tail() + uint(BINS_PHASE) * 4u + cls])
+    if (cls >= 3u || i >= class_count(cls))
         return;
     uint first = r * frame.scene.z;
     Element e = elements[first + i];
@@ -61,6 +62,9 @@ layout(local_size_x = 64) in;
 layout(std430, set = 1, binding = 6) writeonly buffer Commands { Command commands[]; };
 layout(std430, set = 1, binding = 7) buffer VisibleCount { uint visible_count[COUNTS]; };
 layout(std430, set = 1, binding = 13) writeonly buffer PlaceArgs { uint place_args[]; };
+#if BINS_PHASE == 0
+layout(std430, set = 1, binding = 10) writeonly buffer LateArgs { uint late_args[4]; };
+#endif
 
 shared uint scan_draws[GROUP];
 shared uint scan_commands[GROUP];
@@ -93,7 +97,7 @@ void main()
         uint base = r * frame.bins.x;
         uint draws = 0u, made = 0u;
         // a class without visible draws has empty bins: skipped
-        uint classified = visible_count[(BINS_PHASE == 0 ? 0u : uint(LATE_COUNTS)) + c];
+        uint classified = class_count(c);
         for (uint chunk = 0u; classified > 0u && chunk < used; chunk += GROUP) {
             uint j = chunk + lid;
             uint n = j < used ? bins[base + j] : 0u;
@@ -123,13 +127,13 @@ void main()
             made += scan_commands[GROUP - 1u];
             barrier(); // the next chunk's scan overwrites these
         }
-        if (lid == 0u) {
+        if (lid == 0u)
             visible_count[DRAW_COUNTS + r] = made;
-            bins[tail() + uint(BINS_PHASE) * 4u + c] = draws;
-        }
         largest = max(largest, draws);
     }
     atomicAdd(group_triangles, triangles);
+    if (lid < uint(DRAW_COUNTS))
+        visible_count[lid] = bins[counter(lid)];
     barrier();
     if (lid == 0u) {
         visible_count[TRIANGLE_COUNTS + uint(BINS_PHASE)] = group_triangles;
@@ -137,6 +141,11 @@ void main()
         place_args[o] = (largest + 63u) / 64u;
         place_args[o + 1u] = 3u;
         place_args[o + 2u] = 1u;
+#if BINS_PHASE == 0
+        late_args[0] = (bins[counter(3u)] + 63u) / 64u;
+        late_args[1] = 1u;
+        late_args[2] = 1u;
+#endif
     }
 }
 #endif

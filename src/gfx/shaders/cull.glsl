@@ -12,14 +12,14 @@
 // previous frame's depth pyramid (through the view-projection it was made
 // with, when frame.scene.y has FRAME_HISTORY): the occluded ones are not
 // drawn but become candidates of the late phase (instance slot, submesh,
-// material, face class; their count at visible_count[3]; the late phase's
-// dispatch size in late_args.x).
+// material, face class; their count at counter 3, from which the bins
+// pass makes the late phase's dispatch size).
 //
 // Phase 2, one thread per candidate, after the early draws and the
 // pyramid built from their depth: each candidate tested again, against
 // this frame's pyramid and view-projection; those not occluded are drawn
 // by the late geometry pass (their own ranges: classes 3..5 of `elements`
-// and of the bins, counts at visible_count[LATE_COUNTS + class]). A draw hidden this frame
+// and of the bins, counts at counter LATE_COUNTS + class). A draw hidden this frame
 // behind what the early draws drew is never drawn; one that the previous
 // frame's pyramid hid wrongly (it moved, or what hid it did) is drawn late.
 // hzb_occluded is ze__hzb_occluded (src/gfx/hzb.c), statement for
@@ -34,7 +34,12 @@
 // scale, projects to at most frame.params.z pixels from the nearest point
 // of the bounding sphere (frame.params.y: pixels per unit at distance 1):
 // ze_render_lod_select (src/gfx/lod.c), statement for statement. The
-// drawn draws per level are counted (visible_count[4 + level]).
+// drawn draws per level are counted (counter 4 + level).
+//
+// The counters are device-local words after the bins (counter(k): the
+// layout of visible_count, which the bins passes copy them into for the
+// statistics): the cull passes' atomics stay on the GPU, not on host
+// memory over the bus.
 //
 // Compaction: a workgroup walks its slots' submeshes in lockstep (as many
 // steps as its largest mesh has submeshes); each step counts the group's
@@ -55,12 +60,10 @@ layout(local_size_x = 64) in;
 
 layout(std430, set = 1, binding = 3) readonly buffer Meshes { Mesh meshes[]; };
 layout(std430, set = 1, binding = 4) readonly buffer Submeshes { Submesh submeshes[]; };
-layout(std430, set = 1, binding = 7) buffer VisibleCount { uint visible_count[COUNTS]; };
 layout(std430, set = 1, binding = 11) writeonly buffer Elements { Element elements[]; };
 layout(std430, set = 1, binding = 12) buffer Bins { uint bins[]; };
 #if CULL_PHASE == 1
 layout(std430, set = 1, binding = 9) writeonly buffer Candidates { Candidate candidates[]; };
-layout(std430, set = 1, binding = 10) buffer LateArgs { uint late_args[4]; };
 #elif CULL_PHASE == 2
 layout(std430, set = 1, binding = 9) readonly buffer Candidates { Candidate candidates[]; };
 #endif
@@ -188,7 +191,7 @@ void main()
     uint local = 0u, lod = 0u, bin = 0u, h = 0u, in_bin = 0u;
     Candidate cd;
     Submesh s;
-    if (i < visible_count[3]) {
+    if (i < bins[counter(3u)]) {
         cd = candidates[i];
         mat4 w = instance_world(instances[cd.slot]);
         float scale = largest_scale(w);
@@ -208,7 +211,7 @@ void main()
     barrier();
     if (lid < 3u)
         group_base[lid] =
-            group_count[lid] > 0u ? atomicAdd(visible_count[LATE_COUNTS + lid], group_count[lid]) : 0u;
+            group_count[lid] > 0u ? atomicAdd(bins[counter(uint(LATE_COUNTS) + lid)], group_count[lid]) : 0u;
     bin_reserve(lid);
     barrier();
     if (vis) {
@@ -216,7 +219,7 @@ void main()
         elements[p] = Element(cd.slot, cd.material, bin, bin_base[h] + in_bin);
     }
     if (lid < uint(LOD_MAX) && group_lods[lid] > 0u)
-        atomicAdd(visible_count[4u + lid], group_lods[lid]);
+        atomicAdd(bins[counter(4u + lid)], group_lods[lid]);
 }
 #else
 shared uint group_steps;
@@ -302,12 +305,10 @@ void main()
         }
         barrier();
         if (lid < 3u)
-            group_base[lid] = group_count[lid] > 0u ? atomicAdd(visible_count[lid], group_count[lid]) : 0u;
+            group_base[lid] = group_count[lid] > 0u ? atomicAdd(bins[counter(lid)], group_count[lid]) : 0u;
 #if CULL_PHASE == 1
         if (lid == 3u && group_count[3] > 0u) {
-            uint base = atomicAdd(visible_count[3], group_count[3]);
-            group_base[3] = base;
-            atomicMax(late_args[0], (base + group_count[3] + 63u) / 64u);
+            group_base[3] = atomicAdd(bins[counter(3u)], group_count[3]);
         }
 #endif
         bin_reserve(lid);
@@ -323,6 +324,6 @@ void main()
         barrier();
     }
     if (lid < uint(LOD_MAX) && group_lods[lid] > 0u)
-        atomicAdd(visible_count[4u + lid], group_lods[lid]);
+        atomicAdd(bins[counter(4u + lid)], group_lods[lid]);
 }
 #endif

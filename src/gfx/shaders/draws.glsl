@@ -9,7 +9,7 @@
 #define DRAW_COUNTS (LATE_COUNTS + 4)
 #define TRIANGLE_COUNTS (DRAW_COUNTS + 6)
 #define COUNTS (TRIANGLE_COUNTS + 2)
-#define BIN_TAIL 8u
+#define BIN_TAIL 32u
 
 struct Command {
     uint index_count;
@@ -50,3 +50,10 @@ struct Element {
     uint bin;
     uint index;
 };
+
+// The bins buffer: both phases' class ranges of bins, then the counters
+// (visible_count's layout) the cull passes count with on the GPU.
+uint counter(uint k)
+{
+    return 6u * frame.bins.x + k;
+}
