@@ -886,6 +886,17 @@ void ze__vk_pipeline_release(ze_vk_backend_t *b, VkPipelineLayout *layout, VkPip
 /* A compute pipeline of one shader (<name>.spv) with `layout`. */
 ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipelineLayout layout,
                                   VkPipeline *out);
+/* The state of a compute pass of one shader: its layout and pipeline.
+ * scene_create makes them over the scene layout; destroy is a pass's
+ * `destroy` for such a state. */
+typedef struct ze_vk_compute_t {
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+} ze_vk_compute_t;
+ze_result ze__vk_scene_compute_create(ze_vk_backend_t *b, ze_vk_compute_t *c, const char *shader);
+void ze__vk_compute_destroy(ze_vk_backend_t *b, void *state);
+/* The `enabled` of the occlusion culling's late passes. */
+bool ze__vk_shape_occlusion(const ze_vk_shape_t *shape);
 
 /* vk_scene.c */
 ze_result ze__vk_scene_create(ze_vk_backend_t *b);

@@ -26,11 +26,6 @@
  * Render thread, or create/destroy. */
 #include "gfx/vk_internal.h"
 
-typedef struct bins_t {
-    VkPipelineLayout layout;
-    VkPipeline pipeline;
-} bins_t;
-
 static const ze_rg_import_t BINS_IMPORT = {
     .before = ZE_RG_STORAGE_READ,
     .kind = ZE_RG_COMPUTE,
@@ -94,35 +89,16 @@ const ze_vk_pass_t ze__vk_pass_bins_clear = {
 
 /* -------------------------------------------------------------- bins */
 
-static ze_result bins_create_phase(ze_vk_backend_t *b, bins_t *s, const char *shader)
-{
-    ze_result r = ze__vk_scene_layout(b, &s->layout);
-    if (r != ZE_OK)
-        return r;
-    return ze__vk_compute_pipeline(b, shader, s->layout, &s->pipeline);
-}
-
 static ze_result bins_create(ze_vk_backend_t *b, void *state)
 {
-    return bins_create_phase(b, state, "bins.comp");
+    return ze__vk_scene_compute_create(b, state, "bins.comp");
 }
 
 static ze_result bins_late_create(ze_vk_backend_t *b, void *state)
 {
     if (!b->occlusion)
         return ZE_OK; /* never in the graph */
-    return bins_create_phase(b, state, "bins_late.comp");
-}
-
-static void bins_destroy(ze_vk_backend_t *b, void *state)
-{
-    bins_t *s = state;
-    ze__vk_pipeline_release(b, &s->layout, &s->pipeline);
-}
-
-static bool late_enabled(const ze_vk_shape_t *shape)
-{
-    return shape->occlusion;
+    return ze__vk_scene_compute_create(b, state, "bins_late.comp");
 }
 
 /* A buffer of the frame found, or imported by the first pass using it. */
@@ -169,7 +145,7 @@ static void bins_early_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_r
 
 static ze_result bins_record(const ze_vk_pass_ctx_t *ctx)
 {
-    bins_t *s = ctx->state;
+    ze_vk_compute_t *s = ctx->state;
     if (!has_draws(ctx))
         return ZE_OK;
     VkCommandBuffer cmd = ctx->cmd;
@@ -184,9 +160,9 @@ const ze_vk_pass_t ze__vk_pass_bins = {
     .name = "bins",
     .kind = ZE_RG_COMPUTE,
     .after_previous = true, /* its cull's bins and counts, read and rewritten */
-    .state_size = sizeof(bins_t),
+    .state_size = sizeof(ze_vk_compute_t),
     .create = bins_create,
-    .destroy = bins_destroy,
+    .destroy = ze__vk_compute_destroy,
     .declare = bins_early_declare,
     .record = bins_record,
 };
@@ -195,10 +171,10 @@ const ze_vk_pass_t ze__vk_pass_bins_late = {
     .name = "bins_late",
     .kind = ZE_RG_COMPUTE,
     .after_previous = true, /* its cull's bins and counts, read and rewritten */
-    .state_size = sizeof(bins_t),
+    .state_size = sizeof(ze_vk_compute_t),
     .create = bins_late_create,
-    .destroy = bins_destroy,
-    .enabled = late_enabled,
+    .destroy = ze__vk_compute_destroy,
+    .enabled = ze__vk_shape_occlusion,
     .declare = bins_declare,
     .record = bins_record,
 };

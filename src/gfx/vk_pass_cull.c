@@ -31,11 +31,6 @@
 
 #include "gfx/vk_internal.h"
 
-typedef struct cull_t {
-    VkPipelineLayout layout;
-    VkPipeline pipeline;
-} cull_t;
-
 static const ze_rg_import_t ELEMENTS_IMPORT = {
     .before = ZE_RG_STORAGE_READ,
     .kind = ZE_RG_COMPUTE,
@@ -58,19 +53,13 @@ static const ze_rg_import_t CANDIDATES_IMPORT = {
 
 static ze_result cull_create(ze_vk_backend_t *b, void *state)
 {
-    cull_t *c = state;
+    ze_vk_compute_t *c = state;
     ze_result r =
         b->occlusion ? ze__vk_hzb_layout(b, &c->layout) : ze__vk_scene_layout(b, &c->layout);
     if (r != ZE_OK)
         return r;
     return ze__vk_compute_pipeline(b, b->occlusion ? "cull_occlusion.comp" : "cull.comp", c->layout,
                                    &c->pipeline);
-}
-
-static void cull_destroy(ze_vk_backend_t *b, void *state)
-{
-    cull_t *c = state;
-    ze__vk_pipeline_release(b, &c->layout, &c->pipeline);
 }
 
 static void cull_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
@@ -102,7 +91,7 @@ static void cull_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass
 
 static ze_result cull_record(const ze_vk_pass_ctx_t *ctx)
 {
-    cull_t *c = ctx->state;
+    ze_vk_compute_t *c = ctx->state;
     uint32_t slots = ctx->f->draws.draws ? ctx->f->draws.slots : 0;
     if (!slots)
         return ZE_OK;
@@ -119,23 +108,18 @@ const ze_vk_pass_t ze__vk_pass_cull = {
     .name = "cull",
     .kind = ZE_RG_COMPUTE,
     .after_previous = true, /* counts in the bins bins_clear zeroed */
-    .state_size = sizeof(cull_t),
+    .state_size = sizeof(ze_vk_compute_t),
     .create = cull_create,
-    .destroy = cull_destroy,
+    .destroy = ze__vk_compute_destroy,
     .declare = cull_declare,
     .record = cull_record,
 };
 
 /* ------------------------------------------------------- late cull */
 
-static bool late_enabled(const ze_vk_shape_t *shape)
-{
-    return shape->occlusion;
-}
-
 static ze_result late_create(ze_vk_backend_t *b, void *state)
 {
-    cull_t *c = state;
+    ze_vk_compute_t *c = state;
     if (!b->occlusion)
         return ZE_OK; /* never in the graph */
     ze_result r = ze__vk_hzb_layout(b, &c->layout);
@@ -160,7 +144,7 @@ static void late_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass
 
 static ze_result late_record(const ze_vk_pass_ctx_t *ctx)
 {
-    cull_t *c = ctx->state;
+    ze_vk_compute_t *c = ctx->state;
     if (!ctx->f->draws.draws || !ctx->f->draws.slots)
         return ZE_OK;
     VkCommandBuffer cmd = ctx->cmd;
@@ -174,10 +158,10 @@ static ze_result late_record(const ze_vk_pass_ctx_t *ctx)
 const ze_vk_pass_t ze__vk_pass_cull_late = {
     .name = "cull_late",
     .kind = ZE_RG_COMPUTE,
-    .state_size = sizeof(cull_t),
+    .state_size = sizeof(ze_vk_compute_t),
     .create = late_create,
-    .destroy = cull_destroy,
-    .enabled = late_enabled,
+    .destroy = ze__vk_compute_destroy,
+    .enabled = ze__vk_shape_occlusion,
     .declare = late_declare,
     .record = late_record,
 };

@@ -12,46 +12,22 @@
  * Render thread, or create/destroy. */
 #include "gfx/vk_internal.h"
 
-typedef struct place_t {
-    VkPipelineLayout layout;
-    VkPipeline pipeline;
-} place_t;
-
 static const ze_rg_import_t REFS_IMPORT = {
     .before = ZE_RG_STORAGE_READ,
     .kind = ZE_RG_GRAPHICS,
     .discard = true,
 };
 
-static ze_result place_create_phase(ze_vk_backend_t *b, place_t *s, const char *shader)
-{
-    ze_result r = ze__vk_scene_layout(b, &s->layout);
-    if (r != ZE_OK)
-        return r;
-    return ze__vk_compute_pipeline(b, shader, s->layout, &s->pipeline);
-}
-
 static ze_result place_create(ze_vk_backend_t *b, void *state)
 {
-    return place_create_phase(b, state, "place.comp");
+    return ze__vk_scene_compute_create(b, state, "place.comp");
 }
 
 static ze_result place_late_create(ze_vk_backend_t *b, void *state)
 {
     if (!b->occlusion)
         return ZE_OK; /* never in the graph */
-    return place_create_phase(b, state, "place_late.comp");
-}
-
-static void place_destroy(ze_vk_backend_t *b, void *state)
-{
-    place_t *s = state;
-    ze__vk_pipeline_release(b, &s->layout, &s->pipeline);
-}
-
-static bool late_enabled(const ze_vk_shape_t *shape)
-{
-    return shape->occlusion;
+    return ze__vk_scene_compute_create(b, state, "place_late.comp");
 }
 
 static void place_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
@@ -73,7 +49,7 @@ static void place_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pas
 
 static ze_result record_phase(const ze_vk_pass_ctx_t *ctx, uint32_t phase)
 {
-    place_t *s = ctx->state;
+    ze_vk_compute_t *s = ctx->state;
     if (!ctx->f->draws.draws || !ctx->f->draws.slots)
         return ZE_OK;
     VkCommandBuffer cmd = ctx->cmd;
@@ -97,9 +73,9 @@ static ze_result place_late_record(const ze_vk_pass_ctx_t *ctx)
 const ze_vk_pass_t ze__vk_pass_place = {
     .name = "place",
     .kind = ZE_RG_COMPUTE,
-    .state_size = sizeof(place_t),
+    .state_size = sizeof(ze_vk_compute_t),
     .create = place_create,
-    .destroy = place_destroy,
+    .destroy = ze__vk_compute_destroy,
     .declare = place_declare,
     .record = place_record,
 };
@@ -107,10 +83,10 @@ const ze_vk_pass_t ze__vk_pass_place = {
 const ze_vk_pass_t ze__vk_pass_place_late = {
     .name = "place_late",
     .kind = ZE_RG_COMPUTE,
-    .state_size = sizeof(place_t),
+    .state_size = sizeof(ze_vk_compute_t),
     .create = place_late_create,
-    .destroy = place_destroy,
-    .enabled = late_enabled,
+    .destroy = ze__vk_compute_destroy,
+    .enabled = ze__vk_shape_occlusion,
     .declare = place_declare,
     .record = place_late_record,
 };

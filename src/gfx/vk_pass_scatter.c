@@ -11,11 +11,6 @@
 
 #include "gfx/vk_internal.h"
 
-typedef struct scatter_t {
-    VkPipelineLayout layout;
-    VkPipeline pipeline;
-} scatter_t;
-
 static const ze_rg_import_t INSTANCES_IMPORT = {
     .before = ZE_RG_STORAGE_READ,
     .kind = ZE_RG_GRAPHICS,
@@ -23,17 +18,7 @@ static const ze_rg_import_t INSTANCES_IMPORT = {
 
 static ze_result scatter_create(ze_vk_backend_t *b, void *state)
 {
-    scatter_t *s = state;
-    ze_result r = ze__vk_scene_layout(b, &s->layout);
-    if (r != ZE_OK)
-        return r;
-    return ze__vk_compute_pipeline(b, "scatter.comp", s->layout, &s->pipeline);
-}
-
-static void scatter_destroy(ze_vk_backend_t *b, void *state)
-{
-    scatter_t *s = state;
-    ze__vk_pipeline_release(b, &s->layout, &s->pipeline);
+    return ze__vk_scene_compute_create(b, state, "scatter.comp");
 }
 
 static void scatter_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,
@@ -86,7 +71,7 @@ static void grow_copy(ze_vk_backend_t *b, VkCommandBuffer cmd)
 
 static ze_result scatter_record(const ze_vk_pass_ctx_t *ctx)
 {
-    scatter_t *s = ctx->state;
+    ze_vk_compute_t *s = ctx->state;
     VkCommandBuffer cmd = ctx->cmd;
     if (ctx->b->scene.grown)
         grow_copy(ctx->b, cmd);
@@ -103,9 +88,9 @@ static ze_result scatter_record(const ze_vk_pass_ctx_t *ctx)
 const ze_vk_pass_t ze__vk_pass_scatter = {
     .name = "scatter",
     .kind = ZE_RG_COMPUTE,
-    .state_size = sizeof(scatter_t),
+    .state_size = sizeof(ze_vk_compute_t),
     .create = scatter_create,
-    .destroy = scatter_destroy,
+    .destroy = ze__vk_compute_destroy,
     .declare = scatter_declare,
     .record = scatter_record,
 };

@@ -101,6 +101,25 @@ void ze__vk_pipeline_release(ze_vk_backend_t *b, VkPipelineLayout *layout, VkPip
     *layout = VK_NULL_HANDLE;
 }
 
+ze_result ze__vk_scene_compute_create(ze_vk_backend_t *b, ze_vk_compute_t *c, const char *shader)
+{
+    ze_result r = ze__vk_scene_layout(b, &c->layout);
+    if (r != ZE_OK)
+        return r;
+    return ze__vk_compute_pipeline(b, shader, c->layout, &c->pipeline);
+}
+
+void ze__vk_compute_destroy(ze_vk_backend_t *b, void *state)
+{
+    ze_vk_compute_t *c = state;
+    ze__vk_pipeline_release(b, &c->layout, &c->pipeline);
+}
+
+bool ze__vk_shape_occlusion(const ze_vk_shape_t *shape)
+{
+    return shape->occlusion;
+}
+
 ze_result ze__vk_compute_pipeline(ze_vk_backend_t *b, const char *name, VkPipelineLayout layout,
                                   VkPipeline *out)
 {
