@@ -20,7 +20,7 @@ for f in "$@"; do
       instances: $n, moving_percent: $moving, cube: $cube, device,
       gpu_ms: (.gpu_passes | map({(.name): .gpu_ms}) | add),
       render_cpu_ms, render_thread_cpu_ms, render_thread_cpu_steady_ms, main_avg_ms: .avg_frame_ms, main_p99_ms: .p99_frame_ms,
-      draws, draws_visible, draws_frustum_culled, draws_occlusion_culled, frames_rendered,
+      draws, draws_visible, draws_frustum_culled, draws_occlusion_culled, frames_rendered, frames_drawn,
       draw_commands, triangles,
       cull_compact_ms: (.gpu_passes | map(select(.name == "bins_clear" or .name == "cull" or .name == "bins" or .name == "place") | .gpu_ms) | add),
       geometry_gtri_per_s: ((.gpu_passes | map(select(.name == "forward" or .name == "forward_late") | .gpu_ms) | add) as $g

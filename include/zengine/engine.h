@@ -324,7 +324,10 @@ typedef struct ze_run_report_t {
     uint64_t vulkan_host_bytes, vulkan_host_bytes_peak, vulkan_host_allocations;
     uint64_t vulkan_internal_bytes;
     uint64_t validation_messages;
-    uint64_t frames_rendered;                                        /* by the render thread */
+    uint64_t frames_rendered; /* by the render thread */
+    /* of those, the frames the backend drew (not a scene whose changes
+       were still arriving, not a failed frame) */
+    uint64_t frames_drawn;
     uint32_t meshes_resident, materials_resident, textures_resident; /* in the backend */
     /* the backend's last frame: render-thread CPU time; Vulkan: GPU time of
        each render-graph pass, in the order they ran (--stats: "gpu_passes") */

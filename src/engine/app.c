@@ -405,6 +405,7 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         atomic_init(&e->render_stop, false);
         atomic_init(&e->device_lost, false);
         atomic_init(&e->frames_rendered, 0);
+        atomic_init(&e->frames_drawn, 0);
         atomic_init(&e->shot_pending, false);
         atomic_init(&e->shots_done, 0);
         r = engine_run(e);

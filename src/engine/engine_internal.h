@@ -268,6 +268,7 @@ struct ze_engine_t {
     atomic_bool render_stop;
     atomic_bool device_lost;
     atomic_uint_fast64_t frames_rendered;
+    atomic_uint_fast64_t frames_drawn; /* of those, the ones the backend drew */
     /* a screenshot asked for mid-run (ze_engine_request_screenshot) */
     char shot_path[4096];
     uint64_t shot_from_frame; /* snapshots of this iteration on */

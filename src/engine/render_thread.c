@@ -60,6 +60,8 @@ static void *render_main(void *arg)
                 ZE_LOG_WARN(ZE__ENGINE_LOG, "render: frame %llu failed: %s",
                             (unsigned long long)scene->frame, ze_result_str(r));
             atomic_fetch_add_explicit(&e->frames_rendered, 1, memory_order_relaxed);
+            if (drew)
+                atomic_fetch_add_explicit(&e->frames_drawn, 1, memory_order_relaxed);
             /* a screenshot asked for mid-run, from a new enough snapshot */
             if (drew && atomic_load_explicit(&e->shot_pending, memory_order_acquire) &&
                 scene->frame >= e->shot_from_frame) {

@@ -81,6 +81,7 @@ void ze__report_fill(ze_engine_t *e)
     rep->instance_records = e->records_sent;
     rep->instance_records_last = e->last_records;
     rep->frames_rendered = atomic_load(&e->frames_rendered);
+    rep->frames_drawn = atomic_load(&e->frames_drawn);
     rep->unrouted_heap_bytes = ze_mem_unrouted_heap_bytes(); /* window and device still up */
     frame_figures(e, rep);
     if (e->backend) {
@@ -171,6 +172,7 @@ ze_result ze_run_report_write_json(const ze_run_report_t *r, const char *path)
     bad |= put(o, "vulkan_internal_bytes", json_integer((json_int_t)r->vulkan_internal_bytes));
     bad |= put(o, "validation_messages", json_integer((json_int_t)r->validation_messages));
     bad |= put(o, "frames_rendered", json_integer((json_int_t)r->frames_rendered));
+    bad |= put(o, "frames_drawn", json_integer((json_int_t)r->frames_drawn));
     bad |= put(o, "meshes_resident", json_integer((json_int_t)r->meshes_resident));
     bad |= put(o, "materials_resident", json_integer((json_int_t)r->materials_resident));
     bad |= put(o, "textures_resident", json_integer((json_int_t)r->textures_resident));

@@ -177,6 +177,8 @@ ze_result ze__vk_wait_value(ze_vk_backend_t *b, uint64_t value)
     }
     if (r != VK_SUCCESS)
         return ze__vk_fail(b, r, "vkWaitSemaphores");
+    if (value > b->waited_value)
+        b->waited_value = value;
     return ZE_OK;
 }
 
@@ -233,7 +235,10 @@ ze_result ze__vk_frame_begin(ze_vk_backend_t *b, ze_vk_frame_t **out)
     uint64_t done = 0;
     ZE__VK_TRY(b, vkGetSemaphoreCounterValue(b->device, b->timeline, &done),
                "vkGetSemaphoreCounterValue");
-    ze__vk_retire(b, done);
+    /* frees up to what was waited for: a frame the counter shows done but
+       nobody waited for is, to the validation layer, still running (its
+       memory reused now would be a hazard it reports); a frame later */
+    ze__vk_retire(b, done < b->waited_value ? done : b->waited_value);
     b->staging_tail = f->staging_end > b->staging_tail ? f->staging_end : b->staging_tail;
     ze__vk_timestamps_poll(b, done); /* this slot's, and the last frame's when it is done */
     if (b->queries)

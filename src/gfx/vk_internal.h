@@ -632,6 +632,11 @@ struct ze_vk_backend_t {
     /* frames (vk_frame.c) */
     VkSemaphore timeline;
     uint64_t next_value; /* the value this frame's submission will signal */
+    /* the highest timeline value the render thread waited for on the host
+       (vkWaitSemaphores): what is freed for reuse is what it waited for,
+       not what the counter says is done, so the synchronization validation
+       layer sees every reuse ordered after the GPU's last access */
+    uint64_t waited_value;
     ze_vk_frame_t frames[ZE_VK_FRAMES];
     uint32_t frame_slot;
     ze_array_t dead; /* ze_vk_dead_t, in value order */

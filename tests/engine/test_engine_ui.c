@@ -295,6 +295,8 @@ static void test_atlas_waits_for_a_drawn_frame(void **state)
                   (unsigned long long)p.closing.ui_atlas_uploads);
     assert_int_equal(rep.instances, PENDING_CRATES + FX_CRATES);
     assert_true(p.closing.frames > 0 && p.closing.frames < rep.frames_rendered);
+    /* the report tells the drawn frames from the rest */
+    assert_int_equal(rep.frames_drawn, p.closing.frames);
     assert_true(p.closing.ui_atlas_uploads >= 1);
 }
 

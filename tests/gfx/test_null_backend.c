@@ -188,6 +188,35 @@ static void test_frame_counts(void **state)
     ze_render_backend_destroy(b);
 }
 
+/* Whether the last call drew: true after a drawn frame, false after one
+ * whose scene still had changes to arrive (nothing drawn), however the
+ * frame before went. */
+static void test_drew_is_the_last_call(void **state)
+{
+    fixture_t *f = *state;
+    ze_render_backend_t *b = make(f, (ze_render_backend_desc_t){.headless = true});
+    ze_render_instance_t inst[2];
+    memset(inst, 0, sizeof inst);
+    for (int i = 0; i < 2; i++) {
+        inst[i].world = ze_mat4_identity();
+        inst[i].mesh = uuid_n((uint32_t)i);
+        inst[i].id = (uint32_t)i;
+    }
+    assert_false(ze__render_backend_drew(b));
+    ze_render_state_t s = scene_of(1, inst, 2, NULL, 0);
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    assert_true(ze__render_backend_drew(b));
+    s = scene_of(2, inst, 2, NULL, 0);
+    s.instances_pending = true; /* a new scene, part of it still to come */
+    s.scene_revision = 7;
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    assert_false(ze__render_backend_drew(b));
+    s.instances_pending = false;
+    assert_int_equal(ze_render_backend_frame(b, &s), ZE_OK);
+    assert_true(ze__render_backend_drew(b));
+    ze_render_backend_destroy(b);
+}
+
 /* The render thread's own CPU time per frame: counted for every frame
  * (no figure asserted, only that it is measured), the steady mean only
  * after the first 10. */
@@ -557,6 +586,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_create_destroy_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_create, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frame_counts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drew_is_the_last_call, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_cpu_time_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_snapshot_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_assets_resident_after_next_frame, setup, teardown),

@@ -1,0 +1,26 @@
+/* The Vulkan tests' check for validation messages: any message fails the
+ * test, and the messages themselves are printed from the log ring first
+ * (the tests log quietly, so a failure in CI would otherwise show only a
+ * count). Include after cmocka.h. */
+#ifndef ZE_TESTS_VK_MESSAGES_H
+#define ZE_TESTS_VK_MESSAGES_H
+
+#include <string.h>
+
+#include "zengine/base.h"
+
+static inline void vk_expect_no_messages(uint64_t count)
+{
+    if (count) {
+        enum { MAX = 64 };
+        static ze_log_record_t rec[MAX];
+        uint64_t cursor = 0;
+        uint32_t n = ze_log_ring_read(&cursor, rec, MAX, NULL);
+        for (uint32_t i = 0; i < n; i++)
+            if (strcmp(rec[i].channel, "vulkan") == 0 && strstr(rec[i].message, "validation"))
+                print_message("%s\n", rec[i].message);
+    }
+    assert_int_equal(count, 0);
+}
+
+#endif
