@@ -199,7 +199,7 @@ typedef struct ze_vk_frame_t {
     ze_vk_buffer_t elements, bins, visible, refs, place_args, visible_count;
     /* occlusion culling: the early cull's candidates for the late one
        (device-local, draw_capacity of them) and the late cull's dispatch
-       size (host-visible: x zeroed by the CPU, y = z = 1) */
+       size (host-visible: zeroed by the CPU, written by the bins pass) */
     ze_vk_buffer_t candidates, late_args;
     bool count_pending; /* a submitted frame's counts are still to be read */
 } ze_vk_frame_t;
