@@ -361,6 +361,13 @@ ze_rg_res_t ze__rg_import(ze_rg_t *g, const char *name, const ze_rg_resource_des
     return add_resource(g, name, d, imp ? imp : &none);
 }
 
+ze_rg_res_t ze__rg_find_or_import(ze_rg_t *g, const char *name, const ze_rg_resource_desc_t *d,
+                                  const ze_rg_import_t *imp)
+{
+    ze_rg_res_t r = ze__rg_find(g, name);
+    return r.id ? r : ze__rg_import(g, name, d, imp);
+}
+
 ze_rg_res_t ze__rg_find(const ze_rg_t *g, const char *name)
 {
     for (uint32_t i = 0; name && i < g->res_count; i++)

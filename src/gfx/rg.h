@@ -226,6 +226,10 @@ void ze__rg_use(ze_rg_t *g, ze_rg_pass_t pass, ze_rg_res_t res, ze_rg_use use);
 void ze__rg_order(ze_rg_t *g, ze_rg_pass_t before, ze_rg_pass_t after);
 /* A declared resource by name; {0} when there is none. */
 ze_rg_res_t ze__rg_find(const ze_rg_t *g, const char *name);
+/* The resource named `name`, or, when there is none yet, an import of it
+   (for passes that share an import whichever of them is declared first). */
+ze_rg_res_t ze__rg_find_or_import(ze_rg_t *g, const char *name, const ze_rg_resource_desc_t *d,
+                                  const ze_rg_import_t *imp);
 
 ze_result ze__rg_compile(ze_rg_t *g);
 bool ze__rg_compiled(const ze_rg_t *g);

@@ -101,15 +101,12 @@ static ze_result bins_late_create(ze_vk_backend_t *b, void *state)
     return ze__vk_scene_compute_create(b, state, "bins_late.comp");
 }
 
-/* A buffer of the frame found, or imported by the first pass using it. */
+/* A buffer of the frame, imported by the first pass that uses it. */
 static ze_rg_res_t find_or_import(ze_rg_t *g, const char *name, VkDeviceSize size,
                                   const ze_rg_import_t *imp)
 {
-    ze_rg_res_t r = ze__rg_find(g, name);
-    if (r.id)
-        return r;
     ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = size};
-    return ze__rg_import(g, name, &d, imp);
+    return ze__rg_find_or_import(g, name, &d, imp);
 }
 
 static void bins_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pass_t pass,

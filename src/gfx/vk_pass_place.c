@@ -36,11 +36,8 @@ static void place_declare(ze_vk_backend_t *b, void *state, ze_rg_t *g, ze_rg_pas
     (void)b;
     (void)state;
     (void)shape;
-    ze_rg_res_t refs = ze__rg_find(g, ZE_VK_RES_VISIBLE_REFS);
-    if (!refs.id) {
-        ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(ze_vk_gpu_ref_t)};
-        refs = ze__rg_import(g, ZE_VK_RES_VISIBLE_REFS, &d, &REFS_IMPORT);
-    }
+    ze_rg_resource_desc_t d = {.kind = ZE_RG_BUFFER, .size = sizeof(ze_vk_gpu_ref_t)};
+    ze_rg_res_t refs = ze__rg_find_or_import(g, ZE_VK_RES_VISIBLE_REFS, &d, &REFS_IMPORT);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_PLACE_ARGS), ZE_RG_INDIRECT);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_ELEMENTS), ZE_RG_STORAGE_READ);
     ze__rg_use(g, pass, ze__rg_find(g, ZE_VK_RES_BINS), ZE_RG_STORAGE_READ);
