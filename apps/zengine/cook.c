@@ -9,7 +9,9 @@
  * format, psnr_db of mip 0 against the source, bytes of its mips,
  * rgba8_bytes of the same chain uncompressed, bytes_ratio) and the
  * dependencies (external files
- * read, relative to the source's folder, with their content hashes). The
+ * read, relative to the source's folder, with their content hashes) and
+ * "warnings" (what the cook left out, e.g. a missing texture: also printed
+ * on stderr, one "warning:" line each; the exit status stays 0). The
  * settings are a `.meta` "settings" object (the coordinator passes the
  * sidecar's). On invalid input: exit status 1,
  * one error line on stderr, no artifact written. */
@@ -77,19 +79,22 @@ static json_t *cook_json(const ze_cook_result_t *r)
                             "bytes_ratio",
                             t->rgba8_bytes ? (double)t->bytes / (double)t->rgba8_bytes : 0.0));
     }
+    json_t *warns = json_array();
+    for (uint32_t i = 0; warns && i < r->warning_count; i++)
+        json_array_append_new(warns, json_string(r->warnings[i]));
     char hash[17], shash[17];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->source_hash);
     snprintf(shash, sizeof shash, "%016llx", (unsigned long long)r->settings_hash);
-    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
-                     "s:o, s:o, s:o, s:o, s:s}",
-                     "importer", r->importer, "uuid", uuid, "source_hash", hash, "meshes",
-                     (json_int_t)s->meshes, "primitives", (json_int_t)s->primitives, "vertices",
-                     (json_int_t)s->vertices, "indices", (json_int_t)s->indices, "materials",
-                     (json_int_t)s->materials, "textures", (json_int_t)s->textures, "images",
-                     (json_int_t)s->images, "nodes", (json_int_t)s->nodes, "scenes",
-                     (json_int_t)s->scenes, "cameras", (json_int_t)s->cameras, "cooked", cooked,
-                     "artifacts", arts, "sub_assets", subs, "cooked_textures", texs, "dependencies",
-                     deps, "dependency_hashes", dep_hashes, "settings_hash", shash);
+    return json_pack(
+        "{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
+        "s:o, s:o, s:o, s:o, s:s, s:o}",
+        "importer", r->importer, "uuid", uuid, "source_hash", hash, "meshes", (json_int_t)s->meshes,
+        "primitives", (json_int_t)s->primitives, "vertices", (json_int_t)s->vertices, "indices",
+        (json_int_t)s->indices, "materials", (json_int_t)s->materials, "textures",
+        (json_int_t)s->textures, "images", (json_int_t)s->images, "nodes", (json_int_t)s->nodes,
+        "scenes", (json_int_t)s->scenes, "cameras", (json_int_t)s->cameras, "cooked", cooked,
+        "artifacts", arts, "sub_assets", subs, "cooked_textures", texs, "dependencies", deps,
+        "dependency_hashes", dep_hashes, "settings_hash", shash, "warnings", warns);
 }
 
 int ze_cli_cook(int argc, char **argv)
@@ -157,6 +162,8 @@ int ze_cli_cook(int argc, char **argv)
         ze_asset_cook_result_release(&res);
         return ZE_CLI_FAILED;
     }
+    for (uint32_t i = 0; i < res.warning_count; i++)
+        fprintf(stderr, "zengine cook: warning: %s: %s\n", source, res.warnings[i]);
     int status = ZE_CLI_OK;
     if (json) {
         json_t *o = cook_json(&res);

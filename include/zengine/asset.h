@@ -166,6 +166,12 @@ typedef struct ze_model_image_t {
     uint32_t width, height; /* from the PNG/JPEG header */
     const uint8_t *data;
     size_t size;
+    /* Why the image has no data (missing, unreadable or not a valid
+       PNG/JPEG file: the message an import would fail with), when the
+       importer was told to keep going (ze_gltf_desc_t.keep_bad_images; the
+       assimp importer always does); NULL for a good image. The cooker then
+       cooks no texture for it and its materials use the default. */
+    const char *problem;
 } ze_model_image_t;
 
 typedef enum ze_camera_type {
@@ -499,12 +505,18 @@ typedef struct ze_cook_result_t {
     uint32_t dependency_count;
     const char *const *dependencies;
     /* One per dependency: ze_hash64 of its bytes | 1, as the cook saw them. */
-    const uint64_t *dependency_hashes;
+    const uint64_t *dependency_hashes; /* 0: the file is missing (a warning) */
     /* ze_import_settings_hash of the settings it was cooked with. */
     uint64_t settings_hash;
     /* The .zetex written, in the order they were cooked. */
     uint32_t texture_count;
     const ze_cook_texture_t *textures;
+    /* What the cook left out and why, one line each, naming the file (a
+       texture missing, unreadable or undecodable: the materials using it
+       fall back to the default; the meshes still cook). Each was also
+       reported through desc.diag at WARN. */
+    uint32_t warning_count;
+    const char *const *warnings;
     ze_allocator_t alloc_;
     void *storage_;
 } ze_cook_result_t;
@@ -802,6 +814,9 @@ typedef struct ze_import_stats_t {
     uint64_t outdated;           /* registrations whose check found a change */
     uint32_t checking;           /* registrations still being checked (pool jobs) */
     uint64_t dependency_only;    /* offered files left out: a source depends on them */
+    /* warnings of succeeded imports (a texture left out...), each reported
+       through desc.diag at WARN with the source's path */
+    uint64_t warnings;
     uint32_t queued, running;
 } ze_import_stats_t;
 ze_import_stats_t ze_import_coordinator_stats(const ze_import_coordinator_t *ic);

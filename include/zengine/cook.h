@@ -36,6 +36,12 @@ typedef struct ze_gltf_desc_t {
     const char *base_dir;
     /* Cap on any file read and on the model's memory; 0 = 1 GiB. */
     uint64_t max_bytes;
+    /* An image whose file is missing or unreadable, or whose bytes are not
+       a valid PNG/JPEG, fails the import (false: the strict validation) or
+       is kept without data, the reason in ze_model_image_t.problem (true:
+       what the cooker asks for, so that a model degrades instead of
+       failing). Malformed JSON always fails. */
+    bool keep_bad_images;
 } ze_gltf_desc_t;
 
 /* Import a .gltf or .glb file (the container is told by its first bytes,
@@ -66,7 +72,8 @@ ze_result ze_asset_zemesh_write_lods(const ze_model_t *model, uint32_t mesh, ze_
 
 /* Material `index` of a model as .zematerial text (no NUL) allocated from
  * `alloc` (free with ze_free(alloc, *text, *size)). texture_uuids: one per
- * model texture. */
+ * model texture; a nil one (a texture not cooked) leaves its slots out, so
+ * the runtime's default stands in. */
 ze_result ze_asset_zematerial_write(const ze_model_t *model, uint32_t index, ze_uuid_t uuid,
                                     const ze_uuid_t *texture_uuids, ze_allocator_t alloc,
                                     char **text, size_t *size);
@@ -101,7 +108,11 @@ ze_result ze_asset_zenvmap_cook(const void *hdr, size_t size, ze_uuid_t uuid,
  * each texture with a PNG/JPEG/TGA image (a standalone image:
  * <stem>.texture0.zetex), <stem>.envmap0.zenvmap for a .hdr, and
  * <stem>.scene.json (the node hierarchy as an ECS scene file: one entity per
- * node with Name, Transform, Parent, Mesh, Camera) for models with nodes. */
+ * node with Name, Transform, Parent, Mesh, Camera) for models with nodes.
+ * Models degrade rather than fail: a texture whose file is missing or
+ * unreadable, or whose image does not decode, is left out with a warning
+ * naming it (out->warnings, and desc.diag at WARN); the materials using it
+ * fall back to the default and the meshes still cook. */
 ze_result ze_asset_cook(const ze_cook_desc_t *desc, ze_cook_result_t *out);
 
 #ifdef __cplusplus

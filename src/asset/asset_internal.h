@@ -161,6 +161,7 @@ typedef struct ze__gl_ctx_t {
     size_t glb_bin_size;
     bool ext_quantization, ext_texture_transform, ext_emissive_strength, ext_meshopt, ext_draco;
     bool ext_other_images; /* an extension may supply other image formats */
+    bool keep_bad_images;  /* ze_gltf_desc_t.keep_bad_images */
     json_t *j_buffers, *j_views, *j_accessors, *j_meshes, *j_materials, *j_textures;
     json_t *j_images, *j_samplers, *j_nodes, *j_scenes, *j_cameras, *j_skins;
     json_t *j_animations;

@@ -53,6 +53,8 @@ typedef struct outcome_t {
     const char **deps;
     uint64_t source_hash; /* of the bytes the cooker read; 0 = unknown */
     uint64_t *dep_hashes; /* one per dependency; 0 = unknown (an older cooker) */
+    uint32_t warn_count;
+    const char **warnings; /* what the cook left out (a missing texture...) */
     ze__astore_t store;
 } outcome_t;
 
@@ -877,6 +879,15 @@ static void outcome_from_json(outcome_t *o, const char *text, size_t len)
         if (!o->deps[i])
             outcome_fail(o, "cooker report: malformed dependencies%s", "");
     }
+    /* optional (an older cooker has none); capped: a report is untrusted */
+    json_t *warns = root ? json_object_get(root, "warnings") : NULL;
+    size_t nw = json_is_array(warns) ? ZE_MIN(json_array_size(warns), (size_t)64) : 0;
+    o->warnings = nw ? ze__astore_array(&o->store, nw, sizeof(char *), 8, true) : NULL;
+    for (size_t i = 0; o->ok && o->warnings && i < nw; i++) {
+        const char *w = json_string_value(json_array_get(warns, i));
+        if (w && (o->warnings[o->warn_count] = ze__astore_strdup(&o->store, w)) != NULL)
+            o->warn_count++;
+    }
     if (o->ok) {
         o->count = (uint32_t)n;
         o->dep_count = (uint32_t)nd;
@@ -916,6 +927,8 @@ static void outcome_from_cook(outcome_t *o, const ze_cook_result_t *c, ze_result
     o->source_hash = c->source_hash;
     o->dep_hashes = (uint64_t *)c->dependency_hashes;
     o->deps = (const char **)c->dependencies;
+    o->warn_count = c->warning_count;
+    o->warnings = (const char **)c->warnings;
 }
 
 /* -------------------------------------------------------- completion */
@@ -1025,6 +1038,11 @@ static void finish_import(ze_import_coordinator_t *ic, import_t *im, outcome_t *
     bool known = ze_asset_registry_get(reg, im->source, &info);
     if (o->ok) {
         ic->stats.succeeded++;
+        for (uint32_t i = 0; i < o->warn_count; i++) {
+            ic->stats.warnings++;
+            ze_diag(&ic->desc.diag, ZE_LOG_WARN, ZE_OK, "asset", im->path.str, "%s",
+                    o->warnings[i]);
+        }
         if (known)
             record_success(ic, im, o);
     } else {
@@ -1079,6 +1097,7 @@ static void cook_job(void *ctx)
 {
     import_t *im = ctx;
     memset(&im->cook_diag, 0, sizeof im->cook_diag);
+    im->cook_diag.min_level = ZE_LOG_ERROR; /* warnings come with the result */
     ze_cook_desc_t d = {.source = im->host_source,
                         .out_dir = im->host_out,
                         .source_uuid = im->source,

@@ -89,4 +89,8 @@ void ze_asset_cook_result_release(ze_cook_result_t *result)
     result->artifact_count = 0;
     result->dependencies = NULL;
     result->dependency_count = 0;
+    result->textures = NULL;
+    result->texture_count = 0;
+    result->warnings = NULL;
+    result->warning_count = 0;
 }

@@ -24,8 +24,10 @@
  * files and embedded textures the materials reference.
  *
  * Texture files named by a material are resolved against the source's
- * folder ('\' read as '/', leading "./" dropped); absolute paths and ".."
- * are refused, and a missing file is an error naming it.
+ * folder ('\' read as '/', leading "./" dropped). A texture that is
+ * absolute or climbs out with "..", missing, unreadable or not a valid
+ * PNG/JPEG is kept without data, the reason naming it in its image's
+ * `problem`: the cooker warns and its materials fall back to the default.
  *
  * Dependencies: assimp opens files through our aiFileIO callbacks
  * (read-only; any write mode is refused), which record every regular file
@@ -334,7 +336,8 @@ static ze_result texture_for(ai_ctx_t *c, const char *raw, int32_t *out)
         FAIL(ZE_ERR_LIMIT, "more than %d textures", MAX_TEXTURES);
     const uint8_t *data = NULL;
     size_t size = 0;
-    const char *uri = NULL;
+    const char *uri = NULL, *problem = NULL, *full = NULL;
+    ze_result r = ZE_OK;
     if (raw[0] == '*') {
         /* "*N": an embedded texture */
         char *end = NULL;
@@ -360,8 +363,11 @@ static ze_result texture_for(ai_ctx_t *c, const char *raw, int32_t *out)
     } else {
         char *rel = normalize_path(c, raw);
         if (!rel)
-            FAIL(ZE_ERR_PARSE, "texture path '%s' is absolute or leaves the source's folder", raw);
-        ZE__TRY(read_texture_file(c, rel, &data, &size));
+            problem = "the path is absolute or leaves the source's folder";
+        else if ((r = read_texture_file(c, rel, &data, &size)) != ZE_OK)
+            full = c->err->message + strlen("assimp: "); /* names the file */
+        if (r == ZE_ERR_OUT_OF_MEMORY)
+            return r;
         uri = rel;
     }
     uint32_t i = c->ntex;
@@ -371,18 +377,39 @@ static ze_result texture_for(ai_ctx_t *c, const char *raw, int32_t *out)
     ze_model_image_t *im = &c->images[i];
     im->name = uri ? uri : c->tex_keys[i];
     im->uri = uri;
-    im->data = data;
-    im->size = size;
-    im->format = ze__image_sniff(data, size);
-    if (im->format == ZE_IMAGE_FORMAT_UNKNOWN && uri && ends_with_ci(uri, ".tga"))
-        im->format = ZE_IMAGE_FORMAT_TGA;
     const char *why = NULL;
-    if (im->format == ZE_IMAGE_FORMAT_PNG &&
-        !ze__png_check(data, size, &im->width, &im->height, &why))
-        FAIL(ZE_ERR_PARSE, "texture '%s': %s", raw, why);
-    if (im->format == ZE_IMAGE_FORMAT_JPEG &&
-        !ze__jpeg_check(data, size, &im->width, &im->height, &why))
-        FAIL(ZE_ERR_PARSE, "texture '%s': %s", raw, why);
+    if (!problem && !full) {
+        im->data = data;
+        im->size = size;
+        im->format = ze__image_sniff(data, size);
+        if (im->format == ZE_IMAGE_FORMAT_UNKNOWN && uri && ends_with_ci(uri, ".tga"))
+            im->format = ZE_IMAGE_FORMAT_TGA;
+        if (im->format == ZE_IMAGE_FORMAT_UNKNOWN)
+            problem = "neither a PNG, a JPEG nor a .tga file";
+        else if (im->format == ZE_IMAGE_FORMAT_PNG &&
+                 !ze__png_check(data, size, &im->width, &im->height, &why))
+            problem = why;
+        else if (im->format == ZE_IMAGE_FORMAT_JPEG &&
+                 !ze__jpeg_check(data, size, &im->width, &im->height, &why))
+            problem = why;
+    }
+    if (problem || full) {
+        /* A texture that cannot be had degrades to the material's default
+           (the cooker warns); the import goes on. */
+        char msg[2 * ZE__ASSET_ERROR_MAX];
+        if (full)
+            snprintf(msg, sizeof msg, "%.500s", full);
+        else
+            snprintf(msg, sizeof msg, "texture '%.400s': %.500s", raw, problem);
+        im->problem = ze__astore_strdup(c->store, msg);
+        if (!im->problem)
+            FAIL(ZE_ERR_OUT_OF_MEMORY, "out of memory");
+        c->err->message[0] = 0;
+        im->data = NULL;
+        im->size = 0;
+        im->width = im->height = 0;
+        im->format = ZE_IMAGE_FORMAT_UNKNOWN;
+    }
     c->textures[i].name = im->name;
     c->textures[i].image = (int32_t)i;
     c->textures[i].sampler = -1;

@@ -10,6 +10,7 @@
  * each artifact's sub-asset (uuid, type) in the artifacts' sorted order and
  * the external files the import read (the model's dependencies). */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -120,6 +121,8 @@ static int cmp_artifact(const void *a, const void *b)
 
 /* ------------------------------------------------------- the artifacts */
 
+static const ze_uuid_t NIL_UUID;
+
 typedef struct cook_ctx_t {
     const ze_cook_desc_t *desc;
     ze_cook_result_t *out;
@@ -133,6 +136,8 @@ typedef struct cook_ctx_t {
     uint32_t nart, cap;
     ze_import_settings_t settings; /* validated */
     ze_cook_texture_t *texs;       /* the result's texture reports */
+    const char **warnings;         /* the result's warnings */
+    uint32_t nwarn, warn_cap;
 } cook_ctx_t;
 
 static ze_uuid_t sub_uuid(const cook_ctx_t *c, const char *kind, uint32_t i)
@@ -141,6 +146,41 @@ static ze_uuid_t sub_uuid(const cook_ctx_t *c, const char *kind, uint32_t i)
     char label[ZE_ASSET_SUB_NAME_MAX];
     snprintf(label, sizeof label, "%s/%u", kind, i);
     return ze_asset_sub_asset_uuid(c->out->source_uuid, label);
+}
+
+/* Something the cook leaves out, kept for the result and reported at WARN
+ * (subject: the source) as it happens. */
+static ze_result cook_warn(cook_ctx_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static ze_result cook_warn(cook_ctx_t *c, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->nwarn == c->warn_cap) {
+        uint32_t cap = c->warn_cap ? c->warn_cap * 2 : 8;
+        const char **n = ze__astore_array(c->store, cap, sizeof(char *), 16, true);
+        if (!n) {
+            ze__asset_error_set(c->err, "out of memory");
+            return ZE_ERR_OUT_OF_MEMORY;
+        }
+        if (c->nwarn)
+            memcpy(n, c->warnings, c->nwarn * sizeof(char *));
+        c->warnings = n;
+        c->warn_cap = cap;
+    }
+    const char *kept = ze__astore_strdup(c->store, msg);
+    if (!kept) {
+        ze__asset_error_set(c->err, "out of memory");
+        return ZE_ERR_OUT_OF_MEMORY;
+    }
+    c->warnings[c->nwarn++] = kept;
+    c->out->warnings = c->warnings;
+    c->out->warning_count = c->nwarn;
+    (void)ze_diag(&c->desc->diag, ZE_LOG_WARN, ZE_OK, "cook", c->desc->source, "%s", msg);
+    return ZE_OK;
 }
 
 /* Write one artifact under its temporary name (the folder made on the
@@ -236,6 +276,8 @@ static ze_result finish(cook_ctx_t *c, ze_result r)
         memset(&c->out->cooked, 0, sizeof c->out->cooked);
         c->out->textures = NULL;
         c->out->texture_count = 0;
+        c->out->warnings = NULL;
+        c->out->warning_count = 0;
         c->out->dependencies = NULL;
         c->out->dependency_hashes = NULL;
         c->out->dependency_count = 0;
@@ -396,6 +438,11 @@ static ze_result copy_dependencies(cook_ctx_t *c, const ze_model_t *model)
             ze__asset_error_set(c->err, "dependency path too long: '%s'", deps[i]);
             return ZE_ERR_TOO_LONG;
         }
+        struct stat st;
+        if (stat(path, &st) != 0 && errno == ENOENT) {
+            hashes[i] = 0; /* a missing texture (warned about): unknown */
+            continue;
+        }
         uint8_t *data;
         size_t size;
         ZE__TRY(read_host_file(c, path, &data, &size));
@@ -458,6 +505,76 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
         out->cooked.vertices += v.vertex_count;
         out->cooked.indices += v.index_count;
     }
+    /* Textures before materials: a texture that cannot be cooked is left
+       out of them (the default instead) with a warning naming its file. */
+    for (uint32_t i = 0; i < model->texture_count; i++) {
+        int32_t im = model->textures[i].image;
+        if (im < 0 || (uint32_t)im >= model->image_count) {
+            tex_ids[i] = NIL_UUID;
+            continue; /* only an extension supplies its image */
+        }
+        const ze_model_image_t *img = &model->images[im];
+        if (img->problem) {
+            tex_ids[i] = NIL_UUID;
+            ZE__TRY(cook_warn(c,
+                              "texture %u (image %d%s%s) left out, its materials use the default: "
+                              "%s",
+                              i, im, img->uri ? ", " : "", img->uri ? img->uri : "", img->problem));
+            continue;
+        }
+        if (img->format != ZE_IMAGE_FORMAT_PNG && img->format != ZE_IMAGE_FORMAT_JPEG &&
+            img->format != ZE_IMAGE_FORMAT_TGA) {
+            /* e.g. EXT_texture_webp: not decoded by this cooker */
+            tex_ids[i] = NIL_UUID;
+            ZE__TRY(cook_warn(c,
+                              "texture %u (image %d%s%s) left out, its materials use the default: "
+                              "its format is not one this cooker decodes (PNG, JPEG, TGA)",
+                              i, im, img->uri ? ", " : "", img->uri ? img->uri : ""));
+            continue;
+        }
+        ze_image_desc_t id = {.alloc = c->alloc,
+                              .format = img->format,
+                              .linear = texture_is_linear(model, i),
+                              .max_bytes = c->desc->max_bytes,
+                              .no_mips = c->settings.no_mips,
+                              .compression = c->settings.compression};
+        texture_usage(model, i, &id.normal_map, &id.red_only);
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        ze__asset_error_t ierr;
+        ze__tex_cook_info_t info;
+        ze_result r = ze__asset_zetex_cook_ex(img->data, img->size, tex_ids[i], &id, &bytes, &size,
+                                              &info, &ierr);
+        if (r == ZE_ERR_OUT_OF_MEMORY) {
+            ze__asset_error_set(err, "texture %u (image %d%s%s): %s", i, im, img->uri ? ", " : "",
+                                img->uri ? img->uri : "", ierr.message);
+            return r;
+        }
+        if (r != ZE_OK) {
+            /* a file that passed the structural checks and does not decode */
+            tex_ids[i] = NIL_UUID;
+            ZE__TRY(cook_warn(c,
+                              "texture %u (image %d%s%s) left out, its materials use the default: "
+                              "%s",
+                              i, im, img->uri ? ", " : "", img->uri ? img->uri : "", ierr.message));
+            continue;
+        }
+        r = emit_texture(c, i, bytes, size, &info);
+        ze_free(c->alloc, bytes, size);
+        if (r != ZE_OK)
+            return r;
+        out->cooked.textures++;
+    }
+    /* a bad image no texture uses is no loss, but still worth a word */
+    for (uint32_t im = 0; im < model->image_count; im++) {
+        bool used = false;
+        for (uint32_t i = 0; i < model->texture_count && !used; i++)
+            used = model->textures[i].image == (int32_t)im;
+        if (model->images[im].problem && !used)
+            ZE__TRY(cook_warn(c, "image %u (%s%sunused) cannot be read: %s", im,
+                              model->images[im].uri ? model->images[im].uri : "",
+                              model->images[im].uri ? ", " : "", model->images[im].problem));
+    }
     for (uint32_t i = 0; i < model->material_count; i++) {
         char *text = NULL;
         size_t size = 0;
@@ -472,38 +589,6 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
         if (r != ZE_OK)
             return r;
         out->cooked.materials++;
-    }
-    for (uint32_t i = 0; i < model->texture_count; i++) {
-        int32_t im = model->textures[i].image;
-        if (im < 0 || (uint32_t)im >= model->image_count)
-            continue; /* only an extension supplies its image */
-        const ze_model_image_t *img = &model->images[im];
-        if (img->format != ZE_IMAGE_FORMAT_PNG && img->format != ZE_IMAGE_FORMAT_JPEG &&
-            img->format != ZE_IMAGE_FORMAT_TGA)
-            continue; /* e.g. EXT_texture_webp: not decoded by this cooker */
-        ze_image_desc_t id = {.alloc = c->alloc,
-                              .format = img->format,
-                              .linear = texture_is_linear(model, i),
-                              .max_bytes = c->desc->max_bytes,
-                              .no_mips = c->settings.no_mips,
-                              .compression = c->settings.compression};
-        texture_usage(model, i, &id.normal_map, &id.red_only);
-        uint8_t *bytes = NULL;
-        size_t size = 0;
-        ze__asset_error_t ierr;
-        ze__tex_cook_info_t info;
-        ze_result r = ze__asset_zetex_cook_ex(img->data, img->size, tex_ids[i], &id, &bytes, &size,
-                                              &info, &ierr);
-        if (r != ZE_OK) {
-            ze__asset_error_set(err, "texture %u (image %d%s%s): %s", i, im, img->uri ? ", " : "",
-                                img->uri ? img->uri : "", ierr.message);
-            return r;
-        }
-        r = emit_texture(c, i, bytes, size, &info);
-        ze_free(c->alloc, bytes, size);
-        if (r != ZE_OK)
-            return r;
-        out->cooked.textures++;
     }
     ZE__TRY(copy_dependencies(c, model));
     if (model->node_count == 0)
@@ -524,7 +609,8 @@ static ze_result cook_model(cook_ctx_t *c, const ze_model_t *model)
 static ze_result cook_gltf(cook_ctx_t *c)
 {
     ze_model_t *model;
-    ze_gltf_desc_t gd = {.alloc = c->alloc, .max_bytes = c->desc->max_bytes};
+    ze_gltf_desc_t gd = {
+        .alloc = c->alloc, .max_bytes = c->desc->max_bytes, .keep_bad_images = true};
     ZE__TRY(ze__asset_import_gltf_file(c->desc->source, &gd, &model, c->err));
     c->out->source_hash = model->source_hash;
     ze__cook_apply_settings(model, &c->settings);

@@ -658,6 +658,10 @@ ze_result ze__gl_load_uri(ze__gl_ctx_t *c, const char *uri, bool image, const ui
     ze__asset_error_t ferr;
     ze_result r = read_file(c->store, full, left, &buf, &n, &ferr, "");
     if (r != ZE_OK) {
+        /* A missing image the import keeps going without is still a
+           dependency: the source cooks again when the file appears. */
+        if (r == ZE_ERR_NOT_FOUND && image && c->keep_bad_images)
+            ZE__TRY(add_dependency(c, rel));
         if (r == ZE_ERR_NOT_FOUND)
             return ze__gl_fail(c, r, "file '%.200s' not found", rel);
         return ze__gl_fail(c, r, "cannot read '%.200s' (%s)", rel, ferr.message);
@@ -977,6 +981,7 @@ static ze_result import_bytes(const uint8_t *data, size_t size, const ze_gltf_de
     c->err = err;
     c->base_dir = base_dir;
     c->max_bytes = desc && desc->max_bytes ? desc->max_bytes : DEFAULT_MAX_BYTES;
+    c->keep_bad_images = desc && desc->keep_bad_images;
     c->model = m;
     m->default_scene = -1;
     m->internal_ = store;

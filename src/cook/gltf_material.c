@@ -6,6 +6,52 @@
 
 /* ------------------------------------------------------------------ images */
 
+/* The image's bytes (an external file, a data: URI or a bufferView),
+ * checked structurally against its signature and mimeType. */
+static ze_result load_image(ze__gl_ctx_t *c, const char *uri, int64_t view, const char *mime,
+                            ze_model_image_t *img)
+{
+    const uint8_t *data;
+    size_t size;
+    if (uri) {
+        const char *rel, *data_mime;
+        size_t m2 = ze__gl_push_key(c, "uri");
+        ZE__TRY(ze__gl_load_uri(c, uri, true, &data, &size, &rel, &data_mime));
+        ze__gl_pop(c, m2);
+        img->uri = rel;
+        if (data_mime)
+            mime = mime ? mime : data_mime;
+    } else {
+        const ze__gl_view_t *v = &c->views[view];
+        if (v->stride) {
+            ze__gl_push_key(c, "bufferView");
+            return ZE__GL_FAIL(c, "bufferView %lld of an image must not define byteStride",
+                               (long long)view);
+        }
+        data = ze__gl_view_data(c, v);
+        size = v->length;
+    }
+    ze_image_format fmt = ze__image_sniff(data, size);
+    const char *why = NULL;
+    bool ok = true;
+    if (fmt == ZE_IMAGE_FORMAT_PNG)
+        ok = ze__png_check(data, size, &img->width, &img->height, &why);
+    else if (fmt == ZE_IMAGE_FORMAT_JPEG)
+        ok = ze__jpeg_check(data, size, &img->width, &img->height, &why);
+    else if (!c->ext_other_images)
+        return ZE__GL_FAIL(c, "image data (%zu bytes) is neither PNG nor JPEG", size);
+    if (!ok)
+        return ZE__GL_FAIL(c, "%s", why);
+    if (mime && fmt != ZE_IMAGE_FORMAT_UNKNOWN &&
+        strcmp(mime, fmt == ZE_IMAGE_FORMAT_PNG ? "image/png" : "image/jpeg") != 0)
+        return ZE__GL_FAIL(c, "mimeType is %s but the data is %s", mime,
+                           fmt == ZE_IMAGE_FORMAT_PNG ? "PNG" : "JPEG");
+    img->format = fmt;
+    img->data = data;
+    img->size = size;
+    return ZE_OK;
+}
+
 ze_result ze__gl_parse_images(ze__gl_ctx_t *c)
 {
     ze_model_image_t *images =
@@ -36,44 +82,22 @@ ze_result ze__gl_parse_images(ze__gl_ctx_t *c)
             ze__gl_push_key(c, "mimeType");
             return ZE__GL_FAIL(c, "required property is missing (the image is in a bufferView)");
         }
-        const uint8_t *data;
-        size_t size;
-        if (uri) {
-            const char *rel, *data_mime;
-            size_t m2 = ze__gl_push_key(c, "uri");
-            ZE__TRY(ze__gl_load_uri(c, uri, true, &data, &size, &rel, &data_mime));
-            ze__gl_pop(c, m2);
-            img->uri = rel;
-            if (data_mime)
-                mime = mime ? mime : data_mime;
-        } else {
-            const ze__gl_view_t *v = &c->views[view];
-            if (v->stride) {
-                ze__gl_push_key(c, "bufferView");
-                return ZE__GL_FAIL(c, "bufferView %lld of an image must not define byteStride",
-                                   (long long)view);
-            }
-            data = ze__gl_view_data(c, v);
-            size = v->length;
+        ze_result r = load_image(c, uri, view, mime, img);
+        if (r != ZE_OK) {
+            /* Only the data's own failures degrade (an out-of-memory does
+               not): the message an import would fail with becomes the
+               image's problem. */
+            if (!c->keep_bad_images || r == ZE_ERR_OUT_OF_MEMORY)
+                return r;
+            img->problem = ze__astore_strdup(c->store, c->err->message);
+            if (!img->problem)
+                return ze__gl_fail(c, ZE_ERR_OUT_OF_MEMORY, "out of memory");
+            c->err->message[0] = 0;
+            img->format = ZE_IMAGE_FORMAT_UNKNOWN;
+            img->data = NULL;
+            img->size = 0;
+            img->width = img->height = 0;
         }
-        ze_image_format fmt = ze__image_sniff(data, size);
-        const char *why = NULL;
-        bool ok = true;
-        if (fmt == ZE_IMAGE_FORMAT_PNG)
-            ok = ze__png_check(data, size, &img->width, &img->height, &why);
-        else if (fmt == ZE_IMAGE_FORMAT_JPEG)
-            ok = ze__jpeg_check(data, size, &img->width, &img->height, &why);
-        else if (!c->ext_other_images)
-            return ZE__GL_FAIL(c, "image data (%zu bytes) is neither PNG nor JPEG", size);
-        if (!ok)
-            return ZE__GL_FAIL(c, "%s", why);
-        if (mime && fmt != ZE_IMAGE_FORMAT_UNKNOWN &&
-            strcmp(mime, fmt == ZE_IMAGE_FORMAT_PNG ? "image/png" : "image/jpeg") != 0)
-            return ZE__GL_FAIL(c, "mimeType is %s but the data is %s", mime,
-                               fmt == ZE_IMAGE_FORMAT_PNG ? "PNG" : "JPEG");
-        img->format = fmt;
-        img->data = data;
-        img->size = size;
         ze__gl_pop(c, mark);
     }
     ze__gl_pop(c, top);

@@ -70,7 +70,7 @@ ze_result ze_asset_zematerial_write(const ze_model_t *model, uint32_t index, ze_
     json_object_set_new(o, "emissive_strength", json_real((double)m->emissive_strength));
     json_t *tex = json_object();
     for (int i = 0; tex && i < 5; i++)
-        if (refs[i]->texture >= 0)
+        if (refs[i]->texture >= 0 && !ze_uuid_is_nil(texture_uuids[refs[i]->texture]))
             json_object_set_new(tex, ze__zematerial_slots[i], texref_json(refs[i], texture_uuids));
     json_object_set_new(o, "textures", tex);
 

@@ -42,6 +42,7 @@ typedef struct fixture_t {
     uint32_t ready_count;
     ze_uuid_t released[256]; /* on_asset_released, in order */
     uint32_t released_count;
+    ze_diag_capture_t diag; /* the coordinator's reports (passed on to the log) */
 } fixture_t;
 
 ZE_MAYBE_UNUSED static int fix_rm_entry(const char *path, const struct stat *st, int flag,
@@ -148,7 +149,8 @@ ZE_MAYBE_UNUSED static void fix_open_runtime(fixture_t *f, const fix_desc_t *d)
                                        .timeout_ms = d->timeout_ms,
                                        .memory_limit = d->memory_limit,
                                        .max_running = d->max_running,
-                                       .watch = true};
+                                       .watch = true,
+                                       .diag = ze_diag_capture_sink(&f->diag)};
     assert_int_equal(ze_import_coordinator_create(&cd, &f->ic), ZE_OK);
     ze_asset_manager_desc_t md = {.mem = f->mm,
                                   .vfs = f->vfs,
@@ -186,6 +188,7 @@ ZE_MAYBE_UNUSED static fixture_t *fix_create(const fix_desc_t *d)
         ze_job_system_create(&(ze_job_system_desc_t){.mem = f->mm, .worker_count = 2}, &f->jobs),
         ZE_OK);
     fix_add_box(f);
+    f->diag.pass_on = true; /* forward {0}: the log */
     ze_vfs_desc_t vd = {.mem = f->mm,
                         .jobs = f->jobs,
                         .project_root = f->root,

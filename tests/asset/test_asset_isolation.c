@@ -88,6 +88,45 @@ static void test_child_import_of_a_real_model(void **state)
     assert_int_equal(s.failed, 0);
 }
 
+/* The model's texture is missing: the child's cook succeeds without it,
+ * the coordinator reports the child's warning (naming the file) and the
+ * material, mesh and scene load; when the file appears, the source cooks
+ * again (the missing file was a dependency) and the texture is there. */
+static void test_child_import_degrades_without_its_texture(void **state)
+{
+    fixture_t *f = *state;
+    if (!f)
+        skip();
+    char png[256];
+    snprintf(png, sizeof png, "%s/models/CesiumLogoFlat.png", f->root);
+    assert_int_equal(unlink(png), 0);
+    ze_uuid_t u, subs[8];
+    assert_int_equal(ze_import_request(f->ic, BOX, ZE_IMPORT_IMMEDIATE, false, &u), ZE_OK);
+    assert_int_equal(ze_import_coordinator_wait(f->ic, 30000), ZE_OK);
+    assert_int_equal(fix_state(f, u), ZE_ASSET_STATE_LOADED);
+    assert_int_equal(ze_asset_registry_sub_assets(f->reg, u, subs, 8), 3); /* no texture */
+    ze_import_stats_t s = ze_import_coordinator_stats(f->ic);
+    assert_int_equal(s.succeeded, 1);
+    assert_int_equal(s.warnings, 1);
+    assert_int_equal(f->diag.errors, 0);
+    assert_non_null(strstr(f->diag.last, "CesiumLogoFlat.png"));
+    assert_non_null(strstr(f->diag.last, BOX));
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ze_asset_acquire(f->am, subs[i]), ZE_OK);
+    assert_int_equal(ze_asset_manager_wait(f->am, 30000), ZE_OK);
+    for (int i = 0; i < 3; i++)
+        assert_non_null(ze_asset_get(f->am, subs[i]));
+
+    fix_copy(f, "gltf/BoxTextured/glTF/CesiumLogoFlat.png", "models/CesiumLogoFlat.png");
+    bool ok;
+    FIX_UNTIL(f, 30000,
+              ze_import_coordinator_stats(f->ic).succeeded == 2 &&
+                  ze_asset_registry_sub_assets(f->reg, u, NULL, 0) == 4,
+              ok);
+    assert_true(ok);
+    assert_int_equal(ze_import_coordinator_stats(f->ic).warnings, 1); /* none the second time */
+}
+
 /* A cooker that fails some way; the reason must say how, the engine keeps
  * ticking (each tick returns promptly), and the real cooker works after. */
 static ze_import_stats_t expect_failure(fixture_t *f, const char *behaviour, uint32_t timeout_ms,
@@ -180,6 +219,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_child_import_of_a_real_model, setup_real, teardown),
+        cmocka_unit_test_setup_teardown(test_child_import_degrades_without_its_texture, setup_real,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_crashing_cooker, setup_real, teardown),
         cmocka_unit_test_setup_teardown(test_hanging_cooker, setup_real, teardown),
         cmocka_unit_test_setup_teardown(test_cooker_with_bad_report, setup_real, teardown),
