@@ -277,6 +277,12 @@ typedef struct ze_run_desc_t {
     const char *cooker;         /* NULL: zengine beside the program */
     bool no_cache;              /* run without /cache (read-only project) */
     bool strict;                /* --strict: a reported warning fails the run too */
+    /* --trace FILE: Chrome trace JSON of the zones of every thread (main,
+       render, job workers) and the GPU passes' times as their own track,
+       written at exit (NULL: the environment variable ZENGINE_TRACE, else
+       none); --trace-frames N: only the first N iterations (0 = all) */
+    const char *trace;
+    uint64_t trace_frames;
 } ze_run_desc_t;
 
 enum { ZE_ENGINE_MAX_STAGES = 24 };

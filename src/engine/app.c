@@ -209,27 +209,40 @@ static bool output_writable(const char *flag, const char *path, char *why, size_
     return false;
 }
 
-/* The profiler, when ZENGINE_TRACE names a capture file. */
-static void trace_begin(const ze__run_ctx_t *ctx, ze_mem_t *mm)
+/* The profiler, when --trace (or ZENGINE_TRACE) names a capture file.
+ * True when this run started the capture (and so writes it). */
+static bool trace_begin(const char *path, ze_mem_t *mm)
 {
-    if (!ctx->trace_path || ze_trace_active())
-        return;
+    ze_trace_thread_name("main");
+    if (!path)
+        return false;
     ze_result r = ze_trace_start(
         &(ze_trace_desc_t){.alloc = ze_mem_owner_allocator(mm, ZE_MEM_OWNER_BOOTSTRAP)});
     if (r != ZE_OK)
         ZE_LOG_WARN(ZE__ENGINE_LOG, "profiler: not started (%s)", ze_result_str(r));
+    return r == ZE_OK;
 }
 
-static void trace_end(const ze__run_ctx_t *ctx)
+/* After every other thread of the run was joined. */
+static void trace_end(const ze_app_desc_t *app, const char *path, bool started)
 {
-    if (!ctx->trace_path || !ze_trace_active())
+    if (!started)
         return;
-    FILE *f = fopen(ctx->trace_path, "w");
+    FILE *f = fopen(path, "w");
     if (!f)
-        ZE_LOG_WARN(ZE__ENGINE_LOG, "profiler: cannot write %s", ctx->trace_path);
-    ze_trace_stop(f);
-    if (f && fclose(f) == 0)
-        ZE_LOG_INFO(ZE__ENGINE_LOG, "profiler: capture written to %s", ctx->trace_path);
+        ze_diag(&app->diag, ZE_LOG_WARN, ZE_ERR_IO, "engine", path, "trace not written: %s",
+                strerror(errno));
+    uint64_t dropped = ze_trace_dropped();
+    ze_result r = ze_trace_stop(f);
+    long size = f ? ftell(f) : -1;
+    if (f && (fclose(f) != 0 || r != ZE_OK))
+        ze_diag(&app->diag, ZE_LOG_WARN, ZE_ERR_IO, "engine", path, "trace not written: %s",
+                ze_result_str(r != ZE_OK ? r : ZE_ERR_IO));
+    else if (f)
+        ZE_LOG_INFO(ZE__ENGINE_LOG,
+                    "profiler: capture written to %s (%ld bytes, %llu events "
+                    "dropped)",
+                    path, size, (unsigned long long)dropped);
 }
 
 /* The engine's part of a run, with memory and jobs up. */
@@ -324,9 +337,11 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
     else if (run->max_fps < 0.0 || run->max_fps != run->max_fps)
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "max_fps must be 0 or positive");
     char why[600];
+    const char *trace_path = run && run->trace ? run->trace : ctx->trace_path;
     if (r == ZE_OK && (!output_writable("--stats", run->stats, why, sizeof why) ||
                        !output_writable("--screenshot", run->screenshot, why, sizeof why) ||
-                       !output_writable("--dump-graph", run->dump_graph, why, sizeof why)))
+                       !output_writable("--dump-graph", run->dump_graph, why, sizeof why) ||
+                       !output_writable("--trace", trace_path, why, sizeof why)))
         r = fail_early(app, rep, ZE_ERR_IO, "%.250s", why);
 
     /* The project before the memory manager: it may choose the profile. */
@@ -365,8 +380,7 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         ze_mem_fault_fail_nth(mm, UINT64_MAX); /* count from here */
     if (r == ZE_OK && ctx->route_third_party)
         ze__third_party_route(mm);
-    if (r == ZE_OK)
-        trace_begin(ctx, mm);
+    bool tracing = r == ZE_OK && trace_begin(trace_path, mm);
     ze_job_system_t *jobs = NULL;
     if (r == ZE_OK &&
         (r = ze_job_system_create(&(ze_job_system_desc_t){.mem = mm,
@@ -393,6 +407,7 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         e->alloc = boot;
         e->project = *project;
         e->report = rep;
+        e->tracing = tracing;
         e->diag_capture =
             (ze_diag_capture_t){.forward = app->diag, .pass_on = true, .min_level = ZE_LOG_ERROR};
         e->warn_capture = (ze_diag_capture_t){.forward = ze_diag_capture_sink(&e->diag_capture),
@@ -415,7 +430,7 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
     }
     if (jobs)
         ze_job_system_destroy(jobs);
-    trace_end(ctx);
+    trace_end(app, trace_path, tracing);
     if (mm) {
         ze_mem_owner_stats_t tp = ze_mem_owner_stats(mm, ZE_MEM_OWNER_THIRD_PARTY);
         rep->third_party_bytes_peak = tp.peak;

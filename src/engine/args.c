@@ -59,14 +59,15 @@ typedef struct opt_t {
 } opt_t;
 
 static const opt_t g_opts[] = {
-    {"--project", OPT_STRING},    {"--projectConfigFile", OPT_STRING},
-    {"--headless", OPT_FLAG},     {"--frames", OPT_STRING},
-    {"--fixed-dt", OPT_STRING},   {"--screenshot", OPT_STRING},
-    {"--dump-graph", OPT_STRING}, {"--stats", OPT_STRING},
-    {"--log-level", OPT_STRING},  {"--memory-profile", OPT_STRING},
-    {"--input", OPT_STRING},      {"--backend", OPT_STRING},
-    {"--max-fps", OPT_STRING},    {"--launchEditor", OPT_FLAG},
-    {"--strict", OPT_FLAG},
+    {"--project", OPT_STRING},      {"--projectConfigFile", OPT_STRING},
+    {"--headless", OPT_FLAG},       {"--frames", OPT_STRING},
+    {"--fixed-dt", OPT_STRING},     {"--screenshot", OPT_STRING},
+    {"--dump-graph", OPT_STRING},   {"--stats", OPT_STRING},
+    {"--log-level", OPT_STRING},    {"--memory-profile", OPT_STRING},
+    {"--input", OPT_STRING},        {"--backend", OPT_STRING},
+    {"--max-fps", OPT_STRING},      {"--launchEditor", OPT_FLAG},
+    {"--strict", OPT_FLAG},         {"--trace", OPT_STRING},
+    {"--trace-frames", OPT_STRING},
 };
 
 ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_level *log_level,
@@ -127,6 +128,12 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
             out->dump_graph = val;
         } else if (strcmp(name, "--stats") == 0) {
             out->stats = val;
+        } else if (strcmp(name, "--trace") == 0) {
+            out->trace = val;
+        } else if (strcmp(name, "--trace-frames") == 0) {
+            if (!parse_u64(val, &out->trace_frames) || out->trace_frames == 0)
+                return usage_error(diag, "--trace-frames: '%.60s' is not a whole number of frames",
+                                   val);
         } else if (strcmp(name, "--log-level") == 0) {
             ze_log_level l;
             if (ze_log_level_parse(val, &l) != ZE_OK)

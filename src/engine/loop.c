@@ -165,6 +165,10 @@ ze_result ze__main_loop(ze_engine_t *e)
         uint64_t end = ze_time_now_ns();
         ze__report_sample(e, (double)(end - start) * 1e-6);
         ZE_ZONE_END();
+        if (e->tracing && e->run.trace_frames && e->frame >= e->run.trace_frames) {
+            ze_trace_pause(); /* written at exit, once every thread is joined */
+            e->tracing = false;
+        }
 
         /* 12. frame-rate cap, on every iteration: sleep until this frame's
            deadline; a frame that ran late moves the deadline (no burst to

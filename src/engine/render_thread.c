@@ -16,6 +16,7 @@ static void *render_main(void *arg)
 {
     ze_engine_t *e = arg;
     (void)ze_crash_handler_thread_enter(); /* a stack overflow here is reported */
+    ze_trace_thread_name("render");
     ze_ecs_forbid_thread(true);
     uint64_t rendered_seq = 0;
     uint32_t errors = 0;

@@ -580,7 +580,9 @@ ze_result ze__stages_init(ze_engine_t *e)
             r = ZE_ERR_FAULT_INJECTED;
             ze__engine_fail(e, r, "fault injected");
         } else {
+            ZE_ZONE_BEGIN(s->name); /* the table's literals */
             r = s->init(e);
+            ZE_ZONE_END();
         }
         if (swept)
             sweep_disarm(e);
@@ -606,7 +608,9 @@ void ze__stages_fini(ze_engine_t *e)
 {
     while (e->stages_completed > 0) {
         const ze__stage_t *s = &g_stages[--e->stages_completed];
+        ZE_ZONE_BEGIN(s->name);
         s->fini(e);
+        ZE_ZONE_END();
         e->report->stages_unwound++;
         ZE_LOG_DEBUG(ZE__ENGINE_LOG, "stage '%s' shut down", s->name);
     }

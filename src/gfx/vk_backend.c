@@ -109,6 +109,8 @@ static void vk_destroy(ze_render_backend_t *rb)
     b->render_thread_known = false; /* the render thread was joined */
     if (b->device)
         (void)vkDeviceWaitIdle(b->device);
+    if (b->device && !b->lost && ze_trace_active())
+        ze__vk_timestamps_flush(b);
     if (b->device) {
         ze__vk_graph_destroy(b);
         ze__vk_pipeline_cache_destroy(b);

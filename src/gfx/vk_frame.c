@@ -200,10 +200,21 @@ static void read_timestamps(ze_vk_backend_t *b, uint32_t slot)
                               VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
         return;
     ze_render_pass_time_t times[ZE_VK_MAX_PASSES];
+    /* The profiler's GPU track: each pass placed on the CPU clock from its
+       frame's submission on (the GPU starts no earlier; there is no common
+       clock without VK_EXT_calibrated_timestamps), offsets from the
+       frame's first timestamp. */
+    bool tracing = ze_trace_active();
     for (uint32_t i = 0; i < n; i++) {
         snprintf(times[i].name, sizeof times[i].name, "%s", f->timed[i]);
         uint64_t ticks = t[2 * i + 1] >= t[2 * i] ? t[2 * i + 1] - t[2 * i] : 0;
         times[i].gpu_ms = (double)ticks * b->timestamp_period / 1e6;
+        if (tracing && t[2 * i] >= t[0]) {
+            uint64_t at =
+                f->submit_ns + (uint64_t)((double)(t[2 * i] - t[0]) * (double)b->timestamp_period);
+            ze_trace_gpu_span(f->timed[i], at,
+                              at + (uint64_t)((double)ticks * (double)b->timestamp_period));
+        }
     }
     pthread_mutex_lock(&b->lock);
     memcpy(b->pass_times, times, sizeof times[0] * n);
@@ -222,6 +233,15 @@ void ze__vk_timestamps_poll(ze_vk_backend_t *b, uint64_t completed)
         if (b->frames[slot].timed_count)
             read_timestamps(b, slot);
         ze__vk_draws_retire(b, &b->frames[slot]);
+    }
+}
+
+void ze__vk_timestamps_flush(ze_vk_backend_t *b)
+{
+    for (uint32_t k = 0; k < ZE_VK_FRAMES; k++) {
+        uint32_t slot = (b->frame_slot + k) % ZE_VK_FRAMES; /* oldest first */
+        if (b->frames[slot].timed_count)
+            read_timestamps(b, slot);
     }
 }
 
@@ -300,6 +320,7 @@ ze_result ze__vk_frame_submit(ze_vk_backend_t *b, ze_vk_frame_t *f, const ze_vk_
     ZE__VK_ON_RENDER_THREAD(b);
     f->value = b->next_value;
     f->staging_end = b->staging_head;
+    f->submit_ns = ze_time_now_ns();
     ze_result r = submit(b, f->cmd, sync);
     if (r != ZE_OK)
         return r;

@@ -178,6 +178,7 @@ typedef struct ze_vk_frame_t {
     /* the passes whose timestamps its queries hold (2 each), in order */
     const char *timed[ZE_VK_MAX_PASSES];
     uint32_t timed_count;
+    uint64_t submit_ns; /* ze_time_now_ns at its submission: the GPU track's anchor */
     /* per-frame host-visible (vk_draws.c): the frame constants, the
        scene's materials, meshes and submeshes (copied when they changed),
        the instance records to scatter */
@@ -784,6 +785,9 @@ void ze__vk_timestamp(ze_vk_backend_t *b, VkCommandBuffer cmd, VkPipelineStageFl
                       uint32_t query);
 /* Publish the pass times of every frame slot the timeline has passed. */
 void ze__vk_timestamps_poll(ze_vk_backend_t *b, uint64_t completed);
+/* With the device idle: read every frame's timestamps still unread (the
+ * last frames' GPU spans reach a profiler capture). */
+void ze__vk_timestamps_flush(ze_vk_backend_t *b);
 void ze__vk_image_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect,
                           VkPipelineStageFlags2 src_stage, VkAccessFlags2 src_access,
                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,

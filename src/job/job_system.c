@@ -177,7 +177,9 @@ static void wait_group_finish(ze_job_system_t *js, ze_wait_group_t *wg)
 
 static inline void run_job(ze_job_system_t *js, const job_t *j)
 {
+    ZE_ZONE_BEGIN("job");
     j->fn(j->ctx);
+    ZE_ZONE_END();
     if (j->wg)
         wait_group_finish(js, j->wg);
 }
@@ -222,11 +224,20 @@ static bool spin_for_work(ze_job_system_t *js, ze_wait_group_t *wg, uint64_t ns)
     return false;
 }
 
+/* Workers' names in profiler captures (they must outlive every capture). */
+static const char *const g_worker_names[] = {
+    "worker 0",  "worker 1",  "worker 2",  "worker 3",  "worker 4",  "worker 5",
+    "worker 6",  "worker 7",  "worker 8",  "worker 9",  "worker 10", "worker 11",
+    "worker 12", "worker 13", "worker 14", "worker 15",
+};
+
 static void *worker_main(void *arg)
 {
     job_worker_t *w = arg;
     ze_job_system_t *js = w->js;
     t_worker_of = js;
+    size_t index = (size_t)(w - js->workers);
+    ze_trace_thread_name(index < ZE_COUNTOF(g_worker_names) ? g_worker_names[index] : "worker");
     if (js->thread_enter)
         js->thread_enter(js->thread_user);
     job_t j;

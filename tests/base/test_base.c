@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/trace_check.h"
+
 #include "zengine/base.h"
 #include "zengine/mem.h"
 
@@ -431,6 +433,83 @@ static void test_trace_zones_json(void **state)
     ZE_ZONE_END();
 }
 
+/* A zone open at a pause is closed in the capture; events after the pause
+ * are not recorded; named threads get thread_name events; GPU spans form
+ * the GPU track (tid 0) of X events with their durations. */
+static pthread_mutex_t g_pause_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_pause_cv = PTHREAD_COND_INITIALIZER;
+static int g_pause_step;
+
+static void pause_wait_step(int step)
+{
+    pthread_mutex_lock(&g_pause_lock);
+    while (g_pause_step < step)
+        pthread_cond_wait(&g_pause_cv, &g_pause_lock);
+    pthread_mutex_unlock(&g_pause_lock);
+}
+
+static void pause_set_step(int step)
+{
+    pthread_mutex_lock(&g_pause_lock);
+    g_pause_step = step;
+    pthread_cond_broadcast(&g_pause_cv);
+    pthread_mutex_unlock(&g_pause_lock);
+}
+
+static void *open_zone_thread(void *arg)
+{
+    (void)arg;
+    ze_trace_thread_name("render");
+    ZE_ZONE_BEGIN("left open");
+    pause_set_step(1);
+    pause_wait_step(2); /* the main thread paused the capture */
+    ZE_ZONE_END();      /* not recorded */
+    ZE_ZONE_BEGIN("after the pause");
+    ZE_ZONE_END();
+    return NULL;
+}
+
+static void test_trace_pause_names_and_gpu(void **state)
+{
+    (void)state;
+    g_pause_step = 0;
+    ze_trace_thread_name("main");
+    assert_int_equal(ze_trace_start(&(ze_trace_desc_t){.alloc = ze_mem_system_allocator()}), ZE_OK);
+    uint64_t t0 = ze_time_now_ns();
+    ZE_ZONE_BEGIN("frame");
+    ze_trace_gpu_span("a pass with a name longer than thirty-one bytes", t0, t0 + 5000);
+    ze_trace_gpu_span("second", t0 + 6000, t0 + 7000);
+    pthread_t t;
+    pthread_create(&t, NULL, open_zone_thread, NULL);
+    pause_wait_step(1);
+    ze_trace_pause();
+    assert_false(ze_trace_active());
+    ZE_ZONE_END(); /* not recorded either: closed by the writer */
+    ze_trace_gpu_span("dropped", t0, t0 + 1);
+    pause_set_step(2);
+    pthread_join(t, NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(ze_trace_stop(f), ZE_OK);
+    fclose(f);
+    assert_int_equal(ze_trace_stop(NULL), ZE_ERR_STATE); /* the capture is gone */
+    tc_report_t rep;
+    char why[512];
+    if (!tc_check_text(buf, len, &rep, why, sizeof why))
+        fail_msg("%s", why);
+    assert_null(strstr(buf, "after the pause"));
+    assert_null(strstr(buf, "dropped"));
+    assert_non_null(strstr(buf, "\"a pass with a name longer than \""));
+    assert_int_equal(rep.gpu_spans, 2);
+    assert_int_equal(rep.zone_threads, 2);
+    assert_int_equal(rep.frames, 1);
+    assert_true(rep.has_main && rep.has_render);
+    assert_int_equal(rep.named_threads, 3); /* main, render, GPU */
+    ze_mem_sys_free(buf);
+    ze_trace_thread_name(NULL);
+}
+
 /* The diagnostics sink: a capture keeps the first and last reports as
  * "module: subject: message" with their codes; the default sink is the
  * log; ze_diag returns the code. */
@@ -493,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_array),
         cmocka_unit_test(test_hashmap_against_model),
         cmocka_unit_test(test_trace_zones_json),
+        cmocka_unit_test(test_trace_pause_names_and_gpu),
         cmocka_unit_test(test_diag_sink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
