@@ -152,8 +152,12 @@ uint64_t ze_trace_dropped(void)
 void ze_trace_thread_name(const char *name)
 {
     t_name = name;
-    if (t_buffer && t_generation == atomic_load(&g_trace.generation))
-        t_buffer->thread_name = name; /* read only by the writer, after joins */
+    /* under the lock: a stop frees the buffers and bumps the generation,
+     * so a buffer from a finished capture is never written */
+    pthread_mutex_lock(&g_trace.lock);
+    if (t_buffer && g_trace.captured && t_generation == atomic_load(&g_trace.generation))
+        t_buffer->thread_name = name;
+    pthread_mutex_unlock(&g_trace.lock);
 }
 
 void ze_trace_pause(void)
@@ -303,6 +307,7 @@ ze_result ze_trace_stop(FILE *out)
     ze_free(g_trace.alloc, g_trace.buffers, sizeof(trace_buffer_t) * g_trace.max_threads);
     g_trace.buffers = NULL;
     atomic_store(&g_trace.nbuffers, 0);
+    atomic_fetch_add(&g_trace.generation, 1); /* every thread's buffer is stale now */
     g_trace.captured = false;
     pthread_mutex_unlock(&g_trace.lock);
     return r;
