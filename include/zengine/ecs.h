@@ -934,6 +934,19 @@ ze_result ze_system_order(ze_world_t *w, ze_system_t before, ze_system_t after);
  * on_initialized, so a conflict fails start-up before any frame. */
 ze_result ze_world_plan_systems(ze_world_t *w);
 
+/* A system as profiling panels and the inspector show it. */
+typedef struct ze_system_info_t {
+    const char *name; /* valid until the system is removed */
+    ze_system_group group;
+    bool enabled;
+    uint64_t runs;  /* calls of its function since it was added */
+    double seconds; /* time inside its function, summed over those calls */
+} ze_system_info_t;
+/* The world's systems (removed ones left out), in the order they were
+ * added: fills at most `cap` of `out` (NULL with 0: count only) and returns
+ * how many there are. The world's thread, between frames. */
+uint32_t ze_world_systems(const ze_world_t *w, ze_system_info_t *out, uint32_t cap);
+
 /* --------------------------------------------------------------- messages */
 
 typedef struct ze_message_type_t {

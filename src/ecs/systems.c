@@ -32,6 +32,10 @@ typedef struct sys_entry_t {
     uint32_t group;      /* 1..8 */
     uint32_t tick_index; /* 1-based handle in the group's current WorldTick */
     bool enabled, removed, initialized;
+    /* runs and time of the calls before the group's last rebuild (those
+       since are in its sys_call_t) */
+    uint64_t runs, ns;
+    int32_t call; /* its place in the group's calls, -1 when none */
 } sys_entry_t;
 
 typedef struct sys_edge_t {
@@ -42,6 +46,9 @@ typedef struct sys_edge_t {
 typedef struct sys_call_t {
     ze_system_fn fn;
     void *user;
+    /* written by the thread running the system (one at a time), read by
+       ze_world_systems between frames */
+    _Atomic uint64_t runs, ns;
 } sys_call_t;
 
 struct ze__systems_t {
@@ -102,7 +109,11 @@ static void run_system(ze_world_t *w, const ze_tick_t *t)
     tick.user = c->user;
     const char *outer = t_running_system;
     t_running_system = t->name;
+    uint64_t t0 = ze_time_now_ns();
     c->fn(w, &tick);
+    sys_call_t *m = (sys_call_t *)c;
+    atomic_fetch_add_explicit(&m->runs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->ns, ze_time_now_ns() - t0, memory_order_relaxed);
     t_running_system = outer;
 }
 
@@ -192,7 +203,7 @@ ze_system_t ze_system_add(ze_world_t *w, const ze_system_desc_t *desc)
             return (ze_system_t){0};
         }
     }
-    sys_entry_t e = {.desc = *desc, .group = group, .enabled = true};
+    sys_entry_t e = {.desc = *desc, .group = group, .enabled = true, .call = -1};
     snprintf(e.name, sizeof e.name, "%s", desc->name);
     if (ze_array_push(&s->entries, &e) != ZE_OK)
         return (ze_system_t){0};
@@ -297,6 +308,16 @@ static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
         return;
     }
     s->ticks[slot] = t;
+    /* the calls' counts go back to their entries before the calls go */
+    for (uint32_t i = 0; i < s->entries.count; i++) {
+        sys_entry_t *e = entry_at(s, i);
+        if (e->group != g || e->call < 0 || (uint32_t)e->call >= s->calls[slot].count)
+            continue;
+        sys_call_t *c = &ZE_ARRAY_AT(&s->calls[slot], sys_call_t, (uint32_t)e->call);
+        e->runs += atomic_load_explicit(&c->runs, memory_order_relaxed);
+        e->ns += atomic_load_explicit(&c->ns, memory_order_relaxed);
+        e->call = -1;
+    }
     ze_array_clear(&s->calls[slot]);
     for (uint32_t i = 0; i < s->entries.count; i++) {
         sys_entry_t *e = entry_at(s, i);
@@ -308,7 +329,11 @@ static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
         ze_system_desc_t run = e->desc;
         run.fn = run_system;
         run.user = (void *)(uintptr_t)s->calls[slot].count;
-        if (ze_array_push(&s->calls[slot], &(sys_call_t){e->desc.fn, e->desc.user}) != ZE_OK) {
+        e->call = (int32_t)s->calls[slot].count;
+        sys_call_t call = {.fn = e->desc.fn, .user = e->desc.user};
+        atomic_init(&call.runs, 0);
+        atomic_init(&call.ns, 0);
+        if (ze_array_push(&s->calls[slot], &call) != ZE_OK) {
             s->failed[slot] = true;
             snprintf(s->errors[slot], sizeof s->errors[slot], "out of memory");
             return;
@@ -610,4 +635,35 @@ ze_result ze_kernel_frame(ze_kernel_t *k, double dt)
     k->stats.dropped_total += adv.dropped_seconds;
     keep_first(&first, ze_kernel_late_frame(k, dt, adv.alpha));
     return first;
+}
+
+/* ------------------------------------------------------------ profiling */
+
+uint32_t ze_world_systems(const ze_world_t *w, ze_system_info_t *out, uint32_t cap)
+{
+    ze__systems_t *s = w ? w->systems : NULL;
+    if (!s)
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->entries.count; i++) {
+        sys_entry_t *e = entry_at(s, i);
+        if (e->removed)
+            continue;
+        if (n < cap && out) {
+            uint64_t runs = e->runs, ns = e->ns;
+            if (e->call >= 0 && (uint32_t)e->call < s->calls[e->group - 1].count) {
+                sys_call_t *c =
+                    &ZE_ARRAY_AT(&s->calls[e->group - 1], sys_call_t, (uint32_t)e->call);
+                runs += atomic_load_explicit(&c->runs, memory_order_relaxed);
+                ns += atomic_load_explicit(&c->ns, memory_order_relaxed);
+            }
+            out[n] = (ze_system_info_t){.name = e->name,
+                                        .group = (ze_system_group)e->group,
+                                        .enabled = e->enabled,
+                                        .runs = runs,
+                                        .seconds = (double)ns * 1e-9};
+        }
+        n++;
+    }
+    return n;
 }

@@ -322,6 +322,55 @@ static void noop_fn(ze_world_t *w, const ze_tick_t *t)
     (void)w, (void)t;
 }
 
+static void sleep_fn(ze_world_t *w, const ze_tick_t *t)
+{
+    (void)w, (void)t;
+    ze_time_sleep_ns(1000000); /* 1 ms: a lower bound for its reported time */
+}
+
+/* ze_world_systems: every system with its runs and time inside its
+ * function, kept across the group rebuilds that adding a system causes;
+ * removed systems are left out. */
+static void test_world_systems_report_runs_and_time(void **state)
+{
+    fx_t *f = *state;
+    counter_t c = {0};
+    ze_system_t a = ze_system_add(
+        f->w, &(ze_system_desc_t){
+                  .name = "count", .fn = count_fn, .user = &c, .group = ZE_GROUP_FRAME_INPUT});
+    ze_system_add(
+        f->w, &(ze_system_desc_t){.name = "sleep", .fn = sleep_fn, .group = ZE_GROUP_FRAME_SYNC});
+    assert_int_equal(ze_world_systems(f->w, NULL, 0), 2);
+    for (int i = 0; i < 3; i++)
+        ze_kernel_frame(f->k, 0.0);
+    /* a third system rebuilds the groups: the counts stay */
+    ze_system_t late = ze_system_add(
+        f->w, &(ze_system_desc_t){.name = "late", .fn = noop_fn, .group = ZE_GROUP_FRAME_SYNC});
+    ze_kernel_frame(f->k, 0.0);
+    ze_system_info_t info[4];
+    assert_int_equal(ze_world_systems(f->w, info, 4), 3);
+    assert_string_equal(info[0].name, "count");
+    assert_int_equal(info[0].runs, (uint64_t)c.runs[ZE_GROUP_FRAME_INPUT]);
+    assert_int_equal(info[0].runs, 4);
+    assert_string_equal(info[1].name, "sleep");
+    assert_int_equal(info[1].group, ZE_GROUP_FRAME_SYNC);
+    assert_int_equal(info[1].runs, 4);
+    assert_true(info[1].seconds >= 4 * 0.001);
+    assert_true(info[1].enabled);
+    assert_string_equal(info[2].name, "late");
+    assert_int_equal(info[2].runs, 1);
+    /* disabled: listed, not run; removed: gone; cap respected */
+    ze_system_enable(f->w, a, false);
+    ze_system_remove(f->w, late);
+    ze_kernel_frame(f->k, 0.0);
+    memset(info, 0, sizeof info);
+    assert_int_equal(ze_world_systems(f->w, info, 1), 2);
+    assert_string_equal(info[0].name, "count");
+    assert_false(info[0].enabled);
+    assert_null(info[1].name);
+    assert_int_equal(ze_world_systems(NULL, info, 4), 0);
+}
+
 static void test_init_and_shutdown_in_plan_order(void **state)
 {
     fx_t *f = *state;
@@ -694,6 +743,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_groups_run_in_seed_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_remove_enable_take_effect_next_frame, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_world_systems_report_runs_and_time, setup, teardown),
         cmocka_unit_test_setup_teardown(test_init_and_shutdown_in_plan_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conflict_reported_and_group_skipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync_and_view_may_not_change_structure, setup,
