@@ -103,7 +103,7 @@ static _Thread_local const char *t_running_system;
  * instead). */
 static void run_system(ze_world_t *w, const ze_tick_t *t)
 {
-    const sys_call_t *c =
+    sys_call_t *c =
         &ZE_ARRAY_AT(&w->systems->calls[t->group - 1], sys_call_t, (uint32_t)(uintptr_t)t->user);
     ze_tick_t tick = *t;
     tick.user = c->user;
@@ -111,9 +111,8 @@ static void run_system(ze_world_t *w, const ze_tick_t *t)
     t_running_system = t->name;
     uint64_t t0 = ze_time_now_ns();
     c->fn(w, &tick);
-    sys_call_t *m = (sys_call_t *)c;
-    atomic_fetch_add_explicit(&m->runs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&m->ns, ze_time_now_ns() - t0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->runs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->ns, ze_time_now_ns() - t0, memory_order_relaxed);
     t_running_system = outer;
 }
 
@@ -287,6 +286,18 @@ static void call_shutdown(ze_world_t *w, sys_entry_t *e)
 }
 
 /* Rebuild group g's WorldTick from the world's systems. */
+/* Adds the counts of an entry's current call (none: nothing) to *runs
+ * and *ns. */
+static void fold_counts(ze__systems_t *s, const sys_entry_t *e, uint64_t *runs, uint64_t *ns)
+{
+    ze_array_t *calls = &s->calls[e->group - 1];
+    if (e->call < 0 || (uint32_t)e->call >= calls->count)
+        return;
+    sys_call_t *c = &ZE_ARRAY_AT(calls, sys_call_t, (uint32_t)e->call);
+    *runs += atomic_load_explicit(&c->runs, memory_order_relaxed);
+    *ns += atomic_load_explicit(&c->ns, memory_order_relaxed);
+}
+
 static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
 {
     uint32_t slot = g - 1;
@@ -311,11 +322,9 @@ static void rebuild_group(ze_world_t *w, ze__systems_t *s, uint32_t g)
     /* the calls' counts go back to their entries before the calls go */
     for (uint32_t i = 0; i < s->entries.count; i++) {
         sys_entry_t *e = entry_at(s, i);
-        if (e->group != g || e->call < 0 || (uint32_t)e->call >= s->calls[slot].count)
+        if (e->group != g)
             continue;
-        sys_call_t *c = &ZE_ARRAY_AT(&s->calls[slot], sys_call_t, (uint32_t)e->call);
-        e->runs += atomic_load_explicit(&c->runs, memory_order_relaxed);
-        e->ns += atomic_load_explicit(&c->ns, memory_order_relaxed);
+        fold_counts(s, e, &e->runs, &e->ns);
         e->call = -1;
     }
     ze_array_clear(&s->calls[slot]);
@@ -651,12 +660,7 @@ uint32_t ze_world_systems(const ze_world_t *w, ze_system_info_t *out, uint32_t c
             continue;
         if (n < cap && out) {
             uint64_t runs = e->runs, ns = e->ns;
-            if (e->call >= 0 && (uint32_t)e->call < s->calls[e->group - 1].count) {
-                sys_call_t *c =
-                    &ZE_ARRAY_AT(&s->calls[e->group - 1], sys_call_t, (uint32_t)e->call);
-                runs += atomic_load_explicit(&c->runs, memory_order_relaxed);
-                ns += atomic_load_explicit(&c->ns, memory_order_relaxed);
-            }
+            fold_counts(s, e, &runs, &ns);
             out[n] = (ze_system_info_t){.name = e->name,
                                         .group = (ze_system_group)e->group,
                                         .enabled = e->enabled,
