@@ -18,3 +18,6 @@ find_library(MESHOPT_LIBRARY meshoptimizer REQUIRED)
 # KHR_draco_mesh_compression (issue 17): libdraco, a C++ library, behind
 # the cooker's one C++ file (src/cook/draco_decode.cpp).
 pkg_check_modules(DRACO REQUIRED IMPORTED_TARGET draco)
+# The inspector (zengine::inspect, issue 15): libmicrohttpd (libmicrohttpd-dev),
+# linked only into programs that host it.
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)

@@ -15,6 +15,7 @@ declare -A ALLOWED=(
   [gfx]="base mem job vfs asset"
   [ui]="base mem gfx"
   [engine]="base mem job ecs vfs asset gfx ui"
+  [inspect]="base mem job ecs vfs asset gfx ui engine"
 )
 bad=0
 checked=0

@@ -5,11 +5,13 @@
 # libassimp/libmeshoptimizer/libstdc++; the importers live in zengine::cook,
 # linked into the `zengine` program that runs as the child cooker. And the
 # build enforces the layering: ECS and VFS tests load no Vulkan and no GLFW.
+# Nor libmicrohttpd: the inspector is zengine::inspect, linked only into
+# programs that host it (the `zengine` program).
 # Usage: check_runtime_deps.sh BUILD_DIR
 set -uo pipefail
 B="${1:?build dir}"
 FORBIDDEN_SYMS='aiImport|Assimp|meshopt_|stbi_|stbi__'
-FORBIDDEN_LIBS='libassimp|libmeshoptimizer|libdraco|libstdc\+\+'
+FORBIDDEN_LIBS='libassimp|libmeshoptimizer|libdraco|libstdc\+\+|libmicrohttpd'
 bad=0
 check_syms() { # FILE NM-ARGS...
   local f="$1"

@@ -22,6 +22,8 @@ PACKAGES=(
   # gfx / window / fonts
   libvulkan-dev vulkan-tools vulkan-validationlayers glslc libglfw3-dev
   fonts-dejavu-core xvfb xauth
+  # the inspector (zengine::inspect)
+  libmicrohttpd-dev
 )
 BACKPORTS_PACKAGES=(mesa-vulkan-drivers)
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "zengine/engine.h"
+#include "zengine/inspect.h"
 
 #include "cli.h"
 
@@ -14,7 +15,7 @@ void ze_cli_run_usage(FILE *out)
           "                   [--screenshot PNG] [--dump-graph JSON] [--stats JSON]\n"
           "                   [--log-level L] [--memory-profile P] [--input FILE]\n"
           "                   [--backend NAME] [--max-fps F] [--trace JSON]\n"
-          "                   [--trace-frames N]\n"
+          "                   [--trace-frames N] [--inspect PORT [--inspect-write]]\n"
           "  --project FILE       the project.json to run (also --projectConfigFile)\n"
           "  --headless           no window\n"
           "  --frames N           stop after N main-loop iterations (0: until closed)\n"
@@ -27,6 +28,9 @@ void ze_cli_run_usage(FILE *out)
           "  --trace JSON         Chrome trace of every thread's zones and the GPU passes\n"
           "                       (open in Perfetto or chrome://tracing), written at exit\n"
           "  --trace-frames N     trace only the first N iterations\n"
+          "  --inspect PORT       serve the running world on http://127.0.0.1:PORT/ (0: a free\n"
+          "                       port, logged): JSON under /api/, a page at /\n"
+          "  --inspect-write      allow writes (set a field, pause) with the logged token\n"
           "  --log-level L        trace, debug, info, warn, error, fatal or off\n"
           "  --memory-profile P   default, editor or server (else the project's)\n"
           "  --input FILE         replay scripted input\n"
@@ -44,6 +48,6 @@ int ze_cli_run(int argc, char **argv)
             return ZE_CLI_OK;
         }
     }
-    static const ze_app_desc_t app = {.name = "zengine run"};
+    ze_app_desc_t app = {.name = "zengine run", .inspector = ze_inspector_tool()};
     return ze_app_main(&app, argc, argv);
 }

@@ -329,6 +329,9 @@ ze_kernel_t *ze_world_kernel(const ze_world_t *w);
 const char *ze_world_name(const ze_world_t *w);
 uint32_t ze_world_entity_count(const ze_world_t *w);
 uint32_t ze_world_capacity(const ze_world_t *w);
+/* Slots ever used: every alive entity's index is below it (a walk over
+ * ze_entity_from_index stops here, not at the capacity). */
+uint32_t ze_world_slot_count(const ze_world_t *w);
 /* Order-independent hash of every alive entity (handle) and the bytes of its
  * non-transient components: equal worlds hash equal. A component with a
  * formatter counts as what its formatter writes, one with fields as its

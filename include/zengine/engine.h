@@ -229,6 +229,19 @@ void ze_crash_handler_thread_leave(void);
 
 typedef struct ze_engine_t ze_engine_t;
 
+/* A tool the engine hosts for one run, on the main thread: the inspector
+ * (zengine/inspect.h: ze_inspector_tool(), in zengine::inspect, so a game
+ * that does not use it links no HTTP library). `start` runs once the start
+ * scene is loaded and the render thread runs (a failure ends the run with
+ * its error), `step` once per iteration after step 11 (the world is
+ * between frames), `stop` after the last iteration, before on_closing. */
+typedef struct ze_engine_tool_t {
+    const char *name;
+    ze_result (*start)(ze_engine_t *e, void **state);
+    void (*step)(ze_engine_t *e, void *state);
+    void (*stop)(ze_engine_t *e, void *state);
+} ze_engine_tool_t;
+
 /* The seed's GameApplication hooks; any may be NULL. */
 typedef struct ze_app_desc_t {
     const char *name;
@@ -253,6 +266,9 @@ typedef struct ze_app_desc_t {
        VFS, imports and loads, the ECS, scene loads, a failed start): {0} =
        the log. Called from the main thread and from job workers. */
     ze_diag_sink_t diag;
+    /* Hosted when the run asks for it (--inspect PORT, ze_run_desc_t.inspect);
+       a run that asks without one fails, saying so. */
+    const ze_engine_tool_t *inspector;
 } ze_app_desc_t;
 
 /* What a run is told (the command line, or a test). */
@@ -283,6 +299,13 @@ typedef struct ze_run_desc_t {
        none); --trace-frames N: only the first N iterations (0 = all) */
     const char *trace;
     uint64_t trace_frames;
+    /* --inspect PORT: serve the running world over HTTP on 127.0.0.1:PORT
+       (0 = a free port, logged) through the app's inspector tool;
+       --inspect-write: allow writes (set a field, pause) with the token
+       logged at start */
+    bool inspect;
+    uint16_t inspect_port;
+    bool inspect_write;
 } ze_run_desc_t;
 
 enum { ZE_ENGINE_MAX_STAGES = 24 };
@@ -414,8 +437,19 @@ uint64_t ze_engine_instance_records(const ze_engine_t *e);
 /* The run's window, a GLFWwindow * (main thread only, GLFW's rule: resize,
  * iconify, close it from hooks); NULL in headless runs. */
 void *ze_engine_native_window(ze_engine_t *e);
-/* Ends the main loop after this iteration (like a window close). */
+/* Ends the main loop after this iteration (like a window close); any
+ * thread. */
 void ze_engine_request_close(ze_engine_t *e);
+/* What the run was told (main thread). */
+const ze_run_desc_t *ze_engine_run_desc(const ze_engine_t *e);
+/* The hosted inspector's state (ze_engine_tool_t.start's), NULL when none
+ * runs (main thread). */
+void *ze_engine_inspector(ze_engine_t *e);
+/* Paused: iterations go on (input, assets, UI, rendering) but the ECS
+ * frame does not run, so the simulation and the virtual time stand still
+ * (main thread). */
+void ze_engine_set_paused(ze_engine_t *e, bool paused);
+bool ze_engine_paused(const ze_engine_t *e);
 /* Ask the render thread for a PNG of the first frame it renders from a
  * snapshot published from this iteration on (backends with images). Returns
  * at once; ze_engine_screenshots_done counts the requests served (written,

@@ -51,6 +51,7 @@ typedef enum ze_mem_owner {
     /* host memory the Vulkan loader, layers and driver allocate for the
        render backend's objects (its VkAllocationCallbacks, gfx) */
     ZE_MEM_OWNER_VULKAN,
+    ZE_MEM_OWNER_INSPECT, /* the inspector's requests and answers (zengine::inspect) */
     ZE_MEM_OWNER_COUNT
 } ze_mem_owner;
 

@@ -155,6 +155,10 @@ uint32_t ze_world_capacity(const ze_world_t *w)
 {
     return w->capacity;
 }
+uint32_t ze_world_slot_count(const ze_world_t *w)
+{
+    return w->fresh;
+}
 ze_commands_t *ze_world_commands(ze_world_t *w)
 {
     ZE__ECS_THREAD_CHECK();

@@ -98,6 +98,24 @@ void ze_engine_request_close(ze_engine_t *e)
         atomic_store_explicit(&e->close_requested, true, memory_order_release);
 }
 
+const ze_run_desc_t *ze_engine_run_desc(const ze_engine_t *e)
+{
+    return e ? &e->run : NULL;
+}
+void *ze_engine_inspector(ze_engine_t *e)
+{
+    return e ? e->inspector : NULL;
+}
+void ze_engine_set_paused(ze_engine_t *e, bool paused)
+{
+    if (e)
+        e->paused = paused;
+}
+bool ze_engine_paused(const ze_engine_t *e)
+{
+    return e && e->paused;
+}
+
 ze_result ze_engine_request_screenshot(ze_engine_t *e, const char *png_path)
 {
     ZE_CHECK(e && png_path && png_path[0], ZE_ERR_INVALID_ARG);
@@ -293,8 +311,18 @@ static ze_result engine_run(ze_engine_t *e)
         ze__loop_settle_assets(e, 30000);
     if (r == ZE_OK && e->ctx.init_allocations && !e->ctx.fault_stage)
         *e->ctx.init_allocations = ze_mem_fault_counter(e->mem);
+    if (r == ZE_OK && e->run.inspect) {
+        r = app->inspector->start(e, &e->inspector);
+        if (r != ZE_OK)
+            snprintf(rep->error, sizeof rep->error, "inspector: %s (port %u)", ze_result_str(r),
+                     (unsigned)e->run.inspect_port);
+    }
     if (r == ZE_OK) {
         r = ze__main_loop(e);
+        if (e->inspector) {
+            app->inspector->stop(e, e->inspector);
+            e->inspector = NULL;
+        }
         ze__render_thread_stop(e); /* joined first, before any stage fini */
         if (r == ZE_OK && atomic_load(&e->device_lost)) {
             r = ZE_ERR_IO;
@@ -336,6 +364,13 @@ ze_result ze__app_run_with(const ze_app_desc_t *app, const ze_run_desc_t *run, z
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "fixed_dt must be in (0, 1] seconds");
     else if (run->max_fps < 0.0 || run->max_fps != run->max_fps)
         r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "max_fps must be 0 or positive");
+    else if (run->inspect && !(app->inspector && app->inspector->start && app->inspector->step &&
+                               app->inspector->stop))
+        r = fail_early(app, rep, ZE_ERR_UNSUPPORTED, "%s",
+                       "--inspect: this program hosts no inspector (link zengine::inspect and "
+                       "set ze_app_desc_t.inspector = ze_inspector_tool())");
+    else if (run->inspect_write && !run->inspect)
+        r = fail_early(app, rep, ZE_ERR_INVALID_ARG, "%s", "--inspect-write needs --inspect PORT");
     char why[600];
     const char *trace_path = run && run->trace ? run->trace : ctx->trace_path;
     if (r == ZE_OK && (!output_writable("--stats", run->stats, why, sizeof why) ||

@@ -67,7 +67,8 @@ static const opt_t g_opts[] = {
     {"--input", OPT_STRING},        {"--backend", OPT_STRING},
     {"--max-fps", OPT_STRING},      {"--launchEditor", OPT_FLAG},
     {"--strict", OPT_FLAG},         {"--trace", OPT_STRING},
-    {"--trace-frames", OPT_STRING},
+    {"--trace-frames", OPT_STRING}, {"--inspect", OPT_STRING},
+    {"--inspect-write", OPT_FLAG},
 };
 
 ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_level *log_level,
@@ -128,6 +129,15 @@ ze_result ze_run_parse_args(int argc, char **argv, ze_run_desc_t *out, ze_log_le
             out->dump_graph = val;
         } else if (strcmp(name, "--stats") == 0) {
             out->stats = val;
+        } else if (strcmp(name, "--inspect") == 0) {
+            uint64_t port = 0;
+            if (!parse_u64(val, &port) || port > 65535)
+                return usage_error(
+                    diag, "--inspect: '%.60s' is not a port (0-65535; 0 = a free one)", val);
+            out->inspect = true;
+            out->inspect_port = (uint16_t)port;
+        } else if (strcmp(name, "--inspect-write") == 0) {
+            out->inspect_write = true;
         } else if (strcmp(name, "--trace") == 0) {
             out->trace = val;
         } else if (strcmp(name, "--trace-frames") == 0) {

@@ -254,6 +254,8 @@ struct ze_engine_t {
     /* ---- main loop (loop.c) */
     bool virtual_clock;
     bool tracing;        /* this run's profiler capture is recording (--trace) */
+    bool paused;         /* ze_engine_set_paused: no ECS frame */
+    void *inspector;     /* the hosted inspector's state (app->inspector) */
     uint64_t virtual_ns; /* the kernel's clock in virtual runs */
     uint64_t frame;      /* iterations completed */
     uint64_t sim_steps;

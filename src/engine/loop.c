@@ -118,7 +118,8 @@ ze_result ze__main_loop(ze_engine_t *e)
         double dt;
         if (e->virtual_clock) {
             dt = e->run.fixed_dt;
-            e->virtual_ns += (uint64_t)llround(dt * 1e9);
+            if (!e->paused)
+                e->virtual_ns += (uint64_t)llround(dt * 1e9);
         } else {
             uint64_t ns = start - last;
             dt = (double)(ns > MAX_FRAME_NS ? MAX_FRAME_NS : ns) * 1e-9;
@@ -130,15 +131,19 @@ ze_result ze__main_loop(ze_engine_t *e)
         ze__ui_game_input(e); /* the game does not see what the UI took */
         /* 5-7. fixed steps (at most 5) and alpha: the kernel's accumulator */
         ZE_ZONE_BEGIN("simulation");
-        e->in_kernel_frame = true;
-        ze_result r = ze_kernel_frame(e->kernel, dt);
-        e->in_kernel_frame = false;
+        ze_result r = ZE_OK;
+        if (!e->paused) { /* paused: the simulation and its clock stand still */
+            e->in_kernel_frame = true;
+            r = ze_kernel_frame(e->kernel, dt);
+            e->in_kernel_frame = false;
+        }
         ZE_ZONE_END();
         if (r != ZE_OK && result == ZE_OK)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "frame %llu: the ECS frame reported %s",
                         (unsigned long long)e->frame, ze_result_str(r));
         ze_frame_stats_t fs = ze_kernel_frame_stats(e->kernel);
-        e->sim_steps += fs.substeps;
+        if (!e->paused)
+            e->sim_steps += fs.substeps;
         asset_steps(e);
         /* 10. the application */
         if (app->on_update)
@@ -159,6 +164,12 @@ ze_result ze__main_loop(ze_engine_t *e)
         if (r != ZE_OK)
             ZE_LOG_WARN(ZE__ENGINE_LOG, "frame %llu: render state not published (%s)",
                         (unsigned long long)e->frame, ze_result_str(r));
+        /* the hosted inspector answers its requests between frames */
+        if (e->inspector) {
+            ZE_ZONE_BEGIN("inspector");
+            app->inspector->step(e, e->inspector);
+            ZE_ZONE_END();
+        }
         e->frame++;
         if (e->frame == 1) /* tools and tests wait for this line */
             ZE_LOG_INFO(ZE__ENGINE_LOG, "main loop: running (first frame done)");

@@ -32,6 +32,7 @@ static const char *const g_owner_names[ZE_MEM_OWNER_COUNT] = {
     [ZE_MEM_OWNER_GAME] = "Game",
     [ZE_MEM_OWNER_THIRD_PARTY] = "ThirdParty",
     [ZE_MEM_OWNER_VULKAN] = "Vulkan",
+    [ZE_MEM_OWNER_INSPECT] = "Inspect",
 };
 
 static const char *const g_profile_names[ZE_MEM_PROFILE_COUNT] = {"default", "editor", "server"};
@@ -59,14 +60,17 @@ ze_result ze_mem_profile_parse(const char *s, ze_mem_profile *out)
 
 /* Budgets in MiB per owner, in enum order. The capacity is a ceiling that
  * the budgets share; the sums stay well below it so a process under a lower
- * RLIMIT_AS still starts (Default: 3,680 MiB of 8 GiB). Render holds a
- * million instances' proxies and instance table (docs/gfx.md). */
+ * RLIMIT_AS still starts (Default: 3,696 MiB of 8 GiB). Render holds a
+ * million instances' proxies and instance table (docs/gfx.md). Inspect: the
+ * inspector's requests and answers (its connections are bounded). */
 static const uint32_t g_profile_mib[ZE_MEM_PROFILE_COUNT][ZE_MEM_OWNER_COUNT] = {
-    /*            Boot Log Job  VFS Asset In  ECS  Imp   UI  Rend  Edit Scr  Game 3rd  Vk */
-    [ZE_MEM_PROFILE_DEFAULT] = {64, 16, 64, 128, 768, 16, 768, 256, 64, 640, 0, 128, 256, 256, 256},
+    /*          Boot Log Job  VFS Asset In  ECS  Imp   UI  Rend  Edit Scr  Game 3rd  Vk  Insp */
+    [ZE_MEM_PROFILE_DEFAULT] = {64, 16, 64, 128, 768, 16, 768, 256, 64, 640, 0, 128, 256, 256, 256,
+                                16},
     [ZE_MEM_PROFILE_EDITOR] = {64, 32, 64, 256, 1024, 16, 768, 512, 256, 768, 512, 128, 256, 512,
-                               256},
-    [ZE_MEM_PROFILE_SERVER] = {64, 16, 64, 128, 512, 0, 1536, 256, 0, 128, 0, 128, 512, 128, 64},
+                               256, 16},
+    [ZE_MEM_PROFILE_SERVER] = {64, 16, 64, 128, 512, 0, 1536, 256, 0, 128, 0, 128, 512, 128, 64,
+                               16},
 };
 
 ze_mem_budget_config_t ze_mem_profile_config(ze_mem_profile profile)
