@@ -249,8 +249,7 @@ static void scalar(ze__jw_t *w, ze_field_type t, const uint8_t *p)
     }
 }
 
-/* Floats per element of the vector types (0: a scalar). */
-static uint32_t vector_len(ze_field_type t)
+uint32_t ze__inspect_vector_len(ze_field_type t)
 {
     switch (t) {
     case ZE_FIELD_VEC2:
@@ -286,7 +285,7 @@ uint32_t ze__inspect_field_size(ze_field_type t)
     case ZE_FIELD_ENTITY:
         return 8;
     default:
-        return 4 * vector_len(t);
+        return 4 * ze__inspect_vector_len(t);
     }
 }
 
@@ -306,7 +305,7 @@ static void field_value(ze__jw_t *w, const ze_field_desc_t *f, const uint8_t *ba
         ze__jw_str(w, s);
         return;
     }
-    uint32_t count = f->count > 1 ? f->count : 1, vec = vector_len(f->type);
+    uint32_t count = f->count > 1 ? f->count : 1, vec = ze__inspect_vector_len(f->type);
     uint32_t size = ze__inspect_field_size(f->type);
     if (count > 1)
         ze__jw_arr(w);

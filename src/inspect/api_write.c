@@ -105,26 +105,9 @@ static bool put_scalar(ze_field_type t, const json_t *v, uint8_t *p)
     }
 }
 
-static uint32_t floats_of(ze_field_type t)
-{
-    switch (t) {
-    case ZE_FIELD_VEC2:
-        return 2;
-    case ZE_FIELD_VEC3:
-        return 3;
-    case ZE_FIELD_VEC4:
-    case ZE_FIELD_QUAT:
-        return 4;
-    case ZE_FIELD_MAT4:
-        return 16;
-    default:
-        return 0;
-    }
-}
-
 static bool put_element(ze_field_type t, const json_t *v, uint8_t *p)
 {
-    uint32_t vec = floats_of(t);
+    uint32_t vec = ze__inspect_vector_len(t);
     if (!vec)
         return put_scalar(t, v, p);
     if (!json_is_array(v) || json_array_size(v) != vec)

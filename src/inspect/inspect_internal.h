@@ -108,6 +108,8 @@ void ze__inspect_answer(ze_inspector_t *in, ze__insp_req_t *req);
 void ze__inspect_error(ze_inspector_t *in, ze__insp_req_t *req, unsigned status, const char *msg);
 /* A query argument of the request, NULL when absent. */
 const char *ze__inspect_arg(const ze__insp_req_t *req, const char *key);
+/* Floats per element of the vector types, 0 for a scalar (api.c). */
+uint32_t ze__inspect_vector_len(ze_field_type t);
 /* Bytes of one element of a field type (api.c). */
 uint32_t ze__inspect_field_size(ze_field_type t);
 /* A decimal entity handle, ending at '\0' or '/'. */
