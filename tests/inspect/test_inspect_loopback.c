@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "inspect/http_client.h"
 #include "zengine/inspect.h"
 
 enum { ENTITIES = 5 };
@@ -28,42 +29,6 @@ typedef struct probe_t {
     int names_seen;
 } probe_t;
 
-/* One request, "Connection: close"; the status, the body into buf. */
-static int http(unsigned port, const char *method, const char *path, const char *host, char *buf,
-                size_t cap)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval tv = {.tv_sec = 30}; /* a hang deadline */
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        close(fd);
-        return -1;
-    }
-    char req[512];
-    int n = snprintf(req, sizeof req,
-                     "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                     method, path, host);
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return -1;
-    }
-    size_t len = 0;
-    ssize_t got;
-    while (len + 1 < cap && (got = read(fd, buf + len, cap - 1 - len)) > 0)
-        len += (size_t)got;
-    buf[len] = '\0';
-    close(fd);
-    int status = 0;
-    if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1)
-        return -1;
-    char *body = strstr(buf, "\r\n\r\n");
-    if (body)
-        memmove(buf, body + 4, strlen(body + 4) + 1);
-    return status;
-}
-
 static void *client(void *arg)
 {
     probe_t *p = arg;
@@ -71,12 +36,14 @@ static void *client(void *arg)
     while (!atomic_load(&p->port))
         usleep(1000);
     unsigned port = atomic_load(&p->port);
-    p->status[0] = http(port, "GET", "/api/worlds", "127.0.0.1", buf, sizeof buf);
+    p->status[0] = http_get(port, "/api/worlds", buf, sizeof buf);
     json_t *j = json_loads(buf, 0, NULL);
     json_t *w0 = json_array_get(json_object_get(j, "worlds"), 0);
     p->world_entities = json_integer_value(json_object_get(w0, "entities"));
     json_decref(j);
-    p->status[1] = http(port, "GET", "/api/entities?with=Name", "localhost", buf, sizeof buf);
+    p->status[1] =
+        http_do(port, &(http_req_t){.path = "/api/entities?with=Name", .host = "localhost"}, buf,
+                sizeof buf);
     j = json_loads(buf, 0, NULL);
     p->listed_total = json_integer_value(json_object_get(j, "total"));
     json_t *list = json_object_get(j, "entities");
@@ -86,8 +53,11 @@ static void *client(void *arg)
             p->names_seen++;
     }
     json_decref(j);
-    p->status[2] = http(port, "GET", "/api/worlds", "evil.example.com", buf, sizeof buf);
-    p->status[3] = http(port, "POST", "/api/pause", "127.0.0.1", buf, sizeof buf);
+    p->status[2] = http_do(port, &(http_req_t){.path = "/api/worlds", .host = "evil.example.com"},
+                           buf, sizeof buf);
+    p->status[3] = http_do(
+        port, &(http_req_t){.method = "POST", .path = "/api/pause", .body = "{\"paused\": true}"},
+        buf, sizeof buf);
     atomic_store(&p->done, true);
     return NULL;
 }
