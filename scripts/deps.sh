@@ -22,8 +22,8 @@ PACKAGES=(
   # gfx / window / fonts
   libvulkan-dev vulkan-tools vulkan-validationlayers glslc libglfw3-dev
   fonts-dejavu-core xvfb xauth
-  # the inspector (zengine::inspect)
-  libmicrohttpd-dev
+  # the inspector (zengine::inspect); its page's test runs a real browser
+  libmicrohttpd-dev chromium-headless-shell
 )
 BACKPORTS_PACKAGES=(mesa-vulkan-drivers)
 

@@ -47,7 +47,7 @@ static bool arg_u64(const ze__insp_req_t *req, const char *key, uint64_t def, ui
     return true;
 }
 
-static ze_world_t *world_arg(ze_inspector_t *in, ze__insp_req_t *req)
+ze_world_t *ze__inspect_world_arg(ze_inspector_t *in, ze__insp_req_t *req)
 {
     uint64_t i;
     ze_kernel_t *k = ze_engine_kernel(in->engine);
@@ -109,10 +109,21 @@ static bool with_arg(ze_inspector_t *in, ze__insp_req_t *req, ze_component_t *id
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
         char name[ZE_COMPONENT_NAME_MAX];
-        if (len && len < sizeof name) {
+        if (len >= sizeof name) {
+            ze__inspect_error(in, req, MHD_HTTP_BAD_REQUEST,
+                              "a component name in ?with= is too long (no such component)");
+            return false;
+        }
+        if (len && *n == cap) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "at most %u components in ?with=", cap);
+            ze__inspect_error(in, req, MHD_HTTP_BAD_REQUEST, msg);
+            return false;
+        }
+        if (len) {
             memcpy(name, s, len);
             name[len] = '\0';
-            if (*n == cap || ze_component_find(k, name, &ids[*n]) != ZE_OK) {
+            if (ze_component_find(k, name, &ids[*n]) != ZE_OK) {
                 char msg[ZE_COMPONENT_NAME_MAX + 40];
                 snprintf(msg, sizeof msg, "no component '%s' (?with=A,B)", name);
                 ze__inspect_error(in, req, MHD_HTTP_BAD_REQUEST, msg);
@@ -125,12 +136,21 @@ static bool with_arg(ze_inspector_t *in, ze__insp_req_t *req, ze_component_t *id
     return true;
 }
 
+/* An id is generation << 32 | index: past 2^53 a JSON number loses bits
+ * in JavaScript, so ids travel as decimal strings. */
+void ze__inspect_entity_id(ze__jw_t *w, ze_entity_t e)
+{
+    char s[24];
+    snprintf(s, sizeof s, "%llu", (unsigned long long)e.id);
+    ze__jw_str(w, s);
+}
+
 static void entity_summary(ze__jw_t *w, const ze_world_t *wd, ze_entity_t e)
 {
     ze_kernel_t *k = ze_world_kernel(wd);
     ze__jw_obj(w);
     ze__jw_key(w, "id");
-    ze__jw_u64(w, e.id);
+    ze__inspect_entity_id(w, e);
     ze__jw_key(w, "index");
     ze__jw_u64(w, (uint32_t)e.id);
     const ze_name_t *name = ze_component_get(wd, e, ZE_ID(ze_name_t));
@@ -152,7 +172,7 @@ static void entity_summary(ze__jw_t *w, const ze_world_t *wd, ze_entity_t e)
 
 static void entities(ze_inspector_t *in, ze__insp_req_t *req)
 {
-    ze_world_t *wd = world_arg(in, req);
+    ze_world_t *wd = ze__inspect_world_arg(in, req);
     if (!wd)
         return;
     uint64_t offset, limit;
@@ -338,7 +358,7 @@ bool ze__inspect_parse_entity(const char *s, ze_entity_t *out)
 
 static void entity(ze_inspector_t *in, ze__insp_req_t *req, const char *id)
 {
-    ze_world_t *wd = world_arg(in, req);
+    ze_world_t *wd = ze__inspect_world_arg(in, req);
     if (!wd)
         return;
     ze_entity_t e;
@@ -353,7 +373,7 @@ static void entity(ze_inspector_t *in, ze__insp_req_t *req, const char *id)
     ze__jw_key(&w, "frame");
     ze__jw_u64(&w, ze_engine_frame_index(in->engine));
     ze__jw_key(&w, "id");
-    ze__jw_u64(&w, e.id);
+    ze__inspect_entity_id(&w, e);
     ze__jw_key(&w, "components");
     ze__jw_obj(&w);
     ze_component_t ids[64];
@@ -386,7 +406,7 @@ static void entity(ze_inspector_t *in, ze__insp_req_t *req, const char *id)
 
 static void systems(ze_inspector_t *in, ze__insp_req_t *req)
 {
-    ze_world_t *wd = world_arg(in, req);
+    ze_world_t *wd = ze__inspect_world_arg(in, req);
     if (!wd)
         return;
     ze_system_info_t infos[256];

@@ -6,6 +6,7 @@
  * wrong (unknown field, wrong type, out of range); the component is then
  * set as a whole (ze_component_set: change tracking sees it). */
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <stdio.h>
@@ -95,8 +96,8 @@ static bool put_scalar(ze_field_type t, const json_t *v, uint8_t *p)
         d = json_number_value(v);
         memcpy(p, &d, 8);
         return true;
-    default: { /* F32, vector elements */
-        if (!json_is_number(v))
+    default: { /* F32, vector elements: finite, within float's range */
+        if (!json_is_number(v) || !(fabs(json_number_value(v)) <= FLT_MAX))
             return false;
         float f = (float)json_number_value(v);
         memcpy(p, &f, 4);
@@ -160,11 +161,11 @@ static void set_component(ze_inspector_t *in, ze__insp_req_t *req, json_t *body,
     }
     const char *name = slash + 12;
     ze_kernel_t *k = ze_engine_kernel(in->engine);
-    const char *ws = ze__inspect_arg(req, "world");
-    uint32_t wi = ws ? (uint32_t)strtoul(ws, NULL, 10) : 0;
-    ze_world_t *wd = wi < ze_kernel_world_count(k) ? ze_kernel_world_at(k, wi) : NULL;
+    ze_world_t *wd = ze__inspect_world_arg(in, req);
+    if (!wd)
+        return;
     ze_component_t c;
-    if (!wd || !ze_entity_alive(wd, e)) {
+    if (!ze_entity_alive(wd, e)) {
         ze__inspect_error(in, req, MHD_HTTP_NOT_FOUND, "no such entity");
         return;
     }

@@ -114,6 +114,10 @@ uint32_t ze__inspect_vector_len(ze_field_type t);
 uint32_t ze__inspect_field_size(ze_field_type t);
 /* A decimal entity handle, ending at '\0' or '/'. */
 bool ze__inspect_parse_entity(const char *s, ze_entity_t *out);
+/* ?world=INDEX (0 when absent); NULL when it names no world (answered 404). */
+ze_world_t *ze__inspect_world_arg(ze_inspector_t *in, ze__insp_req_t *req);
+/* An entity id as a decimal string (exact in JavaScript). */
+void ze__inspect_entity_id(ze__jw_t *w, ze_entity_t e);
 /* POST /api/...: the writes (api_write.c). */
 void ze__inspect_write(ze_inspector_t *in, ze__insp_req_t *req);
 /* The static page (page.c, generated from page.html at configure time). */

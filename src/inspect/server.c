@@ -442,10 +442,14 @@ static ze_result tool_start(ze_engine_t *e, void **state)
         &in);
     if (r != ZE_OK)
         return r;
-    if (in->allow_writes)
-        ZE_LOG_INFO(ZE__INSPECT_LOG, "inspector: http://127.0.0.1:%u/ (writes on, token %s)",
-                    (unsigned)in->port, in->token);
-    else
+    if (in->allow_writes) {
+        /* the token goes to stderr only: the log ring is readable without
+           it (GET /api/log), so it must never hold the token */
+        ZE_LOG_INFO(ZE__INSPECT_LOG,
+                    "inspector: http://127.0.0.1:%u/ (writes on, the token is on stderr)",
+                    (unsigned)in->port);
+        fprintf(stderr, "zengine: inspector write token (X-Zengine-Token): %s\n", in->token);
+    } else
         ZE_LOG_INFO(ZE__INSPECT_LOG, "inspector: http://127.0.0.1:%u/ (read-only)",
                     (unsigned)in->port);
     *state = in;

@@ -225,7 +225,8 @@ static bool check_reads(void)
     if (!get_json("/api/entities?with=Probe", 200, &j))
         return false;
     json_t *e0 = json_array_get(json_object_get(j, "entities"), 0);
-    uint64_t id = (uint64_t)int_at(e0, "id");
+    const char *ids = json_string_value(json_object_get(e0, "id")); /* exact: a string */
+    uint64_t id = ids ? strtoull(ids, NULL, 10) : 0;
     n = int_at(j, "total");
     json_decref(j);
     CHECK(n == 1 && id == atomic_load(&g_app.probe_id), "?with=Probe: %lld entities, id %llu",
@@ -246,7 +247,9 @@ static bool check_reads(void)
         !get_json("/api/entities?with=NoSuchThing", 400, &j) || (json_decref(j), false) ||
         !get_json("/api/entities/999999999", 404, &j) || (json_decref(j), false) ||
         !get_json("/api/worlds/nope", 404, &j) || (json_decref(j), false) ||
-        !get_json("/api/entities?world=7", 404, &j) || (json_decref(j), false))
+        !get_json("/api/entities?world=7", 404, &j) || (json_decref(j), false) ||
+        !get_json("/api/entities?with=Name,Name,Name,Name,Name,Name,Name,Name,Name", 400, &j) ||
+        (json_decref(j), false))
         return false;
 
     /* the moved value matches the frame's record, and it moves */
@@ -326,14 +329,16 @@ static bool check_reads(void)
     if (!get_json("/api/log", 200, &j))
         return false;
     json_t *recs = json_object_get(j, "records");
-    bool started = false;
+    bool started = false, leaked = false;
     for (size_t i = 0; i < json_array_size(recs); i++) {
         const char *m = json_string_value(json_object_get(json_array_get(recs, i), "message"));
         started |= m && strstr(m, "inspector: http://127.0.0.1:") != NULL;
+        leaked |= m && strstr(m, g_app.token) != NULL;
     }
     json_int_t next = int_at(j, "next");
     json_decref(j);
     CHECK(started && next > 0, "/api/log: the inspector's start line, a next cursor");
+    CHECK(!leaked, "/api/log: the write token is in the log ring (readable without the token)");
     snprintf(path, sizeof path, "/api/log?after=%lld", (long long)next);
     if (!get_json(path, 200, &j))
         return false;
@@ -382,6 +387,8 @@ static bool check_writes(void)
     char path[256], target[256];
     snprintf(target, sizeof target, "/api/entities/%llu/components/Probe",
              (unsigned long long)atomic_load(&g_app.probe_id));
+    char wrong_world[300];
+    snprintf(wrong_world, sizeof wrong_world, "%s?world=abc", target);
     const char *set = "{\"x\": 1000, \"speed\": 0}";
     if (!post(target, NULL, set, 403, NULL) ||
         !post(target, "0123456789abcdef0123456789abcdef", set, 403, NULL) ||
@@ -416,6 +423,8 @@ static bool check_writes(void)
         !post(target, g_app.token, "{\"x\": \"five\"}", 400, NULL) ||
         !post(target, g_app.token, "not json", 400, NULL) ||
         !post("/api/entities/999999999/components/Probe", g_app.token, "{\"x\": 5}", 404, NULL) ||
+        !post(target, g_app.token, "{\"x\": 1e39}", 400, NULL) ||
+        !post(wrong_world, g_app.token, "{\"x\": 5}", 404, NULL) ||
         !post("/api/pause", g_app.token, "{\"paused\": 1}", 400, NULL))
         return false;
     if (!probe_now(path, sizeof path, &f, &x, &steps))
