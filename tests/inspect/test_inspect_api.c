@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "inspect/http_client.h"
+#include "inspect/inspect_fixture.h"
 #include "zengine/inspect.h"
 
 enum { ENTITIES = 5, RING = 1 << 16, BUF = 1 << 17 };
@@ -71,19 +72,13 @@ static ze_result on_initialized(ze_engine_t *e, void *user)
         w, &(ze_system_desc_t){.name = "probe_move", .fn = probe_move, .writes = ZE_MASK(Probe)});
     if (!s.id)
         return ZE_ERR_INTERNAL;
-    for (int i = 0; i < ENTITIES; i++) {
-        ze_entity_t en = ze_entity_create(w);
-        ze_name_t n = {{0}};
-        snprintf(n.value, sizeof n.value, "api probe %d", i);
-        if (ze_component_set(w, en, ZE_ID(ze_name_t), &n) != ZE_OK)
-            return ZE_ERR_INTERNAL;
-        if (i == 0) {
-            Probe p = {.x = 0.0f, .speed = 1.0f};
-            if (ze_component_set(w, en, ZE_ID(Probe), &p) != ZE_OK)
-                return ZE_ERR_INTERNAL;
-            atomic_store(&a->probe_id, en.id);
-        }
-    }
+    uint64_t ids[ENTITIES];
+    if (fixture_named_entities(w, "api probe", ENTITIES, ids) != ZE_OK)
+        return ZE_ERR_INTERNAL;
+    Probe p = {.x = 0.0f, .speed = 1.0f}; /* the first one moves */
+    if (ze_component_set(w, (ze_entity_t){ids[0]}, ZE_ID(Probe), &p) != ZE_OK)
+        return ZE_ERR_INTERNAL;
+    atomic_store(&a->probe_id, ids[0]);
     return ZE_OK;
 }
 
@@ -473,14 +468,8 @@ static void *client(void *arg)
 static void test_every_endpoint_and_writes(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/zengine-inspect-api-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char project[256];
-    snprintf(project, sizeof project, "%s/project.json", dir);
-    FILE *f = fopen(project, "w");
-    assert_non_null(f);
-    fputs("{\"name\": \"Inspect API Test\"}\n", f);
-    fclose(f);
+    char dir[] = "/tmp/zengine-inspect-api-XXXXXX", project[256];
+    assert_true(fixture_project(dir, "Inspect API Test", project, sizeof project));
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, client, NULL), 0);
     ze_app_desc_t app = {.name = "inspect api test",
@@ -500,8 +489,7 @@ static void test_every_endpoint_and_writes(void **state)
     ze_result r = ze_app_run(&app, &run, &rep);
     atomic_store(&g_app.done, true);
     pthread_join(t, NULL);
-    unlink(project);
-    rmdir(dir);
+    fixture_project_remove(dir, project);
     assert_int_equal(r, ZE_OK);
     assert_int_not_equal(g_port, 0);
     if (g_app.failure[0])

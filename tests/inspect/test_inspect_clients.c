@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "inspect/http_client.h"
+#include "inspect/inspect_fixture.h"
 #include "zengine/inspect.h"
 
 enum { CLIENTS = 200, LIMIT = 64, WINDOW = 100, BUF = 1 << 16 };
@@ -175,14 +176,8 @@ static void *client(void *arg)
 static void test_slow_clients_past_the_limit(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/zengine-inspect-clients-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char project[256];
-    snprintf(project, sizeof project, "%s/project.json", dir);
-    FILE *f = fopen(project, "w");
-    assert_non_null(f);
-    fputs("{\"name\": \"Inspect Clients Test\"}\n", f);
-    fclose(f);
+    char dir[] = "/tmp/zengine-inspect-clients-XXXXXX", project[256];
+    assert_true(fixture_project(dir, "Inspect Clients Test", project, sizeof project));
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, client, NULL), 0);
     ze_app_desc_t app = {.name = "inspect clients test",
@@ -202,8 +197,7 @@ static void test_slow_clients_past_the_limit(void **state)
     atomic_store(&g_app.done, true);
     atomic_store(&g_app.window_done, true);
     pthread_join(t, NULL);
-    unlink(project);
-    rmdir(dir);
+    fixture_project_remove(dir, project);
     assert_int_equal(r, ZE_OK);
     const ze_inspector_stats_t *s = &g_app.at_end;
     print_message("window: %llu frames, %llu fixed steps; at its end %u connections, %llu refused; "

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "inspect/http_client.h"
+#include "inspect/inspect_fixture.h"
 #include "zengine/inspect.h"
 
 enum { ENTITIES = 5 };
@@ -66,14 +67,7 @@ static ze_result on_initialized(ze_engine_t *e, void *user)
 {
     (void)user;
     ze_world_t *w = ze_engine_world(e);
-    for (int i = 0; i < ENTITIES; i++) {
-        ze_entity_t en = ze_entity_create(w);
-        ze_name_t n = {{0}};
-        snprintf(n.value, sizeof n.value, "probe %d", i);
-        if (ze_component_set(w, en, ZE_ID(ze_name_t), &n) != ZE_OK)
-            return ZE_ERR_INTERNAL;
-    }
-    return ZE_OK;
+    return fixture_named_entities(w, "probe", ENTITIES, NULL);
 }
 
 static void on_update(ze_engine_t *e, double dt, void *user)
@@ -90,14 +84,8 @@ static void on_update(ze_engine_t *e, double dt, void *user)
 static void test_endpoints_and_refusals(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/zengine-inspect-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char project[256];
-    snprintf(project, sizeof project, "%s/project.json", dir);
-    FILE *f = fopen(project, "w");
-    assert_non_null(f);
-    fputs("{\"name\": \"Inspect Test\"}\n", f);
-    fclose(f);
+    char dir[] = "/tmp/zengine-inspect-XXXXXX", project[256];
+    assert_true(fixture_project(dir, "Inspect Test", project, sizeof project));
     probe_t p;
     memset(&p, 0, sizeof p);
     pthread_t t;
@@ -120,8 +108,7 @@ static void test_endpoints_and_refusals(void **state)
         atomic_store(&p.port, 1); /* let the client give up */
     atomic_store(&p.done, true);
     pthread_join(t, NULL);
-    unlink(project);
-    rmdir(dir);
+    fixture_project_remove(dir, project);
     assert_int_equal(r, ZE_OK);
     print_message("statuses %d %d %d %d; world entities %lld, listed %lld, names %d\n", p.status[0],
                   p.status[1], p.status[2], p.status[3], (long long)p.world_entities,

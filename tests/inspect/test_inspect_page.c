@@ -32,6 +32,7 @@
 
 #include <cmocka.h>
 
+#include "inspect/inspect_fixture.h"
 #include "zengine/inspect.h"
 
 extern char **environ;
@@ -278,15 +279,7 @@ static ze_result on_initialized(ze_engine_t *e, void *user)
 {
     probe_t *p = user;
     ze_world_t *w = ze_engine_world(e);
-    for (int i = 0; i < ENTITIES; i++) {
-        ze_entity_t en = ze_entity_create(w);
-        ze_name_t n = {{0}};
-        snprintf(n.value, sizeof n.value, "page probe %d", i);
-        if (ze_component_set(w, en, ZE_ID(ze_name_t), &n) != ZE_OK)
-            return ZE_ERR_INTERNAL;
-        p->ids[i] = en.id;
-    }
-    return ZE_OK;
+    return fixture_named_entities(w, "page probe", ENTITIES, p->ids);
 }
 
 static void on_update(ze_engine_t *e, double dt, void *user)
@@ -397,17 +390,11 @@ static void test_page_lists_entities(void **state)
     }
     static probe_t p; /* the DOM buffer: not on the stack */
     memset(&p, 0, sizeof p);
-    char dir[] = "/tmp/zengine-page-XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char dir[] = "/tmp/zengine-page-XXXXXX", project[256], errlog[256];
+    assert_true(fixture_project(dir, "Inspect Page Test", project, sizeof project));
     p.browser = browser;
     p.dir = dir;
-    char project[256], errlog[256];
-    snprintf(project, sizeof project, "%s/project.json", dir);
     snprintf(errlog, sizeof errlog, "%s/browser.stderr", dir);
-    FILE *f = fopen(project, "w");
-    assert_non_null(f);
-    fputs("{\"name\": \"Inspect Page Test\"}\n", f);
-    fclose(f);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, browser_thread, &p), 0);
     ze_app_desc_t app = {.name = "inspect page test",
