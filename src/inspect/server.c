@@ -352,6 +352,12 @@ void ze_inspector_step(ze_inspector_t *in)
     if (in->frame_count < ZE__INSPECT_FRAMES)
         in->frame_count++;
     in->last_step_ns = t0;
+    if (atomic_load(&in->waiting) == 0) {
+        /* nothing queued: no lock, no clock (one queued after this load is
+           answered at the next step) */
+        atomic_store(&in->last_step_ms, 0.0);
+        return;
+    }
     for (;;) {
         pthread_mutex_lock(&in->lock);
         ze__insp_req_t *req = in->head;
