@@ -120,7 +120,7 @@ static bool on_ci(void)
 static char **child_env(const char *home)
 {
     static char *env[1024];
-    static char home_var[512];
+    static char home_var[600]; /* "HOME=" and a path of up to 512 bytes */
     snprintf(home_var, sizeof home_var, "HOME=%s", home);
     size_t n = 0;
     for (char **e = environ; *e && n + 2 < ZE_COUNTOF(env); e++)
