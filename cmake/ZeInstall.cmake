@@ -5,10 +5,16 @@
 #                                     child cooker the engine runs)
 #   share/zengine/ZodiacEngine/       shaders and fonts (found by the
 #                                     library through ze_path_installed)
+#   lib/libzengine_inspect.a          the inspector (zengine::inspect): a
+#                                     game that hosts it links it before
+#                                     the engine, one that does not links
+#                                     no HTTP library
 #   lib/cmake/zengine/                find_package(zengine): the imported
-#                                     targets zengine::zengine (shared) and
-#                                     zengine::zengine_static
+#                                     targets zengine::zengine (shared),
+#                                     zengine::zengine_static and
+#                                     zengine::inspect
 #   lib/pkgconfig/zengine.pc          pkg-config --cflags --libs zengine
+#   lib/pkgconfig/zengine-inspect.pc  pkg-config ... zengine-inspect zengine
 # The consumer in examples/consumer/ is built against such a prefix in CI
 # (scripts/consumer.sh). A static consumer finds ZodiacEngine/ and the
 # cooker under the prefix configured at build time (CMAKE_INSTALL_PREFIX);
@@ -26,6 +32,17 @@ install(TARGETS zengine zengine_static zengine_usage
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The inspector for consumers: the module's objects in their own archive.
+# In the build tree zengine_inspect links the module libraries; installed,
+# it names only its own libraries (libmicrohttpd, jansson) and is linked
+# with whichever engine library the game uses (shared or static), so it
+# never pulls both in.
+add_library(zengine_inspect_pkg STATIC $<TARGET_OBJECTS:ze_inspect_obj>)
+target_link_libraries(zengine_inspect_pkg PUBLIC zengine_usage PkgConfig::MHD PkgConfig::JANSSON)
+# (its own folder: the build tree's module library has the same name)
+set_target_properties(zengine_inspect_pkg PROPERTIES OUTPUT_NAME zengine_inspect EXPORT_NAME inspect
+                      ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/install)
+install(TARGETS zengine_inspect_pkg EXPORT zengineTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS zengine_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${ZE_ENGINE_ASSET_DIR}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/zengine/ZodiacEngine)
 
@@ -42,4 +59,6 @@ install(FILES ${CMAKE_BINARY_DIR}/zengineConfig.cmake ${CMAKE_BINARY_DIR}/zengin
 file(RELATIVE_PATH ZE_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" ZE_PC_TO_PREFIX "${ZE_PC_TO_PREFIX}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/zengine.pc.in ${CMAKE_BINARY_DIR}/zengine.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/zengine.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/zengine-inspect.pc.in ${CMAKE_BINARY_DIR}/zengine-inspect.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/zengine.pc ${CMAKE_BINARY_DIR}/zengine-inspect.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

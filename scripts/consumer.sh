@@ -30,6 +30,16 @@ cc -std=c11 -Wall -Wextra -Werror examples/consumer/game.c \
   -Wl,-rpath,"$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=libdir zengine)" \
   -o build/consumer-pc/consumer_game
 echo "consumer: built with pkg-config ($(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion zengine))"
+cc -std=c11 -Wall -Wextra -Werror -DCONSUMER_INSPECT examples/consumer/game.c \
+  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs zengine-inspect zengine) \
+  -Wl,-rpath,"$prefix/lib" -o build/consumer-pc/consumer_game_inspect
+echo "consumer: built with pkg-config zengine-inspect zengine"
+
+# A game that hosts no inspector links no HTTP library; one that does, does.
+ldd build/consumer-pc/consumer_game | grep -c libmicrohttpd >/dev/null &&
+  { echo "consumer: the game without zengine::inspect links libmicrohttpd"; exit 1; }
+ldd build/consumer-cmake/consumer_game | grep -c libmicrohttpd >/dev/null ||
+  { echo "consumer: the game with zengine::inspect does not link libmicrohttpd"; exit 1; }
 
 # Both link the installed shared library (grep -c, not -q: with pipefail a
 # grep that stops reading early fails the pipeline).
@@ -39,8 +49,8 @@ for exe in build/consumer-cmake/consumer_game build/consumer-pc/consumer_game; d
     { echo "consumer: $exe does not use $prefix/lib/libzengine.so"; ldd "$exe"; exit 1; }
 done
 
-run_game() { # run_game EXE NAME
-  local work
+run_game() { # run_game EXE NAME [EXPECTED-LINE ARGS...]: EXPECTED-LINE a grep -E pattern
+  local expect=${3:-} work
   work=$(mktemp -d /tmp/zengine-consumer-XXXXXX)
   cp -r examples/consumer/project "$work/"
   mkdir -p "$work/project/models"
@@ -50,11 +60,19 @@ run_game() { # run_game EXE NAME
   local st=0
   (cd "$work" && env -u ZENGINE_ASSET_ROOT -u ZENGINE_COOKER ./game \
     --project "$work/project/project.json" --headless --frames 6000 --max-fps 200 \
-    --stats "$work/stats.json" --log-level warn) || st=$?
+    --stats "$work/stats.json" --log-level warn "${@:4}" >"$work/out.txt") || st=$?
+  cat "$work/out.txt"
   grep -q '"ok": *true' "$work/stats.json" || st=1
+  if [ -n "$expect" ] && ! grep -Eq "$expect" "$work/out.txt"; then
+    echo "consumer: $2 did not print /$expect/"
+    st=1
+  fi
   [ $st -eq 0 ] && rm -rf "$work" || echo "consumer: $2 failed (kept $work)"
   return $st
 }
-run_game build/consumer-cmake/consumer_game "the CMake build"
+inspect_line='^consumer: inspector on 127\.0\.0\.1:[1-9][0-9]*$'
+run_game build/consumer-cmake/consumer_game "the CMake build" "$inspect_line" --inspect 0
 run_game build/consumer-pc/consumer_game "the pkg-config build"
-echo "consumer: both builds imported a glTF through the installed cooker"
+run_game build/consumer-pc/consumer_game_inspect "the pkg-config build with the inspector" \
+  "$inspect_line" --inspect 0
+echo "consumer: every build imported a glTF through the installed cooker; the inspector's served it"

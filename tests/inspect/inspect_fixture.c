@@ -22,6 +22,21 @@ void fixture_project_remove(const char *dir, const char *project)
     rmdir(dir);
 }
 
+ze_result fixture_run(const ze_app_desc_t *app, const char *project, uint64_t frames,
+                      double fixed_dt, bool writes)
+{
+    ze_run_desc_t run = {.project = project,
+                         .headless = true,
+                         .frames = frames,
+                         .fixed_dt = fixed_dt,
+                         .max_fps = 240,
+                         .no_cache = true,
+                         .inspect = true,
+                         .inspect_write = writes};
+    ze_run_report_t rep;
+    return ze_app_run(app, &run, &rep);
+}
+
 ze_result fixture_named_entities(ze_world_t *w, const char *prefix, int n, uint64_t *ids)
 {
     for (int i = 0; i < n; i++) {

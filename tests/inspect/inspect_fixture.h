@@ -14,6 +14,12 @@
 bool fixture_project(char *dir, const char *name, char *project, size_t cap);
 /* Removes project.json and the folder (empty otherwise). */
 void fixture_project_remove(const char *dir, const char *project);
+/* One headless run of app on project hosting the inspector (a free port),
+ * uncached, at most 240 iterations a second: frames iterations (0 = until
+ * closed), fixed_dt its virtual clock (0 = the wall clock), writes
+ * --inspect-write. */
+ze_result fixture_run(const ze_app_desc_t *app, const char *project, uint64_t frames,
+                      double fixed_dt, bool writes);
 /* n entities with a Name "<prefix> <i>"; their ids into ids (may be NULL). */
 ze_result fixture_named_entities(ze_world_t *w, const char *prefix, int n, uint64_t *ids);
 

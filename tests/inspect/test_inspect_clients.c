@@ -185,15 +185,8 @@ static void test_slow_clients_past_the_limit(void **state)
                          .on_initialized = on_initialized,
                          .on_update = on_update,
                          .inspector = ze_inspector_tool()};
-    ze_run_desc_t run = {.project = project,
-                         .headless = true,
-                         .frames = 1000000, /* a hang deadline: the client closes the run */
-                         .fixed_dt = 1.0 / 60.0,
-                         .max_fps = 240,
-                         .no_cache = true,
-                         .inspect = true};
-    ze_run_report_t rep;
-    ze_result r = ze_app_run(&app, &run, &rep);
+    /* 1,000,000 frames: a hang deadline, the client closes the run */
+    ze_result r = fixture_run(&app, project, 1000000, 1.0 / 60.0, false);
     atomic_store(&g_app.done, true);
     atomic_store(&g_app.window_done, true);
     pthread_join(t, NULL);

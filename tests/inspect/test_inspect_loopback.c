@@ -95,15 +95,8 @@ static void test_endpoints_and_refusals(void **state)
                          .on_initialized = on_initialized,
                          .on_update = on_update,
                          .inspector = ze_inspector_tool()};
-    ze_run_desc_t run = {.project = project,
-                         .headless = true,
-                         .frames = 100000, /* a hang deadline: the client closes the run */
-                         .fixed_dt = 1.0 / 60.0,
-                         .max_fps = 240,
-                         .no_cache = true,
-                         .inspect = true};
-    ze_run_report_t rep;
-    ze_result r = ze_app_run(&app, &run, &rep);
+    /* 100,000 frames: a hang deadline, the client closes the run */
+    ze_result r = fixture_run(&app, project, 100000, 1.0 / 60.0, false);
     if (!atomic_load(&p.port))
         atomic_store(&p.port, 1); /* let the client give up */
     atomic_store(&p.done, true);

@@ -402,15 +402,9 @@ static void test_page_lists_entities(void **state)
                          .on_initialized = on_initialized,
                          .on_update = on_update,
                          .inspector = ze_inspector_tool()};
-    ze_run_desc_t run = {.project = project,
-                         .headless = true,
-                         .frames = 0, /* until the browser is done (RUN_DEADLINE_NS backstop) */
-                         .max_fps = 240,
-                         .no_cache = true,
-                         .inspect = true};
-    ze_run_report_t rep;
     p.started_ns = ze_time_now_ns();
-    ze_result r = ze_app_run(&app, &run, &rep);
+    /* until the browser is done (RUN_DEADLINE_NS backstop) */
+    ze_result r = fixture_run(&app, project, 0, 0, false);
     atomic_store(&p.give_up, true);
     pthread_join(t, NULL);
     /* every assertion after the cleanup: a failure leaves nothing behind */
