@@ -524,8 +524,21 @@ void ze_trace_gpu_span(const char *name, uint64_t begin_ns, uint64_t end_ns);
 #define ZE_ZONE_BEGIN(name) ((void)(name))
 #define ZE_ZONE_END()       ((void)0)
 #else
-#define ZE_ZONE_BEGIN(name) ze_trace_begin(name)
-#define ZE_ZONE_END()       ze_trace_end()
+/* Not API: the capture's switch. The macros test it inline, so with
+ * tracing off a zone costs a load and a predicted branch, not two calls
+ * (bench_trace's zones_off row: <= 1 % against zones compiled out). */
+extern int ze__trace_on;
+#define ZE__TRACE_ON() __builtin_expect(__atomic_load_n(&ze__trace_on, __ATOMIC_RELAXED), 0)
+#define ZE_ZONE_BEGIN(name)       \
+    do {                          \
+        if (ZE__TRACE_ON())       \
+            ze_trace_begin(name); \
+    } while (0)
+#define ZE_ZONE_END()       \
+    do {                    \
+        if (ZE__TRACE_ON()) \
+            ze_trace_end(); \
+    } while (0)
 #endif
 
 #ifdef __cplusplus

@@ -24,9 +24,12 @@ typedef struct trace_gpu_span_t {
     uint64_t begin_ns, end_ns;
 } trace_gpu_span_t;
 
+/* The capture's switch, tested inline by ZE_ZONE_BEGIN/END (base.h):
+   __atomic builtins, as the macros use, so C++ includes the header too. */
+int ze__trace_on;
+
 static struct {
     pthread_mutex_t lock;
-    atomic_bool active;
     bool captured;          /* buffers exist: started, maybe paused, not yet stopped */
     atomic_uint generation; /* bumped by every start; stale TLS detects it */
     ze_allocator_t alloc;
@@ -81,14 +84,14 @@ ze_result ze_trace_start(const ze_trace_desc_t *desc)
     atomic_store(&g_trace.dropped, 0);
     g_trace.start_ns = ze_time_now_ns();
     atomic_fetch_add(&g_trace.generation, 1);
-    atomic_store_explicit(&g_trace.active, true, memory_order_release);
+    __atomic_store_n(&ze__trace_on, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&g_trace.lock);
     return ZE_OK;
 }
 
 bool ze_trace_active(void)
 {
-    return atomic_load_explicit(&g_trace.active, memory_order_acquire);
+    return __atomic_load_n(&ze__trace_on, __ATOMIC_ACQUIRE) != 0;
 }
 
 static trace_buffer_t *thread_buffer(void)
@@ -98,7 +101,7 @@ static trace_buffer_t *thread_buffer(void)
         return t_buffer;
     t_buffer = NULL;
     pthread_mutex_lock(&g_trace.lock);
-    if (atomic_load(&g_trace.active)) {
+    if (__atomic_load_n(&ze__trace_on, __ATOMIC_SEQ_CST)) {
         uint32_t i = atomic_load(&g_trace.nbuffers);
         if (i < g_trace.max_threads) {
             trace_buffer_t *b = &g_trace.buffers[i];
@@ -162,7 +165,7 @@ void ze_trace_thread_name(const char *name)
 
 void ze_trace_pause(void)
 {
-    atomic_store_explicit(&g_trace.active, false, memory_order_release);
+    __atomic_store_n(&ze__trace_on, 0, __ATOMIC_RELEASE);
 }
 
 void ze_trace_gpu_span(const char *name, uint64_t begin_ns, uint64_t end_ns)
@@ -283,7 +286,7 @@ ze_result ze_trace_stop(FILE *out)
         pthread_mutex_unlock(&g_trace.lock);
         return ZE_ERR_STATE;
     }
-    atomic_store_explicit(&g_trace.active, false, memory_order_release);
+    __atomic_store_n(&ze__trace_on, 0, __ATOMIC_RELEASE);
     uint32_t nb = atomic_load(&g_trace.nbuffers);
     ze_result r = ZE_OK;
     pthread_mutex_lock(&g_trace.gpu_lock);
